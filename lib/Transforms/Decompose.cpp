@@ -1,0 +1,241 @@
+//===- Decompose.cpp - composite ops into primitives ----------------------===//
+// Rewrites softmax, log_softmax, layer_norm, rms_norm, gelu and silu into
+// reductions, broadcasts and element-wise ops.
+//===----------------------------------------------------------------------===//
+
+#include "fusion/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::fusion {
+#define GEN_PASS_DEF_FUSIONDECOMPOSE
+#include "fusion/Transforms/Passes.h.inc"
+} // namespace mlir::fusion
+
+using namespace mlir;
+using namespace mlir::fusion;
+
+namespace {
+
+// Note [Compute type of composites]: 16-bit float composites are computed in
+// f32 and rounded once at the end, as PyTorch does; f32 and f64 stay as they
+// are.
+Type computeElementType(Type element) {
+  if (element.isF16() || element.isBF16())
+    return Float32Type::get(element.getContext());
+  return element;
+}
+
+/// Builds primitives for one composite op at one location.
+class Builder {
+public:
+  Builder(PatternRewriter &rewriter, Location loc)
+      : rewriter(rewriter), loc(loc) {}
+
+  /// One fusion.dim per dynamic dim of `value`.
+  SmallVector<Value> dynamicSizes(Value value) {
+    auto type = mlir::cast<RankedTensorType>(value.getType());
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        sizes.push_back(DimOp::create(rewriter, loc, value, d));
+    return sizes;
+  }
+
+  Value castTo(Value value, Type element) {
+    auto type = mlir::cast<RankedTensorType>(value.getType());
+    if (type.getElementType() == element)
+      return value;
+    return CastOp::create(rewriter, loc, type.clone(element), value);
+  }
+
+  /// A tensor like `like` filled with the float constant `value`.
+  Value splat(double value, Value like) {
+    auto type = mlir::cast<RankedTensorType>(like.getType());
+    auto element = mlir::cast<FloatType>(type.getElementType());
+    Value scalar = arith::ConstantOp::create(
+        rewriter, loc, element, rewriter.getFloatAttr(element, value));
+    return BroadcastInDimOp::create(rewriter, loc, type, scalar,
+                                    rewriter.getDenseI64ArrayAttr({}),
+                                    dynamicSizes(like));
+  }
+
+  /// Expands a keepdim reduction result back to the shape of `like`.
+  Value expandTo(Value reduced, Value like) {
+    auto type = mlir::cast<RankedTensorType>(like.getType());
+    auto reducedType = mlir::cast<RankedTensorType>(reduced.getType());
+    return ExpandOp::create(rewriter, loc,
+                            type.clone(reducedType.getElementType()), reduced,
+                            dynamicSizes(like));
+  }
+
+  /// Broadcasts a normalization parameter over the leading dims of `like`.
+  Value broadcastTrailing(Value param, Value like, int64_t axis) {
+    auto type = mlir::cast<RankedTensorType>(like.getType());
+    auto paramType = mlir::cast<RankedTensorType>(param.getType());
+    SmallVector<int64_t> dims;
+    for (int64_t d = axis; d < type.getRank(); ++d)
+      dims.push_back(d);
+    return BroadcastInDimOp::create(
+        rewriter, loc, type.clone(paramType.getElementType()), param,
+        rewriter.getDenseI64ArrayAttr(dims), dynamicSizes(like));
+  }
+
+  /// The reduction of `value` over `dims` with keepdim.
+  template <typename ReduceOp>
+  Value reduceKeep(Value value, ArrayRef<int64_t> dims) {
+    auto type = mlir::cast<RankedTensorType>(value.getType());
+    SmallVector<int64_t> shape(type.getShape());
+    for (int64_t d : dims)
+      shape[d] = 1;
+    return ReduceOp::create(rewriter, loc, type.clone(shape), value,
+                            rewriter.getDenseI64ArrayAttr(dims),
+                            rewriter.getUnitAttr());
+  }
+
+  template <typename OpTy, typename... Args> Value op(Args &&...args) {
+    return OpTy::create(rewriter, loc, std::forward<Args>(args)...);
+  }
+
+  PatternRewriter &rewriter;
+  Location loc;
+};
+
+template <typename OpTy, bool Log>
+struct DecomposeSoftmax : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Builder b(rewriter, op.getLoc());
+    Type element = op.getType().getElementType();
+    Value x = b.castTo(op.getInput(), computeElementType(element));
+    int64_t dim = op.getDim();
+    Value shifted =
+        b.op<SubOp>(x, b.expandTo(b.reduceKeep<MaxOp>(x, {dim}), x));
+    Value exp = b.op<ExpOp>(shifted);
+    Value sum = b.expandTo(b.reduceKeep<SumOp>(exp, {dim}), x);
+    Value result = Log ? b.op<SubOp>(shifted, b.op<LogOp>(sum))
+                       : b.op<DivOp>(exp, sum);
+    rewriter.replaceOp(op, b.castTo(result, element));
+    return success();
+  }
+};
+
+/// `(x - mean) * rsqrt(var + eps)` or `x * rsqrt(mean(x^2) + eps)`, then the
+/// optional affine parameters.
+template <typename OpTy>
+LogicalResult decomposeNorm(OpTy op, PatternRewriter &rewriter, bool center,
+                            Value weight, Value bias) {
+  Builder b(rewriter, op.getLoc());
+  Type element = op.getType().getElementType();
+  Type compute = computeElementType(element);
+  Value x = b.castTo(op.getInput(), compute);
+  auto type = mlir::cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> dims;
+  for (int64_t d = op.getAxis(); d < type.getRank(); ++d)
+    dims.push_back(d);
+  SmallVector<int64_t> reducedShape(type.getShape());
+  for (int64_t d : dims)
+    reducedShape[d] = 1;
+  auto reducedType = type.clone(reducedShape);
+  Value moment = center ? x : b.op<MulOp>(x, x);
+  auto varMean = VarMeanOp::create(rewriter, op.getLoc(), reducedType,
+                                   reducedType, moment,
+                                   rewriter.getDenseI64ArrayAttr(dims),
+                                   /*correction=*/rewriter.getI64IntegerAttr(0),
+                                   rewriter.getUnitAttr());
+  // layer_norm normalizes by the variance, rms_norm by the mean of squares.
+  Value second = center ? varMean.getVariance() : varMean.getMean();
+  double eps = op.getEps().convertToDouble();
+  Value rstd =
+      b.op<RsqrtOp>(b.op<AddOp>(second, b.splat(eps, second), FloatAttr()));
+  Value y = center ? b.op<SubOp>(x, b.expandTo(varMean.getMean(), x)) : x;
+  y = b.op<MulOp>(y, b.expandTo(rstd, x));
+  if (weight)
+    y = b.op<MulOp>(
+        y, b.broadcastTrailing(b.castTo(weight, compute), x, op.getAxis()));
+  if (bias)
+    y = b.op<AddOp>(
+        y, b.broadcastTrailing(b.castTo(bias, compute), x, op.getAxis()),
+        FloatAttr());
+  rewriter.replaceOp(op, b.castTo(y, element));
+  return success();
+}
+
+struct DecomposeLayerNorm : OpRewritePattern<LayerNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LayerNormOp op,
+                                PatternRewriter &rewriter) const override {
+    return decomposeNorm(op, rewriter, /*center=*/true, op.getWeight(),
+                         op.getBias());
+  }
+};
+
+struct DecomposeRmsNorm : OpRewritePattern<RmsNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RmsNormOp op,
+                                PatternRewriter &rewriter) const override {
+    return decomposeNorm(op, rewriter, /*center=*/false, op.getWeight(),
+                         Value());
+  }
+};
+
+struct DecomposeGelu : OpRewritePattern<GeluOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GeluOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<RankedTensorType>(op.getType()))
+      return rewriter.notifyMatchFailure(op, "scalar gelu stays as it is");
+    Builder b(rewriter, op.getLoc());
+    Type element = mlir::cast<RankedTensorType>(op.getType()).getElementType();
+    Value x = b.castTo(op.getInput(), computeElementType(element));
+    Value half = b.op<MulOp>(x, b.splat(0.5, x));
+    Value inner;
+    if (op.getTanh()) {
+      // sqrt(2/pi) * (x + 0.044715 x^3)
+      Value cube = b.op<MulOp>(b.op<MulOp>(x, x), x);
+      Value poly = b.op<AddOp>(x, b.op<MulOp>(cube, b.splat(0.044715, x)),
+                               FloatAttr());
+      inner = b.op<TanhOp>(
+          b.op<MulOp>(poly, b.splat(0.7978845608028654, x)));
+    } else {
+      inner = b.op<ErfOp>(b.op<MulOp>(x, b.splat(0.7071067811865476, x)));
+    }
+    Value y =
+        b.op<MulOp>(half, b.op<AddOp>(inner, b.splat(1.0, x), FloatAttr()));
+    rewriter.replaceOp(op, b.castTo(y, element));
+    return success();
+  }
+};
+
+struct DecomposeSilu : OpRewritePattern<SiluOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SiluOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<RankedTensorType>(op.getType()))
+      return rewriter.notifyMatchFailure(op, "scalar silu stays as it is");
+    Builder b(rewriter, op.getLoc());
+    Type element = mlir::cast<RankedTensorType>(op.getType()).getElementType();
+    Value x = b.castTo(op.getInput(), computeElementType(element));
+    Value y = b.op<MulOp>(x, b.op<SigmoidOp>(x));
+    rewriter.replaceOp(op, b.castTo(y, element));
+    return success();
+  }
+};
+
+struct FusionDecomposePass
+    : mlir::fusion::impl::FusionDecomposeBase<FusionDecomposePass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<DecomposeSoftmax<SoftmaxOp, false>,
+                 DecomposeSoftmax<LogSoftmaxOp, true>, DecomposeLayerNorm,
+                 DecomposeRmsNorm, DecomposeGelu, DecomposeSilu>(
+        &getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,40 @@
+# lit configuration of the fusion tests. GPU tests say `REQUIRES: cuda` and
+# run only where a CUDA device answers; elsewhere lit reports them as
+# unsupported and this file prints why.
+import os
+import shutil
+import subprocess
+
+import lit.formats
+
+config.name = "fusion"
+config.test_format = lit.formats.ShTest(not lit_config.isWindows)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.fusion_obj_root, "test")
+
+config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
+path = [config.fusion_tools_dir, config.llvm_tools_dir]
+if config.ptxas and os.path.exists(config.ptxas):
+    path.append(os.path.dirname(config.ptxas))
+    config.available_features.add("ptxas")
+config.environment["PATH"] = os.pathsep.join(path + [config.environment.get("PATH", os.environ.get("PATH", ""))])
+config.substitutions.append(("%fusion_src", config.fusion_src_root))
+
+
+def have_cuda_device():
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False
+    try:
+        out = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=30)
+    except Exception:
+        return False
+    return out.returncode == 0 and "GPU" in out.stdout
+
+
+if have_cuda_device():
+    config.available_features.add("cuda")
+else:
+    lit_config.note("no CUDA device found: tests marked 'REQUIRES: cuda' are skipped (UNSUPPORTED)")
