@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# Fusion's test command: everything CI checks, runnable on any dev machine.
+#
+#   bash utils/run-tests.sh
+#
+# 1. utils/setup.sh: install the Debian packages, configure build/ (idempotent)
+# 2. build everything (ninja)
+# 3. GoogleTest through ctest
+# 4. lit + FileCheck tests (ninja check-fusion-lit)
+# 5. clang-format check (utils/check-format.sh)
+# 6. if build/bin/fusion-translate exists: examples/*.mlir -> PTX, verified
+#    with ptxas -arch=sm_90a
+# Exits non-zero if any step fails; the last line is a one-line summary.
+#
+# Environment: FUSION_BUILD_DIR (build), FUSION_JOBS (2), FUSION_PTX_ARCH
+# (sm_90a).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+BUILD_DIR="${FUSION_BUILD_DIR:-build}"
+JOBS="${FUSION_JOBS:-2}"
+ARCH="${FUSION_PTX_ARCH:-sm_90a}"
+START=$SECONDS
+
+summary=()   # "step: result" lines for the final report
+failed=()    # names of the failed steps
+
+banner() { printf '\n===== %s =====\n' "$*"; }
+pass() { summary+=("  $1: ok${2:+ ($2)}"); }
+fail() { summary+=("  $1: FAILED${2:+ ($2)}"); failed+=("$1"); }
+skip() { summary+=("  $1: skipped ($2)"); }
+
+report() {
+  local rc=$?
+  local secs=$((SECONDS - START))
+  echo
+  echo "===== summary ====="
+  ((${#summary[@]})) && printf '%s\n' "${summary[@]}"
+  if ((${#failed[@]} == 0 && rc == 0)); then
+    echo "run-tests: PASSED in ${secs}s"
+  else
+    ((${#failed[@]})) || failed=("exit status $rc")
+    (IFS=,; echo "run-tests: FAILED (${failed[*]}) in ${secs}s" | sed "s/,/, /g")
+    ((rc)) || rc=1
+  fi
+  exit "$rc"
+}
+trap report EXIT
+
+# --- setup and build: nothing else can run without them --------------------------
+banner "setup"
+if ! bash utils/setup.sh; then
+  fail setup "utils/setup.sh"
+  exit 1
+fi
+pass setup
+
+banner "build"
+if ! ninja -C "$BUILD_DIR" -j"$JOBS"; then
+  fail build "ninja -C $BUILD_DIR"
+  exit 1
+fi
+pass build
+
+LOG_DIR="$BUILD_DIR/test-logs"
+mkdir -p "$LOG_DIR"
+
+# --- GoogleTest ------------------------------------------------------------------
+banner "ctest (GoogleTest)"
+if ctest --test-dir "$BUILD_DIR" --output-on-failure -j"$JOBS" 2>&1 | tee "$LOG_DIR/ctest.log"; then
+  detail=$(grep -Eo '[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$LOG_DIR/ctest.log" | tail -1 || true)
+  grep -q 'No tests were found' "$LOG_DIR/ctest.log" && detail="no tests registered yet"
+  pass ctest "$detail"
+else
+  fail ctest "$(grep -Eo '[0-9]+ tests? failed out of [0-9]+' "$LOG_DIR/ctest.log" | tail -1 || true)"
+fi
+
+# --- lit + FileCheck -------------------------------------------------------------
+banner "lit (ninja check-fusion-lit)"
+lit_counts() {
+  grep -E '^ +(Passed|Failed|Unsupported|Expectedly Failed|Unexpectedly Passed|Unresolved|Timed Out|Skipped|Excluded) *:' \
+    "$LOG_DIR/lit.log" | sed -E 's/^ +//; s/ *\(.*//; s/ *: */ /' | paste -sd, - | sed 's/,/, /g' || true
+}
+if ninja -C "$BUILD_DIR" check-fusion-lit 2>&1 | tee "$LOG_DIR/lit.log"; then
+  pass lit "$(lit_counts)"
+else
+  d=$(lit_counts)
+  grep -q 'did not discover any tests' "$LOG_DIR/lit.log" && d="lit found no tests"
+  fail lit "$d"
+fi
+
+# --- format ------------------------------------------------------------------------
+banner "clang-format"
+if bash utils/check-format.sh; then
+  pass format
+else
+  fail format "utils/check-format.sh lists the files"
+fi
+
+# --- examples -> PTX -> ptxas ------------------------------------------------------
+banner "examples -> PTX ($ARCH)"
+TRANSLATE="$BUILD_DIR/bin/fusion-translate"
+shopt -s nullglob
+examples=(examples/*.mlir)
+if [[ ! -x "$TRANSLATE" ]]; then
+  echo "$TRANSLATE is not built yet: skipping PTX generation of the examples"
+  skip ptx "no $TRANSLATE yet"
+elif ((${#examples[@]} == 0)); then
+  echo "no examples/*.mlir"
+  skip ptx "no examples"
+else
+  PTXAS=$(command -v ptxas || true)
+  [[ -z "$PTXAS" && -x /usr/local/cuda/bin/ptxas ]] && PTXAS=/usr/local/cuda/bin/ptxas
+  if [[ -z "$PTXAS" ]]; then
+    echo "warning: ptxas not found (CUDA toolkit): PTX is generated but not verified"
+  fi
+  mkdir -p "$BUILD_DIR/ptx"
+  ok=0; bad=()
+  for ex in "${examples[@]}"; do
+    name=$(basename "$ex" .mlir)
+    ptx="$BUILD_DIR/ptx/$name.ptx"
+    echo "--- $ex"
+    if ! "$TRANSLATE" --fusion-to-ptx "$ex" -o "$ptx"; then
+      echo "FAILED: $TRANSLATE --fusion-to-ptx $ex"
+      bad+=("$name")
+      continue
+    fi
+    if [[ -n "$PTXAS" ]]; then
+      if ! "$PTXAS" -arch="$ARCH" "$ptx" -o "$BUILD_DIR/ptx/$name.cubin"; then
+        echo "FAILED: ptxas -arch=$ARCH $ptx"
+        bad+=("$name")
+        continue
+      fi
+      echo "ok: $ptx (ptxas -arch=$ARCH accepts it)"
+    else
+      echo "ok: $ptx (not verified: no ptxas)"
+    fi
+    ok=$((ok + 1))
+  done
+  if ((${#bad[@]})); then
+    fail ptx "$ok of ${#examples[@]} examples ok; failed: ${bad[*]}"
+  elif [[ -z "$PTXAS" && "${CI:-}" == true ]]; then
+    fail ptx "ptxas is missing in CI"
+  else
+    pass ptx "$ok examples compiled${PTXAS:+ and verified by ptxas}"
+  fi
+fi
+
+((${#failed[@]} == 0))

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Installs what Fusion needs (Debian 12 packages) and configures the build.
+# Idempotent: apt is skipped when every package is already installed, and
+# CMake is run only when the build directory is not configured yet.
+#
+#   bash utils/setup.sh            install + configure build/
+#   FUSION_BUILD_DIR=out bash utils/setup.sh
+#   FUSION_RECONFIGURE=1 bash ...  re-run CMake even if build/ is configured
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+BUILD_DIR="${FUSION_BUILD_DIR:-build}"
+
+say() { echo "[setup] $*"; }
+
+PACKAGES=(
+  cmake ninja-build g++ ccache
+  libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
+  libflatbuffers-dev flatbuffers-compiler
+  libgtest-dev
+  clang-format
+)
+
+# --- 1. Packages --------------------------------------------------------------
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  say "installing: ${missing[*]}"
+  SUDO=()
+  if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null || { say "error: not root and no sudo: install ${missing[*]} by hand"; exit 1; }
+    SUDO=(sudo)
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${SUDO[@]}" apt-get update -q
+  if ! apt-cache policy libmlir-22-dev 2>/dev/null | grep -q "Candidate: [0-9]"; then
+    say "error: no apt source offers libmlir-22-dev (LLVM/MLIR 22); configure the LLVM 22 apt source first"
+    exit 1
+  fi
+  "${SUDO[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null
+else
+  say "all ${#PACKAGES[@]} packages already installed"
+fi
+
+# --- 2. CUDA toolkit (ptxas) --------------------------------------------------
+# Not a Debian package here: the CUDA 13 toolkit lives in /usr/local/cuda.
+if command -v ptxas >/dev/null; then
+  say "ptxas: $(command -v ptxas)"
+elif [[ -x /usr/local/cuda/bin/ptxas ]]; then
+  say "ptxas: /usr/local/cuda/bin/ptxas (add /usr/local/cuda/bin to PATH to use it by hand)"
+else
+  say "warning: ptxas not found (CUDA toolkit missing): generated PTX cannot be verified"
+fi
+
+# --- 3. Configure ---------------------------------------------------------------
+configured=0
+if [[ -f "$BUILD_DIR/build.ninja" && -f "$BUILD_DIR/CMakeCache.txt" ]]; then
+  # A build directory copied from another checkout points at the wrong sources.
+  src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$BUILD_DIR/CMakeCache.txt")
+  if [[ "$src" == "$ROOT" ]]; then
+    configured=1
+  else
+    say "$BUILD_DIR/ was configured for $src, not $ROOT: reconfiguring from scratch"
+    rm -rf "$BUILD_DIR"
+  fi
+fi
+
+if ((configured)) && [[ "${FUSION_RECONFIGURE:-0}" != 1 ]]; then
+  say "$BUILD_DIR/ already configured (ninja re-runs CMake by itself when a CMakeLists.txt changes)"
+else
+  say "configuring $BUILD_DIR/"
+  cmake -S . -B "$BUILD_DIR" -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++
+fi
