@@ -1,0 +1,231 @@
+// The C++ API of the Fusion runtime: load a module file, check inputs against
+// its signature, evaluate its launch plan (cached per input signature) and run
+// its kernels on a CUDA stream.
+#ifndef FUSION_RUNTIME_EXECUTABLE_H
+#define FUSION_RUNTIME_EXECUTABLE_H
+
+#include "fusion/Runtime/DType.h"
+#include "fusion/Runtime/ModuleFormat.h"
+#include "fusion/Runtime/Status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fusion::runtime {
+
+/// Values equal fusion::fb::ArgKind.
+enum class ArgKind : int32_t { Tensor = 0, Scalar = 1 };
+/// Values equal fusion::fb::BufferKind.
+enum class BufferKind : int32_t { Output = 0, Intermediate = 1 };
+/// Values equal fusion::fb::ParamKind.
+enum class ParamKind : int32_t {
+  Pointer = 0,
+  I64 = 1,
+  I32 = 2,
+  ScalarF64 = 3,
+  ScalarF32 = 4,
+  ScalarI64 = 5,
+};
+
+/// One fusion input as the caller binds it. The arrays are borrowed for the
+/// duration of the call only. Layout-compatible with fusion_arg of the C API.
+struct Argument {
+  ArgKind kind = ArgKind::Tensor;
+  DType dtype = DType::F32;
+  void *data = nullptr;             // tensor: device pointer
+  int64_t rank = 0;                 // tensor: number of dims
+  const int64_t *sizes = nullptr;   // tensor: `rank` sizes
+  const int64_t *strides = nullptr; // tensor: in elements; null = row-major
+  int64_t intValue = 0;             // scalar of an integer dtype (and i1)
+  double floatValue = 0;            // scalar of a floating dtype
+
+  static Argument tensor(void *data, DType dtype, const int64_t *sizes,
+                         int64_t rank, const int64_t *strides = nullptr) {
+    Argument arg;
+    arg.kind = ArgKind::Tensor;
+    arg.dtype = dtype;
+    arg.data = data;
+    arg.rank = rank;
+    arg.sizes = sizes;
+    arg.strides = strides;
+    return arg;
+  }
+  static Argument intScalar(int64_t value, DType dtype = DType::I64) {
+    Argument arg;
+    arg.kind = ArgKind::Scalar;
+    arg.dtype = dtype;
+    arg.intValue = value;
+    return arg;
+  }
+  static Argument floatScalar(double value, DType dtype = DType::F64) {
+    Argument arg;
+    arg.kind = ArgKind::Scalar;
+    arg.dtype = dtype;
+    arg.floatValue = value;
+    return arg;
+  }
+};
+
+/// An output tensor. For run(): set `data` to provide the output (its dtype,
+/// rank, sizes and strides are then checked against the plan), or leave it
+/// null to have the runtime allocate it (stream-ordered; the caller frees it
+/// with freeDeviceMemory). Filled in completely on success only.
+/// Layout-compatible with fusion_tensor of the C API.
+struct OutputTensor {
+  void *data = nullptr;
+  DType dtype = DType::F32;
+  int32_t rank = 0;
+  int64_t sizes[kMaxRank] = {};
+  int64_t strides[kMaxRank] = {}; // in elements
+  int32_t allocated = 0; // 1 if the runtime allocated `data` in this call
+  int32_t reserved = 0;
+};
+
+/// Module metadata.
+struct InputInfo {
+  std::string name;
+  ArgKind kind = ArgKind::Tensor;
+  DType dtype = DType::F32;
+  std::vector<int64_t> sizes; // static size per dim, -1 for a dynamic dim
+};
+struct OutputInfo {
+  DType dtype = DType::F32;
+  int32_t rank = 0;
+  int32_t aliasInput = -1; // >= 0: a view of that input, not allocated
+};
+struct KernelInfo {
+  std::string name;
+  bool hasCubin = false;
+  size_t ptxSize = 0;
+  size_t cubinSize = 0;
+};
+struct ModuleInfo {
+  uint32_t version = 0;
+  std::string name;
+  std::string target;
+  std::string definition;
+  std::vector<InputInfo> inputs;
+  std::vector<OutputInfo> outputs;
+  std::vector<KernelInfo> kernels;
+  size_t numLaunches = 0;
+  size_t numBuffers = 0;
+  size_t numExprs = 0;
+};
+
+/// One kernel parameter's place in the packed parameter buffer.
+struct ParamField {
+  ParamKind kind = ParamKind::Pointer;
+  int32_t value = 0; // slot, register or scalar input, by kind
+  uint32_t offset = 0;
+  uint32_t size = 0;
+};
+
+/// The evaluated configuration of one launch.
+struct LaunchConfig {
+  int32_t kernel = 0;
+  int32_t variant = 0; // index of the variant whose guard was taken
+  uint32_t grid[3] = {1, 1, 1};
+  uint32_t block[3] = {1, 1, 1};
+  uint32_t cluster[3] = {1, 1, 1};
+  bool hasCluster = false;
+  bool cooperative = false;
+  bool skipped = false; // a grid dim is 0 (empty tensors): not launched
+  uint32_t dynamicSmem = 0;
+  /// The packed parameters. Register values are final; pointers and scalar
+  /// inputs are patched in per call (plan() shows those of its inputs, and
+  /// 0 for buffers the runtime allocates).
+  std::vector<uint8_t> params;
+  std::vector<ParamField> fields;
+};
+
+/// The evaluated shape of one buffer.
+struct BufferLayout {
+  BufferKind kind = BufferKind::Output;
+  DType dtype = DType::F32;
+  int32_t rank = 0;
+  int64_t sizes[kMaxRank] = {};
+  int64_t strides[kMaxRank] = {};
+  int64_t numElements = 0;
+  int64_t bytes = 0; // extent in memory, with strides
+  bool zeroInit = false;
+  int32_t aliasInput = -1;
+  int64_t poolOffset = -1; // intermediates: offset in the per-call pool
+};
+
+/// Everything evaluated from one input signature. The runtime caches one per
+/// signature; plan() returns a copy.
+struct EvaluatedPlan {
+  std::vector<int64_t> registers; // value of each expression instruction
+  std::vector<BufferLayout> buffers;
+  std::vector<int32_t> outputBuffers; // buffer index of each output
+  std::vector<LaunchConfig> launches;
+  int64_t intermediateBytes = 0; // size of the per-call intermediate pool
+
+  const BufferLayout &output(size_t i) const {
+    return buffers[outputBuffers[i]];
+  }
+};
+
+struct PlanCacheStats {
+  uint64_t hits = 0;    // calls served by a cached plan
+  uint64_t misses = 0;  // calls that evaluated the plan
+  uint64_t entries = 0; // plans in the cache now
+};
+
+/// A loaded module. Thread-safe: calls on one Executable are serialized.
+class Executable {
+public:
+  /// Verifies and loads a module from memory (the bytes are copied).
+  static Expected<std::unique_ptr<Executable>> load(const void *data,
+                                                    size_t size);
+  /// Reads, verifies and loads a module file.
+  static Expected<std::unique_ptr<Executable>>
+  loadFile(const std::string &path);
+
+  ~Executable();
+  Executable(const Executable &) = delete;
+  Executable &operator=(const Executable &) = delete;
+
+  const ModuleInfo &info() const;
+
+  /// Checks the inputs and returns the launch plan for them, without a GPU.
+  Expected<EvaluatedPlan> plan(const Argument *inputs, size_t numInputs);
+  Expected<EvaluatedPlan> plan(const std::vector<Argument> &inputs) {
+    return plan(inputs.data(), inputs.size());
+  }
+
+  /// Checks the inputs and fills dtype, rank, sizes and strides of each
+  /// output (data stays null), so a caller can allocate them itself.
+  Status inferOutputs(const Argument *inputs, size_t numInputs,
+                      OutputTensor *outputs, size_t numOutputs);
+
+  /// Checks the inputs and outputs, then launches every kernel on `stream`
+  /// (a CUstream; null is the legacy default stream). On error nothing is
+  /// launched and `outputs` is untouched. Uses the CUDA context current on
+  /// this thread, else makes device 0's primary context current.
+  Status run(const Argument *inputs, size_t numInputs, OutputTensor *outputs,
+             size_t numOutputs, void *stream);
+
+  PlanCacheStats cacheStats() const;
+  void clearCache();
+
+  struct Impl;
+
+private:
+  explicit Executable(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Loads the CUDA driver if needed; ok when it is usable (a device exists).
+Status cudaDriverStatus();
+/// Frees memory the runtime allocated for an output, ordered on `stream`.
+Status freeDeviceMemory(void *data, void *stream);
+/// Waits for all work on `stream`.
+Status synchronizeStream(void *stream);
+
+} // namespace fusion::runtime
+
+#endif // FUSION_RUNTIME_EXECUTABLE_H

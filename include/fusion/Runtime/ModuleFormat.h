@@ -1,0 +1,27 @@
+// Constants of the Fusion module file format (schema/fusion_module.fbs) that
+// the compiler, which writes modules, and the runtime, which reads them, share.
+#ifndef FUSION_RUNTIME_MODULEFORMAT_H
+#define FUSION_RUNTIME_MODULEFORMAT_H
+
+#include <cstddef>
+#include <cstdint>
+
+namespace fusion::runtime {
+
+/// The module format version this runtime reads. Bump it (and Module.version
+/// in the files the compiler writes) on any incompatible schema change.
+inline constexpr uint32_t kModuleFormatVersion = 1;
+
+/// The FlatBuffers file identifier of a module file.
+inline constexpr char kModuleFileIdentifier[] = "FUSN";
+
+/// The largest tensor rank the runtime binds. Output descriptors carry their
+/// sizes inline (so the C API needs no allocation per call), hence a bound.
+inline constexpr int kMaxRank = 8;
+
+/// The largest kernel parameter buffer a launch may pass (CUDA 12.1+ limit).
+inline constexpr size_t kMaxParamBytes = 32764;
+
+} // namespace fusion::runtime
+
+#endif // FUSION_RUNTIME_MODULEFORMAT_H

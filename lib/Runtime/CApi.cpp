@@ -1,0 +1,357 @@
+// The C API (fusion_runtime.h): a thin layer over the C++ API that turns
+// Status into int codes plus a thread-local message, and never throws.
+#include "fusion/Runtime/fusion_runtime.h"
+
+#include "fusion/Runtime/Executable.h"
+
+#include <cstddef>
+#include <new>
+#include <string>
+
+using namespace fusion::runtime;
+
+struct fusion_executable {
+  std::unique_ptr<Executable> executable;
+};
+
+struct fusion_plan {
+  EvaluatedPlan plan;
+};
+
+// The C structs are the C++ structs seen from C: arguments pass through
+// without copying. Any drift between the two breaks the build here.
+#define FUSION_SAME_FIELD(c, cxx, cField, cxxField)                            \
+  static_assert(offsetof(c, cField) == offsetof(cxx, cxxField) &&              \
+                    sizeof(c::cField) == sizeof(cxx::cxxField),                \
+                #c "." #cField " must match " #cxx "." #cxxField)
+static_assert(sizeof(fusion_arg) == sizeof(Argument));
+FUSION_SAME_FIELD(fusion_arg, Argument, kind, kind);
+FUSION_SAME_FIELD(fusion_arg, Argument, dtype, dtype);
+FUSION_SAME_FIELD(fusion_arg, Argument, data, data);
+FUSION_SAME_FIELD(fusion_arg, Argument, rank, rank);
+FUSION_SAME_FIELD(fusion_arg, Argument, sizes, sizes);
+FUSION_SAME_FIELD(fusion_arg, Argument, strides, strides);
+FUSION_SAME_FIELD(fusion_arg, Argument, int_value, intValue);
+FUSION_SAME_FIELD(fusion_arg, Argument, float_value, floatValue);
+static_assert(sizeof(fusion_tensor) == sizeof(OutputTensor));
+FUSION_SAME_FIELD(fusion_tensor, OutputTensor, data, data);
+FUSION_SAME_FIELD(fusion_tensor, OutputTensor, dtype, dtype);
+FUSION_SAME_FIELD(fusion_tensor, OutputTensor, rank, rank);
+FUSION_SAME_FIELD(fusion_tensor, OutputTensor, sizes, sizes);
+FUSION_SAME_FIELD(fusion_tensor, OutputTensor, strides, strides);
+FUSION_SAME_FIELD(fusion_tensor, OutputTensor, allocated, allocated);
+#undef FUSION_SAME_FIELD
+static_assert(FUSION_MAX_RANK == kMaxRank);
+static_assert(FUSION_ERROR_CUDA == static_cast<int>(ErrorCode::CudaError));
+static_assert(FUSION_ERROR_WRONG_OUTPUT ==
+              static_cast<int>(ErrorCode::WrongOutput));
+static_assert(FUSION_DTYPE_F8E5M2 == static_cast<int>(DType::F8E5M2));
+static_assert(FUSION_ARG_SCALAR == static_cast<int>(ArgKind::Scalar));
+
+namespace {
+
+thread_local int lastErrorCode = FUSION_OK;
+thread_local std::string lastErrorMessage;
+
+int fail(ErrorCode code, const std::string &message) {
+  lastErrorCode = static_cast<int>(code);
+  lastErrorMessage = message;
+  return lastErrorCode;
+}
+
+int report(const Status &status) {
+  return status.ok() ? FUSION_OK : fail(status.code(), status.message());
+}
+
+/// Runs `body` (which returns a status code), turning exceptions into codes:
+/// nothing may unwind into C or Python.
+template <typename Body> int guarded(Body body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc &) {
+    return fail(ErrorCode::InvalidArgument, "out of host memory");
+  } catch (...) {
+    return fail(ErrorCode::InvalidArgument, "unexpected C++ exception");
+  }
+}
+
+int nullArgument(const char *what) {
+  return fail(ErrorCode::InvalidArgument, std::string(what) + " is null");
+}
+
+int badIndex(const char *what, int index, size_t count) {
+  return fail(ErrorCode::InvalidArgument,
+              std::string(what) + " index " + std::to_string(index) +
+                  " out of range [0, " + std::to_string(count) + ")");
+}
+
+const Argument *asArguments(const fusion_arg *inputs) {
+  return reinterpret_cast<const Argument *>(inputs);
+}
+
+OutputTensor *asOutputs(fusion_tensor *outputs) {
+  return reinterpret_cast<OutputTensor *>(outputs);
+}
+
+int adopt(Expected<std::unique_ptr<Executable>> loaded,
+          fusion_executable **out) {
+  if (!loaded)
+    return report(loaded.status());
+  *out = new fusion_executable{std::move(*loaded)};
+  return FUSION_OK;
+}
+
+} // namespace
+
+extern "C" {
+
+int fusion_last_error_code(void) { return lastErrorCode; }
+
+const char *fusion_last_error_message(void) { return lastErrorMessage.c_str(); }
+
+const char *fusion_error_code_name(int code) {
+  return errorCodeName(static_cast<ErrorCode>(code));
+}
+
+uint32_t fusion_module_format_version(void) { return kModuleFormatVersion; }
+
+const char *fusion_dtype_name(int dtype) {
+  return dtypeName(static_cast<DType>(dtype));
+}
+
+int64_t fusion_dtype_size(int dtype) {
+  return dtypeByteSize(static_cast<DType>(dtype));
+}
+
+int fusion_dtype_parse(const char *name, int *dtype) {
+  if (!name || !dtype)
+    return nullArgument(!name ? "name" : "dtype");
+  std::optional<DType> parsed = parseDType(name);
+  if (!parsed)
+    return fail(ErrorCode::InvalidArgument,
+                std::string("unknown dtype '") + name + "'");
+  *dtype = static_cast<int>(*parsed);
+  return FUSION_OK;
+}
+
+int fusion_executable_load(const void *data, size_t size,
+                           fusion_executable **out) {
+  return guarded([&]() -> int {
+    if (!out)
+      return nullArgument("out");
+    *out = nullptr;
+    return adopt(Executable::load(data, size), out);
+  });
+}
+
+int fusion_executable_load_file(const char *path, fusion_executable **out) {
+  return guarded([&]() -> int {
+    if (!out || !path)
+      return nullArgument(!out ? "out" : "path");
+    *out = nullptr;
+    return adopt(Executable::loadFile(path), out);
+  });
+}
+
+void fusion_executable_destroy(fusion_executable *exe) { delete exe; }
+
+const char *fusion_executable_name(const fusion_executable *exe) {
+  return exe ? exe->executable->info().name.c_str() : "";
+}
+
+const char *fusion_executable_target(const fusion_executable *exe) {
+  return exe ? exe->executable->info().target.c_str() : "";
+}
+
+int fusion_executable_num_inputs(const fusion_executable *exe) {
+  return exe ? static_cast<int>(exe->executable->info().inputs.size()) : -1;
+}
+
+int fusion_executable_input(const fusion_executable *exe, int index,
+                            fusion_input_info *info) {
+  if (!exe || !info)
+    return nullArgument(!exe ? "executable" : "info");
+  const std::vector<InputInfo> &inputs = exe->executable->info().inputs;
+  if (index < 0 || static_cast<size_t>(index) >= inputs.size())
+    return badIndex("input", index, inputs.size());
+  const InputInfo &input = inputs[index];
+  info->name = input.name.c_str();
+  info->kind = static_cast<int32_t>(input.kind);
+  info->dtype = static_cast<int32_t>(input.dtype);
+  info->rank = static_cast<int32_t>(input.sizes.size());
+  info->sizes = input.sizes.data();
+  return FUSION_OK;
+}
+
+int fusion_executable_num_outputs(const fusion_executable *exe) {
+  return exe ? static_cast<int>(exe->executable->info().outputs.size()) : -1;
+}
+
+int fusion_executable_output(const fusion_executable *exe, int index,
+                             int32_t *dtype, int32_t *rank) {
+  if (!exe)
+    return nullArgument("executable");
+  const std::vector<OutputInfo> &outputs = exe->executable->info().outputs;
+  if (index < 0 || static_cast<size_t>(index) >= outputs.size())
+    return badIndex("output", index, outputs.size());
+  if (dtype)
+    *dtype = static_cast<int32_t>(outputs[index].dtype);
+  if (rank)
+    *rank = outputs[index].rank;
+  return FUSION_OK;
+}
+
+int fusion_executable_num_kernels(const fusion_executable *exe) {
+  return exe ? static_cast<int>(exe->executable->info().kernels.size()) : -1;
+}
+
+int fusion_executable_kernel(const fusion_executable *exe, int index,
+                             fusion_kernel_info *info) {
+  if (!exe || !info)
+    return nullArgument(!exe ? "executable" : "info");
+  const std::vector<KernelInfo> &kernels = exe->executable->info().kernels;
+  if (index < 0 || static_cast<size_t>(index) >= kernels.size())
+    return badIndex("kernel", index, kernels.size());
+  info->name = kernels[index].name.c_str();
+  info->has_cubin = kernels[index].hasCubin;
+  info->ptx_size = kernels[index].ptxSize;
+  info->cubin_size = kernels[index].cubinSize;
+  return FUSION_OK;
+}
+
+int fusion_executable_infer_outputs(fusion_executable *exe,
+                                    const fusion_arg *inputs, size_t num_inputs,
+                                    fusion_tensor *outputs,
+                                    size_t num_outputs) {
+  return guarded([&]() -> int {
+    if (!exe)
+      return nullArgument("executable");
+    return report(exe->executable->inferOutputs(
+        asArguments(inputs), num_inputs, asOutputs(outputs), num_outputs));
+  });
+}
+
+int fusion_executable_run(fusion_executable *exe, const fusion_arg *inputs,
+                          size_t num_inputs, fusion_tensor *outputs,
+                          size_t num_outputs, void *stream) {
+  return guarded([&]() -> int {
+    if (!exe)
+      return nullArgument("executable");
+    return report(exe->executable->run(asArguments(inputs), num_inputs,
+                                       asOutputs(outputs), num_outputs,
+                                       stream));
+  });
+}
+
+int fusion_executable_cache_stats(fusion_executable *exe,
+                                  fusion_cache_stats *stats) {
+  if (!exe || !stats)
+    return nullArgument(!exe ? "executable" : "stats");
+  PlanCacheStats cache = exe->executable->cacheStats();
+  stats->hits = cache.hits;
+  stats->misses = cache.misses;
+  stats->entries = cache.entries;
+  return FUSION_OK;
+}
+
+int fusion_executable_clear_cache(fusion_executable *exe) {
+  if (!exe)
+    return nullArgument("executable");
+  exe->executable->clearCache();
+  return FUSION_OK;
+}
+
+int fusion_executable_plan(fusion_executable *exe, const fusion_arg *inputs,
+                           size_t num_inputs, fusion_plan **out) {
+  return guarded([&]() -> int {
+    if (!exe || !out)
+      return nullArgument(!exe ? "executable" : "out");
+    *out = nullptr;
+    Expected<EvaluatedPlan> plan =
+        exe->executable->plan(asArguments(inputs), num_inputs);
+    if (!plan)
+      return report(plan.status());
+    *out = new fusion_plan{std::move(*plan)};
+    return FUSION_OK;
+  });
+}
+
+void fusion_plan_destroy(fusion_plan *plan) { delete plan; }
+
+int fusion_plan_num_launches(const fusion_plan *plan) {
+  return plan ? static_cast<int>(plan->plan.launches.size()) : -1;
+}
+
+int fusion_plan_launch(const fusion_plan *plan, int index,
+                       fusion_launch_info *info) {
+  if (!plan || !info)
+    return nullArgument(!plan ? "plan" : "info");
+  const std::vector<LaunchConfig> &launches = plan->plan.launches;
+  if (index < 0 || static_cast<size_t>(index) >= launches.size())
+    return badIndex("launch", index, launches.size());
+  const LaunchConfig &launch = launches[index];
+  info->kernel = launch.kernel;
+  info->variant = launch.variant;
+  for (int k = 0; k < 3; ++k) {
+    info->grid[k] = launch.grid[k];
+    info->block[k] = launch.block[k];
+    info->cluster[k] = launch.cluster[k];
+  }
+  info->dynamic_smem = launch.dynamicSmem;
+  info->has_cluster = launch.hasCluster;
+  info->cooperative = launch.cooperative;
+  info->skipped = launch.skipped;
+  info->param_size = launch.params.size();
+  info->params = launch.params.data();
+  return FUSION_OK;
+}
+
+int fusion_plan_num_outputs(const fusion_plan *plan) {
+  return plan ? static_cast<int>(plan->plan.outputBuffers.size()) : -1;
+}
+
+int fusion_plan_output(const fusion_plan *plan, int index,
+                       fusion_tensor *output) {
+  if (!plan || !output)
+    return nullArgument(!plan ? "plan" : "output");
+  if (index < 0 ||
+      static_cast<size_t>(index) >= plan->plan.outputBuffers.size())
+    return badIndex("output", index, plan->plan.outputBuffers.size());
+  const BufferLayout &layout = plan->plan.output(index);
+  *output = fusion_tensor{};
+  output->dtype = static_cast<int32_t>(layout.dtype);
+  output->rank = layout.rank;
+  for (int d = 0; d < layout.rank; ++d) {
+    output->sizes[d] = layout.sizes[d];
+    output->strides[d] = layout.strides[d];
+  }
+  return FUSION_OK;
+}
+
+int fusion_plan_num_registers(const fusion_plan *plan) {
+  return plan ? static_cast<int>(plan->plan.registers.size()) : -1;
+}
+
+int fusion_plan_register(const fusion_plan *plan, int index, int64_t *value) {
+  if (!plan || !value)
+    return nullArgument(!plan ? "plan" : "value");
+  if (index < 0 || static_cast<size_t>(index) >= plan->plan.registers.size())
+    return badIndex("register", index, plan->plan.registers.size());
+  *value = plan->plan.registers[index];
+  return FUSION_OK;
+}
+
+int fusion_driver_status(void) {
+  return guarded([]() -> int { return report(cudaDriverStatus()); });
+}
+
+int fusion_free_async(void *data, void *stream) {
+  return guarded(
+      [&]() -> int { return report(freeDeviceMemory(data, stream)); });
+}
+
+int fusion_stream_synchronize(void *stream) {
+  return guarded([&]() -> int { return report(synchronizeStream(stream)); });
+}
+
+} // extern "C"

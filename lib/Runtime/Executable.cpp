@@ -1,0 +1,705 @@
+// Executable: module loading, the per-signature plan cache, and the launch
+// path. Note [Steady state]: once a signature is cached, a call builds the
+// signature key, compares it with the last one (or hashes it), checks
+// pointers, allocates, patches a copy of each packed parameter buffer and
+// calls cuLaunchKernelEx; no expression is evaluated.
+#include "fusion/Runtime/Executable.h"
+
+#include "CudaDriver.h"
+#include "ExprEvaluator.h"
+#include "Format.h"
+#include "LaunchPlanEvaluator.h"
+#include "ModuleVerifier.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <unordered_map>
+
+namespace fusion::runtime {
+
+namespace {
+
+// Dynamic shapes could grow the cache without bound; past this many
+// signatures it starts over.
+constexpr size_t kMaxCachedPlans = 4096;
+// cuMemAllocAsync returns at least this alignment; PtrAligned assumes it for
+// buffers the runtime allocates (LaunchPlanEvaluator keeps pool parts so).
+constexpr uint64_t kRuntimeAllocationAlignment = 256;
+// Above this, a kernel needs CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES.
+constexpr uint32_t kDefaultDynamicSmemLimit = 48 * 1024;
+
+struct SignatureHash {
+  size_t operator()(const std::vector<int64_t> &key) const {
+    uint64_t hash = 0xcbf29ce484222325ull;
+    for (int64_t value : key) {
+      hash ^= static_cast<uint64_t>(value);
+      hash *= 0x100000001b3ull;
+      hash ^= hash >> 32;
+    }
+    return static_cast<size_t>(hash);
+  }
+};
+
+/// A module's kernels loaded into one CUDA context.
+struct LoadedKernels {
+  CUcontext context = nullptr;
+  std::vector<CUmodule> modules;
+  std::vector<CUfunction> functions;
+  std::vector<uint32_t> dynamicSmemLimit; // what each function allows now
+  int32_t deviceSmemOptin = 0;
+};
+
+std::string kindName(ArgKind kind) {
+  switch (kind) {
+  case ArgKind::Tensor:
+    return "a tensor";
+  case ArgKind::Scalar:
+    return "a scalar";
+  }
+  return concat("invalid kind ", static_cast<int32_t>(kind));
+}
+
+std::string dtypeLabel(DType dtype) {
+  if (isValidDType(static_cast<int32_t>(dtype)))
+    return dtypeName(dtype);
+  return concat("invalid dtype ", static_cast<int32_t>(dtype));
+}
+
+ModuleInfo describeModule(const ModuleDesc &desc) {
+  ModuleInfo info;
+  info.version = desc.version;
+  info.name = desc.name;
+  info.target = desc.target;
+  info.definition = desc.definition;
+  for (const InputDesc &input : desc.inputs)
+    info.inputs.push_back({input.name, input.kind, input.dtype, input.sizes});
+  for (int32_t buffer : desc.outputs) {
+    const BufferDesc &spec = desc.buffers[buffer];
+    info.outputs.push_back(
+        {spec.dtype, static_cast<int32_t>(spec.sizes.size()), spec.aliasInput});
+  }
+  for (const KernelDesc &kernel : desc.kernels)
+    info.kernels.push_back({kernel.name, !kernel.cubin.empty(),
+                            kernel.ptx.size(), kernel.cubin.size()});
+  info.numLaunches = desc.launches.size();
+  info.numBuffers = desc.buffers.size();
+  info.numExprs = desc.exprs.size();
+  return info;
+}
+
+} // namespace
+
+struct Executable::Impl {
+  ModuleDesc desc;
+  ModuleInfo info;
+  std::mutex mutex;
+
+  // The plan cache, keyed by the input signature (see bindSignature).
+  std::unordered_map<std::vector<int64_t>, std::unique_ptr<CachedPlan>,
+                     SignatureHash>
+      cache;
+  std::vector<int64_t> key; // this call's signature
+  std::vector<int64_t> lastKey;
+  const CachedPlan *lastPlan = nullptr;
+  std::vector<uint8_t> ptrAligned; // this call's PtrAligned values
+  PlanCacheStats stats;
+
+  // Launch state, reused across calls.
+  std::vector<LoadedKernels> loaded; // one per CUDA context seen
+  std::vector<uint64_t> slotPointers;
+  std::vector<CUdeviceptr> allocatedOutputs;
+  CUdeviceptr pool = 0;
+  std::vector<uint8_t> paramScratch;
+
+  explicit Impl(ModuleDesc moduleDesc)
+      : desc(std::move(moduleDesc)), info(describeModule(desc)),
+        slotPointers(desc.numSlots(), 0),
+        allocatedOutputs(desc.outputs.size(), 0) {}
+  ~Impl();
+
+  bool slotAligned(int32_t slot, int64_t alignment, const Argument *inputs,
+                   const OutputTensor *outputs) const;
+  Status bindSignature(const Argument *inputs, size_t numInputs,
+                       const OutputTensor *outputs);
+  Expected<const CachedPlan *> findPlan(const Argument *inputs,
+                                        size_t numInputs,
+                                        const OutputTensor *outputs);
+  Status checkPointers(const CachedPlan &cached, const Argument *inputs) const;
+  Status checkOutputs(const CachedPlan &cached, const Argument *inputs,
+                      const OutputTensor *outputs) const;
+  void fillOutput(const CachedPlan &cached, size_t index,
+                  OutputTensor &output) const;
+
+  Status run(const Argument *inputs, size_t numInputs, OutputTensor *outputs,
+             size_t numOutputs, CUstream stream);
+  Expected<LoadedKernels *> kernelsForCurrentContext(const CudaDriver &cu);
+  Status prepareKernels(const CudaDriver &cu, const CachedPlan &cached,
+                        LoadedKernels &kernels);
+  Status allocateBuffers(const CudaDriver &cu, const EvaluatedPlan &plan,
+                         const Argument *inputs, const OutputTensor *outputs,
+                         CUstream stream);
+  Status launchKernel(const CudaDriver &cu, const CachedPlan &cached,
+                      size_t index, const LoadedKernels &kernels,
+                      const Argument *inputs, CUstream stream);
+  void releaseBuffers(const CudaDriver &cu, CUstream stream);
+};
+
+//===----------------------------------------------------------------------===//
+// Signature binding and the plan cache
+//===----------------------------------------------------------------------===//
+
+bool Executable::Impl::slotAligned(int32_t slot, int64_t alignment,
+                                   const Argument *inputs,
+                                   const OutputTensor *outputs) const {
+  const void *address = nullptr;
+  if (slot < desc.numInputs()) {
+    address = inputs[slot].data;
+  } else {
+    int32_t buffer = slot - desc.numInputs();
+    int32_t output = desc.outputOfBuffer[buffer];
+    if (desc.buffers[buffer].aliasInput >= 0)
+      address = inputs[desc.buffers[buffer].aliasInput].data;
+    else if (output >= 0 && outputs && outputs[output].data)
+      address = outputs[output].data;
+    else
+      return kRuntimeAllocationAlignment % alignment == 0;
+  }
+  return reinterpret_cast<uintptr_t>(address) % alignment == 0;
+}
+
+/// Note [Signature key]: the key holds everything the launch plan depends on
+/// besides the module: sizes and strides of every tensor input, the integer
+/// scalars the expressions read, and each PtrAligned result. Kinds, dtypes
+/// and ranks are checked here on every call instead (they fix the layout of
+/// the key); static sizes and constraints are checked when a plan is made.
+Status Executable::Impl::bindSignature(const Argument *inputs, size_t numInputs,
+                                       const OutputTensor *outputs) {
+  if (numInputs != desc.inputs.size())
+    return Status(ErrorCode::WrongInputCount,
+                  concat("wrong number of inputs: expected ",
+                         desc.inputs.size(), ", got ", numInputs));
+  if (numInputs != 0 && !inputs)
+    return Status(ErrorCode::InvalidArgument, "inputs is null");
+  key.clear();
+  for (int32_t i = 0; i < desc.numInputs(); ++i) {
+    const InputDesc &spec = desc.inputs[i];
+    const Argument &arg = inputs[i];
+    if (arg.kind != spec.kind)
+      return Status(ErrorCode::WrongInputKind,
+                    concat(desc.inputLabel(i), ": expected ",
+                           kindName(spec.kind), ", got ", kindName(arg.kind)));
+    if (arg.dtype != spec.dtype)
+      return Status(ErrorCode::WrongDType,
+                    concat(desc.inputLabel(i), ": expected dtype ",
+                           dtypeName(spec.dtype), ", got ",
+                           dtypeLabel(arg.dtype)));
+    if (spec.kind != ArgKind::Tensor)
+      continue;
+    if (arg.rank != spec.rank())
+      return Status(ErrorCode::WrongRank,
+                    concat(desc.inputLabel(i), ": expected rank ", spec.rank(),
+                           ", got ", arg.rank));
+    if (arg.rank != 0 && !arg.sizes)
+      return Status(ErrorCode::InvalidArgument,
+                    concat(desc.inputLabel(i), ": sizes is null"));
+    key.insert(key.end(), arg.sizes, arg.sizes + arg.rank);
+    for (int64_t d = 0; d < arg.rank; ++d)
+      key.push_back(argumentStride(arg, d));
+  }
+  for (int32_t scalar : desc.scalarsReadByExprs)
+    key.push_back(inputs[scalar].intValue);
+  ptrAligned.clear();
+  for (int32_t expr : desc.ptrAlignedExprs) {
+    const ExprInstDesc &inst = desc.exprs[expr];
+    ptrAligned.push_back(slotAligned(inst.a, inst.imm, inputs, outputs));
+    key.push_back(ptrAligned.back());
+  }
+  return Status::success();
+}
+
+Expected<const CachedPlan *>
+Executable::Impl::findPlan(const Argument *inputs, size_t numInputs,
+                           const OutputTensor *outputs) {
+  Status status = bindSignature(inputs, numInputs, outputs);
+  if (!status.ok())
+    return status;
+  if (lastPlan && key == lastKey) {
+    ++stats.hits;
+    return lastPlan;
+  }
+  auto found = cache.find(key);
+  if (found != cache.end()) {
+    ++stats.hits;
+    lastKey = key;
+    lastPlan = found->second.get();
+    return lastPlan;
+  }
+  ++stats.misses;
+  Expected<CachedPlan> evaluated =
+      evaluateLaunchPlan(desc, inputs, ptrAligned.data());
+  if (!evaluated)
+    return evaluated.status();
+  if (cache.size() >= kMaxCachedPlans)
+    cache.clear();
+  auto inserted =
+      cache.emplace(key, std::make_unique<CachedPlan>(std::move(*evaluated)));
+  stats.entries = cache.size();
+  lastKey = key;
+  lastPlan = inserted.first->second.get();
+  return lastPlan;
+}
+
+Status Executable::Impl::checkPointers(const CachedPlan &cached,
+                                       const Argument *inputs) const {
+  for (int32_t i = 0; i < desc.numInputs(); ++i)
+    if (desc.inputs[i].kind == ArgKind::Tensor && !inputs[i].data &&
+        cached.inputNumElements[i] != 0)
+      return Status(ErrorCode::NullPointer,
+                    concat(desc.inputLabel(i),
+                           ": null data pointer for a tensor of ",
+                           cached.inputNumElements[i], " elements"));
+  return Status::success();
+}
+
+Status Executable::Impl::checkOutputs(const CachedPlan &cached,
+                                      const Argument *inputs,
+                                      const OutputTensor *outputs) const {
+  for (size_t o = 0; o < desc.outputs.size(); ++o) {
+    const OutputTensor &given = outputs[o];
+    if (!given.data)
+      continue;
+    const BufferLayout &layout = cached.plan.output(o);
+    auto wrong = [&](const std::string &what) {
+      return Status(ErrorCode::WrongOutput, concat("output ", o, ": ", what));
+    };
+    if (layout.aliasInput >= 0) {
+      if (given.data != inputs[layout.aliasInput].data)
+        return wrong(concat("is a view of ", desc.inputLabel(layout.aliasInput),
+                            "; pass a null data pointer"));
+      continue;
+    }
+    if (given.dtype != layout.dtype)
+      return wrong(concat("expected dtype ", dtypeName(layout.dtype), ", got ",
+                          dtypeLabel(given.dtype)));
+    if (given.rank != layout.rank)
+      return wrong(concat("expected rank ", layout.rank, ", got ", given.rank));
+    for (int32_t d = 0; d < layout.rank; ++d)
+      if (given.sizes[d] != layout.sizes[d])
+        return wrong(concat("dim ", d, " expected ", layout.sizes[d], ", got ",
+                            given.sizes[d]));
+    // Strides of size-1 dims and of empty tensors never address memory.
+    for (int32_t d = 0; d < layout.rank && layout.numElements != 0; ++d)
+      if (layout.sizes[d] > 1 && given.strides[d] != layout.strides[d])
+        return wrong(concat("dim ", d, " stride expected ", layout.strides[d],
+                            ", got ", given.strides[d]));
+  }
+  return Status::success();
+}
+
+void Executable::Impl::fillOutput(const CachedPlan &cached, size_t index,
+                                  OutputTensor &output) const {
+  const BufferLayout &layout = cached.plan.output(index);
+  output.dtype = layout.dtype;
+  output.rank = layout.rank;
+  for (int d = 0; d < kMaxRank; ++d) {
+    output.sizes[d] = d < layout.rank ? layout.sizes[d] : 0;
+    output.strides[d] = d < layout.rank ? layout.strides[d] : 0;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The launch path
+//===----------------------------------------------------------------------===//
+
+Status Executable::Impl::run(const Argument *inputs, size_t numInputs,
+                             OutputTensor *outputs, size_t numOutputs,
+                             CUstream stream) {
+  if (numOutputs != desc.outputs.size())
+    return Status(ErrorCode::WrongOutput,
+                  concat("wrong number of outputs: expected ",
+                         desc.outputs.size(), ", got ", numOutputs));
+  if (numOutputs != 0 && !outputs)
+    return Status(ErrorCode::InvalidArgument, "outputs is null");
+  Expected<const CachedPlan *> found = findPlan(inputs, numInputs, outputs);
+  if (!found)
+    return found.status();
+  const CachedPlan &cached = **found;
+  Status status = checkPointers(cached, inputs);
+  if (status.ok())
+    status = checkOutputs(cached, inputs, outputs);
+  if (!status.ok())
+    return status;
+
+  Expected<const CudaDriver *> driver = CudaDriver::get();
+  if (!driver)
+    return driver.status();
+  const CudaDriver &cu = **driver;
+  Expected<LoadedKernels *> kernels = kernelsForCurrentContext(cu);
+  if (!kernels)
+    return kernels.status();
+  status = prepareKernels(cu, cached, **kernels);
+  if (status.ok())
+    status = allocateBuffers(cu, cached.plan, inputs, outputs, stream);
+  if (!status.ok())
+    return status;
+  for (size_t l = 0; l < cached.plan.launches.size() && status.ok(); ++l)
+    status = launchKernel(cu, cached, l, **kernels, inputs, stream);
+  if (!status.ok()) {
+    releaseBuffers(cu, stream);
+    return status;
+  }
+  // The intermediates die after the last launch, in stream order.
+  if (pool)
+    status = cu.check(cu.cuMemFreeAsync(pool, stream), "cuMemFreeAsync");
+  pool = 0;
+  if (!status.ok()) {
+    releaseBuffers(cu, stream);
+    return status;
+  }
+  for (size_t o = 0; o < desc.outputs.size(); ++o) {
+    fillOutput(cached, o, outputs[o]);
+    outputs[o].data = reinterpret_cast<void *>(
+        slotPointers[desc.numInputs() + desc.outputs[o]]);
+    outputs[o].allocated = allocatedOutputs[o] != 0;
+    allocatedOutputs[o] = 0;
+  }
+  return status;
+}
+
+Expected<LoadedKernels *>
+Executable::Impl::kernelsForCurrentContext(const CudaDriver &cu) {
+  Expected<CUcontext> context = cu.currentContext();
+  if (!context)
+    return context.status();
+  for (LoadedKernels &kernels : loaded)
+    if (kernels.context == *context)
+      return &kernels;
+
+  LoadedKernels kernels;
+  kernels.context = *context;
+  auto unloadAll = [&] {
+    for (CUmodule module : kernels.modules)
+      if (cu.cuModuleUnload)
+        cu.cuModuleUnload(module);
+  };
+  for (const KernelDesc &kernel : desc.kernels) {
+    CUmodule module = nullptr;
+    CUresult result = CUDA_ERROR_INVALID_IMAGE;
+    if (!kernel.cubin.empty())
+      result = cu.cuModuleLoadData(&module, kernel.cubin.data());
+    // A cubin for another architecture: let the driver JIT the PTX instead.
+    if (result != CUDA_SUCCESS && !kernel.ptx.empty())
+      result = cu.cuModuleLoadData(&module, kernel.ptx.c_str());
+    Status status = cu.check(
+        result, concat("cuModuleLoadData for kernel ", kernel.name).c_str());
+    if (!status.ok()) {
+      unloadAll();
+      return status;
+    }
+    kernels.modules.push_back(module);
+    CUfunction function = nullptr;
+    status =
+        cu.check(cu.cuModuleGetFunction(&function, module, kernel.name.c_str()),
+                 concat("cuModuleGetFunction(", kernel.name, ")").c_str());
+    if (!status.ok()) {
+      unloadAll();
+      return status;
+    }
+    kernels.functions.push_back(function);
+  }
+  kernels.dynamicSmemLimit.assign(desc.kernels.size(),
+                                  kDefaultDynamicSmemLimit);
+  CUdevice device = 0;
+  Status status = cu.check(cu.cuCtxGetDevice(&device), "cuCtxGetDevice");
+  if (status.ok())
+    status = cu.check(cu.cuDeviceGetAttribute(
+                          &kernels.deviceSmemOptin,
+                          CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                          device),
+                      "cuDeviceGetAttribute");
+  if (!status.ok()) {
+    unloadAll();
+    return status;
+  }
+  loaded.push_back(std::move(kernels));
+  return &loaded.back();
+}
+
+Status Executable::Impl::prepareKernels(const CudaDriver &cu,
+                                        const CachedPlan &cached,
+                                        LoadedKernels &kernels) {
+  for (size_t l = 0; l < cached.plan.launches.size(); ++l) {
+    const LaunchConfig &config = cached.plan.launches[l];
+    uint32_t &limit = kernels.dynamicSmemLimit[config.kernel];
+    if (config.skipped || config.dynamicSmem <= limit)
+      continue;
+    const std::string &name = desc.kernels[config.kernel].name;
+    if (config.dynamicSmem >
+        static_cast<uint32_t>(std::max(kernels.deviceSmemOptin, 0)))
+      return Status(ErrorCode::InvalidLaunchValue,
+                    concat("launch ", l, " (kernel ", name,
+                           "): ", config.dynamicSmem,
+                           " bytes of dynamic shared memory exceed the "
+                           "device's limit of ",
+                           kernels.deviceSmemOptin));
+    Status status = cu.check(
+        cu.cuFuncSetAttribute(kernels.functions[config.kernel],
+                              CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                              static_cast<int>(config.dynamicSmem)),
+        concat("cuFuncSetAttribute(max dynamic shared memory) for launch ", l,
+               " (kernel ", name, ")")
+            .c_str());
+    if (!status.ok())
+      return status;
+    limit = config.dynamicSmem;
+  }
+  return Status::success();
+}
+
+Status Executable::Impl::allocateBuffers(const CudaDriver &cu,
+                                         const EvaluatedPlan &plan,
+                                         const Argument *inputs,
+                                         const OutputTensor *outputs,
+                                         CUstream stream) {
+  const int32_t numInputs = desc.numInputs();
+  for (int32_t i = 0; i < numInputs; ++i)
+    slotPointers[i] = desc.inputs[i].kind == ArgKind::Tensor
+                          ? reinterpret_cast<uint64_t>(inputs[i].data)
+                          : 0;
+  Status status;
+  for (size_t b = 0; b < plan.buffers.size() && status.ok(); ++b) {
+    const BufferLayout &layout = plan.buffers[b];
+    uint64_t &slot = slotPointers[numInputs + b];
+    int32_t output = desc.outputOfBuffer[b];
+    slot = 0;
+    if (layout.aliasInput >= 0)
+      slot = reinterpret_cast<uint64_t>(inputs[layout.aliasInput].data);
+    else if (output >= 0 && outputs[output].data)
+      slot = reinterpret_cast<uint64_t>(outputs[output].data);
+    else if (output >= 0 && layout.bytes > 0) {
+      status = cu.check(
+          cu.cuMemAllocAsync(&allocatedOutputs[output], layout.bytes, stream),
+          "cuMemAllocAsync(output)");
+      slot = allocatedOutputs[output];
+    }
+  }
+  if (status.ok() && plan.intermediateBytes > 0)
+    status = cu.check(cu.cuMemAllocAsync(&pool, plan.intermediateBytes, stream),
+                      "cuMemAllocAsync(intermediates)");
+  for (size_t b = 0; b < plan.buffers.size() && status.ok(); ++b) {
+    const BufferLayout &layout = plan.buffers[b];
+    uint64_t &slot = slotPointers[numInputs + b];
+    if (layout.kind == BufferKind::Intermediate)
+      slot = pool + layout.poolOffset;
+    if (layout.zeroInit && layout.bytes > 0)
+      status = cu.check(cu.cuMemsetD8Async(slot, 0, layout.bytes, stream),
+                        "cuMemsetD8Async");
+  }
+  if (!status.ok())
+    releaseBuffers(cu, stream);
+  return status;
+}
+
+Status Executable::Impl::launchKernel(const CudaDriver &cu,
+                                      const CachedPlan &cached, size_t index,
+                                      const LoadedKernels &kernels,
+                                      const Argument *inputs, CUstream stream) {
+  const LaunchConfig &launch = cached.plan.launches[index];
+  if (launch.skipped)
+    return Status::success();
+  size_t paramSize = launch.params.size();
+  if (paramScratch.size() < paramSize)
+    paramScratch.resize(paramSize);
+  std::memcpy(paramScratch.data(), launch.params.data(), paramSize);
+  applyParamPatches(cached.patches[index], slotPointers.data(), inputs,
+                    paramScratch.data());
+
+  CUlaunchAttribute attributes[2] = {};
+  unsigned numAttributes = 0;
+  if (launch.hasCluster) {
+    attributes[numAttributes].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attributes[numAttributes].value.clusterDim.x = launch.cluster[0];
+    attributes[numAttributes].value.clusterDim.y = launch.cluster[1];
+    attributes[numAttributes].value.clusterDim.z = launch.cluster[2];
+    ++numAttributes;
+  }
+  if (launch.cooperative) {
+    attributes[numAttributes].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+    attributes[numAttributes].value.cooperative = 1;
+    ++numAttributes;
+  }
+  CUlaunchConfig config = {};
+  config.gridDimX = launch.grid[0];
+  config.gridDimY = launch.grid[1];
+  config.gridDimZ = launch.grid[2];
+  config.blockDimX = launch.block[0];
+  config.blockDimY = launch.block[1];
+  config.blockDimZ = launch.block[2];
+  config.sharedMemBytes = launch.dynamicSmem;
+  config.hStream = stream;
+  config.attrs = numAttributes ? attributes : nullptr;
+  config.numAttrs = numAttributes;
+  void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, paramScratch.data(),
+                   CU_LAUNCH_PARAM_BUFFER_SIZE, &paramSize,
+                   CU_LAUNCH_PARAM_END};
+  CUresult result =
+      cu.cuLaunchKernelEx(&config, kernels.functions[launch.kernel], nullptr,
+                          paramSize ? extra : nullptr);
+  if (result == CUDA_SUCCESS)
+    return Status::success();
+  return cu.check(result,
+                  concat("cuLaunchKernelEx for launch ", index, " (kernel ",
+                         desc.kernels[launch.kernel].name, ")")
+                      .c_str());
+}
+
+void Executable::Impl::releaseBuffers(const CudaDriver &cu, CUstream stream) {
+  // Stream-ordered, so kernels already launched finish with them first.
+  if (pool)
+    cu.cuMemFreeAsync(pool, stream);
+  pool = 0;
+  for (CUdeviceptr &output : allocatedOutputs) {
+    if (output)
+      cu.cuMemFreeAsync(output, stream);
+    output = 0;
+  }
+}
+
+Executable::Impl::~Impl() {
+  if (loaded.empty())
+    return;
+  Expected<const CudaDriver *> driver = CudaDriver::get();
+  if (!driver || !(*driver)->cuModuleUnload)
+    return;
+  // Errors are ignored: the context may be gone already (process exit).
+  for (LoadedKernels &kernels : loaded)
+    for (CUmodule module : kernels.modules)
+      (*driver)->cuModuleUnload(module);
+}
+
+//===----------------------------------------------------------------------===//
+// Executable
+//===----------------------------------------------------------------------===//
+
+Executable::Executable(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Executable::~Executable() = default;
+
+Expected<std::unique_ptr<Executable>> Executable::load(const void *data,
+                                                       size_t size) {
+  if (!data && size != 0)
+    return Status(ErrorCode::InvalidArgument, "module data is null");
+  // FlatBuffers reads scalars in place: give it an 8-byte aligned copy.
+  std::vector<uint64_t> aligned((size + 7) / 8);
+  if (size != 0)
+    std::memcpy(aligned.data(), data, size);
+  Expected<ModuleDesc> desc = verifyAndDecodeModule(
+      reinterpret_cast<const uint8_t *>(aligned.data()), size);
+  if (!desc)
+    return desc.status();
+  return std::unique_ptr<Executable>(
+      new Executable(std::make_unique<Impl>(std::move(*desc))));
+}
+
+Expected<std::unique_ptr<Executable>>
+Executable::loadFile(const std::string &path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file)
+    return Status(
+        ErrorCode::FileError,
+        concat("cannot open module file '", path, "': ", std::strerror(errno)));
+  std::vector<char> bytes((std::istreambuf_iterator<char>(file)),
+                          std::istreambuf_iterator<char>());
+  if (file.bad())
+    return Status(ErrorCode::FileError,
+                  concat("cannot read module file '", path, "'"));
+  Expected<std::unique_ptr<Executable>> executable =
+      load(bytes.data(), bytes.size());
+  if (!executable)
+    return Status(executable.status().code(),
+                  concat(path, ": ", executable.status().message()));
+  return executable;
+}
+
+const ModuleInfo &Executable::info() const { return impl_->info; }
+
+Expected<EvaluatedPlan> Executable::plan(const Argument *inputs,
+                                         size_t numInputs) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  Expected<const CachedPlan *> found =
+      impl_->findPlan(inputs, numInputs, nullptr);
+  if (!found)
+    return found.status();
+  Status status = impl_->checkPointers(**found, inputs);
+  if (!status.ok())
+    return status;
+  EvaluatedPlan plan = (*found)->plan;
+  // Show this call's input pointers and scalars in the parameters; buffers
+  // the runtime would allocate stay 0.
+  const ModuleDesc &desc = impl_->desc;
+  std::vector<uint64_t> slots(desc.numSlots(), 0);
+  for (int32_t i = 0; i < desc.numInputs(); ++i)
+    if (desc.inputs[i].kind == ArgKind::Tensor)
+      slots[i] = reinterpret_cast<uint64_t>(inputs[i].data);
+  for (size_t b = 0; b < desc.buffers.size(); ++b)
+    if (desc.buffers[b].aliasInput >= 0)
+      slots[desc.numInputs() + b] = slots[desc.buffers[b].aliasInput];
+  for (size_t l = 0; l < plan.launches.size(); ++l)
+    applyParamPatches((*found)->patches[l], slots.data(), inputs,
+                      plan.launches[l].params.data());
+  return plan;
+}
+
+Status Executable::inferOutputs(const Argument *inputs, size_t numInputs,
+                                OutputTensor *outputs, size_t numOutputs) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  const ModuleDesc &desc = impl_->desc;
+  if (numOutputs != desc.outputs.size())
+    return Status(ErrorCode::WrongOutput,
+                  concat("wrong number of outputs: expected ",
+                         desc.outputs.size(), ", got ", numOutputs));
+  if (numOutputs != 0 && !outputs)
+    return Status(ErrorCode::InvalidArgument, "outputs is null");
+  Expected<const CachedPlan *> found =
+      impl_->findPlan(inputs, numInputs, nullptr);
+  if (!found)
+    return found.status();
+  Status status = impl_->checkPointers(**found, inputs);
+  if (!status.ok())
+    return status;
+  for (size_t o = 0; o < numOutputs; ++o) {
+    impl_->fillOutput(**found, o, outputs[o]);
+    int32_t alias = (*found)->plan.output(o).aliasInput;
+    // A view's data is known now; the others are for the caller to provide.
+    outputs[o].data = alias >= 0 ? inputs[alias].data : nullptr;
+    outputs[o].allocated = 0;
+  }
+  return Status::success();
+}
+
+Status Executable::run(const Argument *inputs, size_t numInputs,
+                       OutputTensor *outputs, size_t numOutputs, void *stream) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->run(inputs, numInputs, outputs, numOutputs,
+                    static_cast<CUstream>(stream));
+}
+
+PlanCacheStats Executable::cacheStats() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  PlanCacheStats stats = impl_->stats;
+  stats.entries = impl_->cache.size();
+  return stats;
+}
+
+void Executable::clearCache() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->cache.clear();
+  impl_->lastPlan = nullptr;
+  impl_->lastKey.clear();
+  impl_->stats.entries = 0;
+}
+
+} // namespace fusion::runtime

@@ -1,0 +1,532 @@
+// Verification and decoding of module files: FlatBuffers structure first,
+// then the file identifier and version, then the meaning of every index.
+#include "ModuleVerifier.h"
+
+#include "Format.h"
+
+#include "fusion/Runtime/ModuleFormat.h"
+#include "fusion/Runtime/fusion_module_generated.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace fusion::runtime {
+
+namespace fb = fusion::fb;
+
+// The schema's enums and the runtime's public enums must agree value by
+// value, because decoding is a static_cast.
+static_assert(static_cast<int>(fb::DType::F8E5M2) ==
+              static_cast<int>(DType::F8E5M2));
+static_assert(static_cast<int>(fb::DType::I1) == static_cast<int>(DType::I1));
+static_assert(static_cast<int>(fb::DType::MAX) + 1 == kNumDTypes);
+static_assert(static_cast<int>(fb::ExprOp::PtrAligned) ==
+              static_cast<int>(ExprOp::PtrAligned));
+static_assert(static_cast<int>(fb::ExprOp::MAX) + 1 == kNumExprOps);
+static_assert(static_cast<int>(fb::ArgKind::Scalar) ==
+              static_cast<int>(ArgKind::Scalar));
+static_assert(static_cast<int>(fb::BufferKind::Intermediate) ==
+              static_cast<int>(BufferKind::Intermediate));
+static_assert(static_cast<int>(fb::ParamKind::ScalarI64) ==
+              static_cast<int>(ParamKind::ScalarI64));
+static_assert(static_cast<int>(fb::ParamKind::MAX) ==
+              static_cast<int>(ParamKind::ScalarI64));
+
+const char *exprOpName(ExprOp op) {
+  static const char *const names[kNumExprOps] = {
+      "const", "input_size", "input_stride", "scalar_input", "add", "sub",
+      "mul",   "floordiv",   "ceildiv",      "rem",          "min", "max",
+      "eq",    "lt",         "select",       "ptr_aligned"};
+  auto index = static_cast<size_t>(op);
+  return index < kNumExprOps ? names[index] : "invalid";
+}
+
+std::string ModuleDesc::inputLabel(int32_t index) const {
+  return concat("input ", index, " (", inputs[index].name, ")");
+}
+
+namespace {
+
+Status invalidModule(const std::string &message) {
+  return Status(ErrorCode::InvalidModule, "invalid module: " + message);
+}
+
+std::string toString(const flatbuffers::String *s) {
+  return s ? s->str() : std::string();
+}
+
+/// Decodes a verified fb::Module into a ModuleDesc, checking every index on
+/// the way, so that the evaluator may index without bounds checks.
+class ModuleDecoder {
+public:
+  explicit ModuleDecoder(const fb::Module &module) : module_(module) {}
+
+  Expected<ModuleDesc> decode() {
+    desc_.version = module_.version();
+    desc_.name = toString(module_.name());
+    desc_.target = toString(module_.target());
+    desc_.definition = toString(module_.definition());
+    for (Status (ModuleDecoder::*step)() :
+         {&ModuleDecoder::decodeInputs, &ModuleDecoder::decodeExprs,
+          &ModuleDecoder::decodeBuffers, &ModuleDecoder::decodeOutputs,
+          &ModuleDecoder::decodeKernels, &ModuleDecoder::decodeLaunches,
+          &ModuleDecoder::decodeChecks}) {
+      Status status = (this->*step)();
+      if (!status.ok())
+        return status;
+    }
+    return std::move(desc_);
+  }
+
+private:
+  int32_t numRegisters() const {
+    return static_cast<int32_t>(desc_.exprs.size());
+  }
+
+  Status checkRegister(int32_t reg, const std::string &what) const {
+    if (reg < 0 || reg >= numRegisters())
+      return invalidModule(concat(what, ": register ", reg,
+                                  " out of range (module has ", numRegisters(),
+                                  " registers)"));
+    return Status::success();
+  }
+
+  Status checkRegisters(const flatbuffers::Vector<int32_t> *regs,
+                        size_t expectedCount, const std::string &what,
+                        int32_t *out) const {
+    size_t count = regs ? regs->size() : 0;
+    if (count != expectedCount)
+      return invalidModule(concat(what, ": expected ", expectedCount,
+                                  " registers, got ", count));
+    for (size_t i = 0; i < count; ++i) {
+      Status status = checkRegister(regs->Get(i), concat(what, "[", i, "]"));
+      if (!status.ok())
+        return status;
+      out[i] = regs->Get(i);
+    }
+    return Status::success();
+  }
+
+  bool isTensorInput(int32_t index) const {
+    return index >= 0 && index < desc_.numInputs() &&
+           desc_.inputs[index].kind == ArgKind::Tensor;
+  }
+
+  /// A slot that has a device pointer: a tensor input or any buffer.
+  Status checkPointerSlot(int32_t slot, const std::string &what) const {
+    if (slot < 0 || slot >= desc_.numInputs() + numBuffersInFile())
+      return invalidModule(
+          concat(what, ": slot ", slot, " out of range (module has ",
+                 desc_.numInputs() + numBuffersInFile(), " slots)"));
+    if (slot < desc_.numInputs() && !isTensorInput(slot))
+      return invalidModule(concat(what, ": slot ", slot, " is scalar ",
+                                  desc_.inputLabel(slot),
+                                  ", which has no pointer"));
+    return Status::success();
+  }
+
+  int32_t numBuffersInFile() const {
+    return module_.buffers() ? static_cast<int32_t>(module_.buffers()->size())
+                             : 0;
+  }
+
+  Status checkScalarInput(int32_t index, bool floating,
+                          const std::string &what) const {
+    if (index < 0 || index >= desc_.numInputs())
+      return invalidModule(concat(what, ": input ", index,
+                                  " out of range (module has ",
+                                  desc_.numInputs(), " inputs)"));
+    const InputDesc &input = desc_.inputs[index];
+    if (input.kind != ArgKind::Scalar ||
+        isFloatingDType(input.dtype) != floating)
+      return invalidModule(
+          concat(what, ": ", desc_.inputLabel(index), " is not ",
+                 floating ? "a floating" : "an integer", " scalar"));
+    return Status::success();
+  }
+
+  Status decodeInputs() {
+    if (!module_.inputs())
+      return Status::success();
+    for (size_t i = 0; i < module_.inputs()->size(); ++i) {
+      const fb::InputSpec *spec = module_.inputs()->Get(i);
+      InputDesc input;
+      input.name = toString(spec->name());
+      std::string what = concat("input ", i, " (", input.name, ")");
+      auto kind = static_cast<int32_t>(spec->kind());
+      if (kind > static_cast<int32_t>(fb::ArgKind::MAX))
+        return invalidModule(concat(what, ": invalid kind ", kind));
+      input.kind = static_cast<ArgKind>(kind);
+      auto dtype = static_cast<int32_t>(spec->dtype());
+      if (!isValidDType(dtype))
+        return invalidModule(concat(what, ": invalid dtype ", dtype));
+      input.dtype = static_cast<DType>(dtype);
+      if (spec->sizes()) {
+        if (input.kind == ArgKind::Scalar && spec->sizes()->size() != 0)
+          return invalidModule(concat(what, ": a scalar has no sizes"));
+        if (spec->sizes()->size() > static_cast<size_t>(kMaxRank))
+          return invalidModule(concat(what, ": rank ", spec->sizes()->size(),
+                                      " exceeds the maximum ", kMaxRank));
+        for (int64_t size : *spec->sizes()) {
+          if (size < -1)
+            return invalidModule(concat(what, ": invalid static size ", size));
+          input.sizes.push_back(size);
+        }
+      }
+      desc_.inputs.push_back(std::move(input));
+    }
+    return Status::success();
+  }
+
+  Status decodeExprs() {
+    if (!module_.exprs())
+      return Status::success();
+    for (size_t i = 0; i < module_.exprs()->size(); ++i) {
+      const fb::ExprInst *inst = module_.exprs()->Get(i);
+      auto op = static_cast<int32_t>(inst->op());
+      if (op >= kNumExprOps)
+        return invalidModule(concat("expr ", i, ": invalid op ", op));
+      ExprInstDesc expr;
+      expr.op = static_cast<ExprOp>(op);
+      expr.a = inst->a();
+      expr.b = inst->b();
+      expr.c = inst->c();
+      expr.imm = inst->imm();
+      Status status = checkExprOperands(static_cast<int32_t>(i), expr);
+      if (!status.ok())
+        return status;
+      if (expr.op == ExprOp::ScalarInput &&
+          std::find(desc_.scalarsReadByExprs.begin(),
+                    desc_.scalarsReadByExprs.end(),
+                    expr.a) == desc_.scalarsReadByExprs.end())
+        desc_.scalarsReadByExprs.push_back(expr.a);
+      if (expr.op == ExprOp::PtrAligned)
+        desc_.ptrAlignedExprs.push_back(static_cast<int32_t>(i));
+      desc_.exprs.push_back(expr);
+    }
+    return Status::success();
+  }
+
+  Status checkExprOperands(int32_t index, const ExprInstDesc &expr) const {
+    std::string what = concat("expr ", index, " (", exprOpName(expr.op), ")");
+    auto earlier = [&](int32_t reg, const char *operand) {
+      if (reg < 0 || reg >= index)
+        return invalidModule(concat(what, ": operand ", operand, " = ", reg,
+                                    " is not an earlier register"));
+      return Status::success();
+    };
+    switch (expr.op) {
+    case ExprOp::Const:
+      return Status::success();
+    case ExprOp::InputSize:
+    case ExprOp::InputStride:
+      if (!isTensorInput(expr.a))
+        return invalidModule(
+            concat(what, ": input ", expr.a, " is not a tensor input"));
+      if (expr.b < 0 || expr.b >= desc_.inputs[expr.a].rank())
+        return invalidModule(concat(what, ": dim ", expr.b,
+                                    " out of range for ",
+                                    desc_.inputLabel(expr.a), " of rank ",
+                                    desc_.inputs[expr.a].rank()));
+      return Status::success();
+    case ExprOp::ScalarInput:
+      return checkScalarInput(expr.a, /*floating=*/false, what);
+    case ExprOp::Select: {
+      Status status = earlier(expr.c, "c");
+      if (!status.ok())
+        return status;
+      [[fallthrough]];
+    }
+    case ExprOp::Add:
+    case ExprOp::Sub:
+    case ExprOp::Mul:
+    case ExprOp::FloorDiv:
+    case ExprOp::CeilDiv:
+    case ExprOp::Rem:
+    case ExprOp::Min:
+    case ExprOp::Max:
+    case ExprOp::Eq:
+    case ExprOp::Lt: {
+      Status status = earlier(expr.a, "a");
+      if (!status.ok())
+        return status;
+      return earlier(expr.b, "b");
+    }
+    case ExprOp::PtrAligned:
+      if (expr.imm <= 0)
+        return invalidModule(
+            concat(what, ": alignment ", expr.imm, " must be positive"));
+      return checkPointerSlot(expr.a, what);
+    }
+    return invalidModule(concat(what, ": unhandled op"));
+  }
+
+  Status decodeBuffers() {
+    if (!module_.buffers())
+      return Status::success();
+    for (size_t i = 0; i < module_.buffers()->size(); ++i) {
+      const fb::BufferSpec *spec = module_.buffers()->Get(i);
+      std::string what = concat("buffer ", i);
+      BufferDesc buffer;
+      auto kind = static_cast<int32_t>(spec->kind());
+      if (kind > static_cast<int32_t>(fb::BufferKind::MAX))
+        return invalidModule(concat(what, ": invalid kind ", kind));
+      buffer.kind = static_cast<BufferKind>(kind);
+      auto dtype = static_cast<int32_t>(spec->dtype());
+      if (!isValidDType(dtype))
+        return invalidModule(concat(what, ": invalid dtype ", dtype));
+      buffer.dtype = static_cast<DType>(dtype);
+      size_t rank = spec->sizes() ? spec->sizes()->size() : 0;
+      if (rank > static_cast<size_t>(kMaxRank))
+        return invalidModule(
+            concat(what, ": rank ", rank, " exceeds the maximum ", kMaxRank));
+      buffer.sizes.resize(rank);
+      Status status = checkRegisters(
+          spec->sizes(), rank, concat(what, " sizes"), buffer.sizes.data());
+      if (!status.ok())
+        return status;
+      if (spec->strides() && spec->strides()->size() != 0) {
+        buffer.strides.resize(rank);
+        status = checkRegisters(spec->strides(), rank, concat(what, " strides"),
+                                buffer.strides.data());
+        if (!status.ok())
+          return status;
+      }
+      buffer.zeroInit = spec->zero_init();
+      buffer.aliasInput = spec->alias_input();
+      if (buffer.aliasInput != -1) {
+        if (!isTensorInput(buffer.aliasInput))
+          return invalidModule(concat(what, ": alias_input ", buffer.aliasInput,
+                                      " is not a tensor input"));
+        if (buffer.kind != BufferKind::Output)
+          return invalidModule(
+              concat(what, ": only an output may alias an input"));
+        // Zero-filling a view would overwrite the caller's input.
+        if (buffer.zeroInit)
+          return invalidModule(
+              concat(what, ": a view of an input cannot be zero-initialized"));
+      }
+      desc_.buffers.push_back(std::move(buffer));
+    }
+    return Status::success();
+  }
+
+  Status decodeOutputs() {
+    std::vector<bool> listed(desc_.buffers.size(), false);
+    desc_.outputOfBuffer.assign(desc_.buffers.size(), -1);
+    if (module_.outputs()) {
+      for (size_t i = 0; i < module_.outputs()->size(); ++i) {
+        int32_t buffer = module_.outputs()->Get(i);
+        std::string what = concat("output ", i);
+        if (buffer < 0 || buffer >= static_cast<int32_t>(desc_.buffers.size()))
+          return invalidModule(concat(what, ": buffer ", buffer,
+                                      " out of range (module has ",
+                                      desc_.buffers.size(), " buffers)"));
+        if (desc_.buffers[buffer].kind != BufferKind::Output)
+          return invalidModule(
+              concat(what, ": buffer ", buffer, " is not an output buffer"));
+        if (listed[buffer])
+          return invalidModule(
+              concat(what, ": buffer ", buffer, " is listed twice"));
+        listed[buffer] = true;
+        desc_.outputOfBuffer[buffer] = static_cast<int32_t>(i);
+        desc_.outputs.push_back(buffer);
+      }
+    }
+    // An output buffer nobody receives would be allocated and leaked.
+    for (size_t i = 0; i < desc_.buffers.size(); ++i)
+      if (desc_.buffers[i].kind == BufferKind::Output && !listed[i])
+        return invalidModule(
+            concat("buffer ", i, " is an output but not listed in outputs"));
+    return Status::success();
+  }
+
+  Status decodeKernels() {
+    if (!module_.kernels())
+      return Status::success();
+    for (size_t i = 0; i < module_.kernels()->size(); ++i) {
+      const fb::Kernel *spec = module_.kernels()->Get(i);
+      KernelDesc kernel;
+      kernel.name = toString(spec->name());
+      if (kernel.name.empty())
+        return invalidModule(concat("kernel ", i, ": empty entry name"));
+      kernel.ptx = toString(spec->ptx());
+      if (spec->cubin())
+        kernel.cubin.assign(spec->cubin()->begin(), spec->cubin()->end());
+      if (kernel.ptx.empty() && kernel.cubin.empty())
+        return invalidModule(
+            concat("kernel ", i, " (", kernel.name, "): no PTX and no cubin"));
+      kernel.sharedBytesStatic = spec->shared_bytes_static();
+      desc_.kernels.push_back(std::move(kernel));
+    }
+    return Status::success();
+  }
+
+  Status decodeLaunches() {
+    if (!module_.launches())
+      return Status::success();
+    for (size_t i = 0; i < module_.launches()->size(); ++i) {
+      const fb::Launch *spec = module_.launches()->Get(i);
+      LaunchDesc launch;
+      if (!spec->variants() || spec->variants()->size() == 0)
+        return invalidModule(concat("launch ", i, ": no variants"));
+      for (size_t v = 0; v < spec->variants()->size(); ++v) {
+        VariantDesc variant;
+        Status status =
+            decodeVariant(*spec->variants()->Get(v),
+                          concat("launch ", i, " variant ", v), variant);
+        if (!status.ok())
+          return status;
+        launch.variants.push_back(std::move(variant));
+      }
+      desc_.launches.push_back(std::move(launch));
+    }
+    return Status::success();
+  }
+
+  Status decodeVariant(const fb::LaunchVariant &spec, const std::string &what,
+                       VariantDesc &variant) const {
+    variant.kernel = spec.kernel();
+    if (variant.kernel < 0 ||
+        variant.kernel >= static_cast<int32_t>(desc_.kernels.size()))
+      return invalidModule(concat(what, ": kernel ", variant.kernel,
+                                  " out of range (module has ",
+                                  desc_.kernels.size(), " kernels)"));
+    variant.guard = spec.guard();
+    if (variant.guard != -1) {
+      Status status = checkRegister(variant.guard, what + " guard");
+      if (!status.ok())
+        return status;
+    }
+    Status status =
+        checkRegisters(spec.grid(), 3, what + " grid", variant.grid);
+    if (!status.ok())
+      return status;
+    status = checkRegisters(spec.block(), 3, what + " block", variant.block);
+    if (!status.ok())
+      return status;
+    variant.dynamicSmem = spec.dynamic_smem();
+    if (variant.dynamicSmem != -1) {
+      status = checkRegister(variant.dynamicSmem, what + " dynamic_smem");
+      if (!status.ok())
+        return status;
+    }
+    if (spec.cluster() && spec.cluster()->size() != 0) {
+      variant.hasCluster = true;
+      status =
+          checkRegisters(spec.cluster(), 3, what + " cluster", variant.cluster);
+      if (!status.ok())
+        return status;
+    }
+    variant.cooperative = spec.cooperative();
+    size_t paramBytes = 0;
+    if (spec.params()) {
+      for (size_t p = 0; p < spec.params()->size(); ++p) {
+        const fb::Param *param = spec.params()->Get(p);
+        std::string paramWhat = concat(what, " param ", p);
+        auto kind = static_cast<int32_t>(param->kind());
+        if (kind > static_cast<int32_t>(fb::ParamKind::MAX))
+          return invalidModule(concat(paramWhat, ": invalid kind ", kind));
+        ParamDesc desc{static_cast<ParamKind>(kind), param->value()};
+        status = checkParam(desc, paramWhat);
+        if (!status.ok())
+          return status;
+        size_t size =
+            (desc.kind == ParamKind::I32 || desc.kind == ParamKind::ScalarF32)
+                ? 4
+                : 8;
+        paramBytes = (paramBytes + size - 1) / size * size + size;
+        variant.params.push_back(desc);
+      }
+    }
+    if (paramBytes > kMaxParamBytes)
+      return invalidModule(concat(what, ": ", paramBytes,
+                                  " bytes of parameters exceed the limit ",
+                                  kMaxParamBytes));
+    return Status::success();
+  }
+
+  Status checkParam(const ParamDesc &param, const std::string &what) const {
+    switch (param.kind) {
+    case ParamKind::Pointer:
+      return checkPointerSlot(param.value, what);
+    case ParamKind::I64:
+    case ParamKind::I32:
+      return checkRegister(param.value, what);
+    case ParamKind::ScalarF64:
+    case ParamKind::ScalarF32:
+      return checkScalarInput(param.value, /*floating=*/true, what);
+    case ParamKind::ScalarI64:
+      return checkScalarInput(param.value, /*floating=*/false, what);
+    }
+    return invalidModule(what + ": unhandled parameter kind");
+  }
+
+  Status decodeChecks() {
+    if (!module_.checks())
+      return Status::success();
+    for (size_t i = 0; i < module_.checks()->size(); ++i) {
+      const fb::ExprCheck *spec = module_.checks()->Get(i);
+      CheckDesc check{spec->lhs(), spec->rhs(), toString(spec->message())};
+      std::string what = concat("check ", i);
+      Status status = checkRegister(check.lhs, what + " lhs");
+      if (!status.ok())
+        return status;
+      status = checkRegister(check.rhs, what + " rhs");
+      if (!status.ok())
+        return status;
+      desc_.checks.push_back(std::move(check));
+    }
+    return Status::success();
+  }
+
+  const fb::Module &module_;
+  ModuleDesc desc_;
+};
+
+std::string printableIdentifier(const uint8_t *bytes) {
+  std::string out;
+  for (int i = 0; i < 4; ++i) {
+    uint8_t c = bytes[i];
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out += static_cast<char>(c);
+    } else {
+      static const char hex[] = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+Expected<ModuleDesc> verifyAndDecodeModule(const uint8_t *data, size_t size) {
+  // A FlatBuffer starts with the root offset and the 4-byte identifier.
+  if (!data || size < 8)
+    return invalidModule(
+        concat("not a Fusion module: ", size, " bytes is too small"));
+  if (std::memcmp(data + 4, kModuleFileIdentifier, 4) != 0)
+    return invalidModule(concat("not a Fusion module: file identifier is '",
+                                printableIdentifier(data + 4), "', expected '",
+                                kModuleFileIdentifier, "'"));
+  // The verifier asserts on sizes at or above this limit; reject them first.
+  if (size >= FLATBUFFERS_MAX_BUFFER_SIZE)
+    return invalidModule(concat("module of ", size, " bytes is too large"));
+  flatbuffers::Verifier verifier(data, size);
+  if (!fb::VerifyModuleBuffer(verifier))
+    return invalidModule(concat("corrupt or truncated module file (", size,
+                                " bytes): FlatBuffers verification failed"));
+  const fb::Module *module = fb::GetModule(data);
+  if (module->version() == 0)
+    return invalidModule("the module has no format version");
+  if (module->version() > kModuleFormatVersion)
+    return Status(ErrorCode::UnsupportedVersion,
+                  concat("module format version ", module->version(),
+                         " is newer than this runtime supports (version ",
+                         kModuleFormatVersion, ")"));
+  return ModuleDecoder(*module).decode();
+}
+
+} // namespace fusion::runtime

@@ -1,0 +1,423 @@
+// End-to-end tests on a real GPU: a hand-written PTX kernel run through the
+// runtime (intermediates, views, variants with clusters, large dynamic shared
+// memory and cooperative launch). Skipped when no CUDA device is present.
+#include "TestModule.h"
+
+#include "fusion/Runtime/Executable.h"
+
+#include <cuda.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <dlfcn.h>
+#include <random>
+
+using namespace fusion::runtime;
+using namespace fusion::runtime::testing;
+namespace fb = fusion::fb;
+
+namespace {
+
+// out[i] = a[i] + alpha * b[i] for i < n; parameters (a, b, out, n: i64,
+// alpha: f32), 36 bytes packed.
+const char *const kAxpyPtx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+
+.visible .entry axpy_f32(
+	.param .u64 axpy_f32_a,
+	.param .u64 axpy_f32_b,
+	.param .u64 axpy_f32_out,
+	.param .u64 axpy_f32_n,
+	.param .f32 axpy_f32_alpha
+)
+{
+	.reg .pred 	%p<2>;
+	.reg .b32 	%r<4>;
+	.reg .f32 	%f<5>;
+	.reg .b64 	%rd<13>;
+
+	ld.param.u64 	%rd1, [axpy_f32_a];
+	ld.param.u64 	%rd2, [axpy_f32_b];
+	ld.param.u64 	%rd3, [axpy_f32_out];
+	ld.param.u64 	%rd4, [axpy_f32_n];
+	ld.param.f32 	%f1, [axpy_f32_alpha];
+	mov.u32 	%r1, %ctaid.x;
+	mov.u32 	%r2, %ntid.x;
+	mov.u32 	%r3, %tid.x;
+	cvt.u64.u32 	%rd5, %r3;
+	mad.wide.u32 	%rd6, %r1, %r2, %rd5;
+	setp.ge.s64 	%p1, %rd6, %rd4;
+	@%p1 bra 	$L__done;
+	shl.b64 	%rd7, %rd6, 2;
+	cvta.to.global.u64 	%rd8, %rd1;
+	add.s64 	%rd9, %rd8, %rd7;
+	ld.global.f32 	%f2, [%rd9];
+	cvta.to.global.u64 	%rd10, %rd2;
+	add.s64 	%rd11, %rd10, %rd7;
+	ld.global.f32 	%f3, [%rd11];
+	fma.rn.f32 	%f4, %f1, %f3, %f2;
+	cvta.to.global.u64 	%rd12, %rd3;
+	add.s64 	%rd12, %rd12, %rd7;
+	st.global.f32 	[%rd12], %f4;
+$L__done:
+	ret;
+}
+)";
+
+constexpr int64_t kLargeThreshold = 100000;
+
+/// Two launches of axpy_f32 through a zero-initialized intermediate:
+///   tmp = a + alpha * b;  out = tmp + alpha * a
+/// plus a second output that is a view of input a. The second launch has a
+/// variant for n > kLargeThreshold with a cluster of 2 and 64 KiB of dynamic
+/// shared memory, and a cooperative variant otherwise.
+TestModule makeAxpyModule() {
+  TestModule m;
+  m.name = "axpy_twice";
+  m.target = "sm_90";
+  m.inputs = {{"a", fb::ArgKind::Tensor, fb::DType::F32, {-1}},
+              {"b", fb::ArgKind::Tensor, fb::DType::F32, {-1}},
+              {"alpha", fb::ArgKind::Scalar, fb::DType::F32, {}}};
+  int32_t n = m.inputSize(0, 0);
+  int32_t nb = m.inputSize(1, 0);
+  int32_t block = m.constant(256);
+  int32_t grid = m.expr(fb::ExprOp::CeilDiv, n, block);
+  int32_t one = m.constant(1);
+  int32_t two = m.constant(2);
+  int32_t evenGrid =
+      m.expr(fb::ExprOp::Mul, m.expr(fb::ExprOp::CeilDiv, grid, two), two);
+  int32_t smem = m.constant(64 * 1024);
+  int32_t large = m.expr(fb::ExprOp::Lt, m.constant(kLargeThreshold), n);
+  m.buffers = {{fb::BufferKind::Intermediate, fb::DType::F32, {n}, true},
+               {fb::BufferKind::Output, fb::DType::F32, {n}},
+               {fb::BufferKind::Output, fb::DType::F32, {n}, false, 0}};
+  m.outputs = {1, 2};
+  m.kernels = {{"axpy_f32", kAxpyPtx, {}, 0}};
+  // Slots: 0 a, 1 b, 2 alpha (no pointer), 3 tmp, 4 out, 5 view of a.
+  TestVariant first;
+  first.grid = {grid, one, one};
+  first.block = {block, one, one};
+  first.params = {{fb::ParamKind::Pointer, 0},
+                  {fb::ParamKind::Pointer, 1},
+                  {fb::ParamKind::Pointer, 3},
+                  {fb::ParamKind::I64, n},
+                  {fb::ParamKind::ScalarF32, 2}};
+  TestVariant clustered;
+  clustered.guard = large;
+  clustered.grid = {evenGrid, one, one};
+  clustered.block = {block, one, one};
+  clustered.cluster = {two, one, one};
+  clustered.dynamicSmem = smem;
+  clustered.params = {{fb::ParamKind::Pointer, 3},
+                      {fb::ParamKind::Pointer, 0},
+                      {fb::ParamKind::Pointer, 4},
+                      {fb::ParamKind::I64, n},
+                      {fb::ParamKind::ScalarF32, 2}};
+  TestVariant cooperative = clustered;
+  cooperative.guard = -1;
+  cooperative.grid = {grid, one, one};
+  cooperative.cluster.clear();
+  cooperative.dynamicSmem = -1;
+  cooperative.cooperative = true;
+  m.launches = {{first}, {clustered, cooperative}};
+  m.checks = {{nb, n, "input 1 (b) dim 0 must equal input 0 (a) dim 0"}};
+  return m;
+}
+
+/// The few driver calls the test itself needs to move data; the runtime has
+/// its own loader.
+struct TestDriver {
+  decltype(&::cuInit) init = nullptr;
+  decltype(&::cuDeviceGet) deviceGet = nullptr;
+  decltype(&::cuDevicePrimaryCtxRetain) primaryCtxRetain = nullptr;
+  decltype(&::cuCtxSetCurrent) ctxSetCurrent = nullptr;
+  decltype(&::cuMemAlloc_v2) memAlloc = nullptr;
+  decltype(&::cuMemFree_v2) memFree = nullptr;
+  decltype(&::cuMemcpyHtoD_v2) memcpyHtoD = nullptr;
+  decltype(&::cuMemcpyDtoH_v2) memcpyDtoH = nullptr;
+  decltype(&::cuMemsetD32_v2) memsetD32 = nullptr;
+  decltype(&::cuStreamCreate) streamCreate = nullptr;
+  decltype(&::cuStreamDestroy_v2) streamDestroy = nullptr;
+  decltype(&::cuCtxSynchronize) ctxSynchronize = nullptr;
+
+  bool load() {
+    void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!library)
+      return false;
+    auto get = [&](auto &fn, const char *name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+          dlsym(library, name));
+      return fn != nullptr;
+    };
+    return get(init, "cuInit") && get(deviceGet, "cuDeviceGet") &&
+           get(primaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
+           get(ctxSetCurrent, "cuCtxSetCurrent") &&
+           get(memAlloc, "cuMemAlloc_v2") && get(memFree, "cuMemFree_v2") &&
+           get(memcpyHtoD, "cuMemcpyHtoD_v2") &&
+           get(memcpyDtoH, "cuMemcpyDtoH_v2") &&
+           get(memsetD32, "cuMemsetD32_v2") &&
+           get(streamCreate, "cuStreamCreate") &&
+           get(streamDestroy, "cuStreamDestroy_v2") &&
+           get(ctxSynchronize, "cuCtxSynchronize");
+  }
+};
+
+#define CU_ASSERT(call) ASSERT_EQ((call), CUDA_SUCCESS) << #call
+
+class GPURuntimeTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    Status status = cudaDriverStatus();
+    if (!status.ok())
+      GTEST_SKIP() << "no CUDA device: GPU test skipped (" << status.message()
+                   << ")";
+    ASSERT_TRUE(cu.load()) << "libcuda.so.1 lacks an entry point the test uses";
+    // Make the primary context current first, as PyTorch would; the runtime
+    // must use it.
+    CUdevice device = 0;
+    CU_ASSERT(cu.init(0));
+    CU_ASSERT(cu.deviceGet(&device, 0));
+    CUcontext context = nullptr;
+    CU_ASSERT(cu.primaryCtxRetain(&context, device));
+    CU_ASSERT(cu.ctxSetCurrent(context));
+    std::vector<uint8_t> bytes = makeAxpyModule().build();
+    Expected<std::unique_ptr<Executable>> loaded =
+        Executable::load(bytes.data(), bytes.size());
+    ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
+    exe = std::move(*loaded);
+  }
+
+  void TearDown() override {
+    for (CUdeviceptr pointer : allocations)
+      cu.memFree(pointer);
+  }
+
+  CUdeviceptr upload(const std::vector<float> &host) {
+    CUdeviceptr device = 0;
+    size_t bytes = std::max<size_t>(host.size(), 1) * sizeof(float);
+    EXPECT_EQ(cu.memAlloc(&device, bytes), CUDA_SUCCESS);
+    if (!host.empty())
+      EXPECT_EQ(cu.memcpyHtoD(device, host.data(), host.size() * sizeof(float)),
+                CUDA_SUCCESS);
+    allocations.push_back(device);
+    return device;
+  }
+
+  std::vector<float> download(CUdeviceptr device, size_t count) {
+    std::vector<float> host(count);
+    if (count)
+      EXPECT_EQ(cu.memcpyDtoH(host.data(), device, count * sizeof(float)),
+                CUDA_SUCCESS);
+    return host;
+  }
+
+  static std::vector<float> randomVector(size_t n, unsigned seed) {
+    std::mt19937 random(seed);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<float> values(n);
+    for (float &v : values)
+      v = uniform(random);
+    return values;
+  }
+
+  /// Runs the module on random inputs of size n with runtime-allocated
+  /// outputs and checks the results.
+  void runAndCheck(int64_t n, CUstream stream) {
+    std::vector<float> a = randomVector(n, 1), b = randomVector(n, 2);
+    float alpha = 0.75f;
+    CUdeviceptr da = upload(a), db = upload(b);
+    std::vector<Argument> args = {
+        Argument::tensor(reinterpret_cast<void *>(da), DType::F32, &n, 1),
+        Argument::tensor(reinterpret_cast<void *>(db), DType::F32, &n, 1),
+        Argument::floatScalar(alpha, DType::F32)};
+    OutputTensor outputs[2];
+    Status status = exe->run(args.data(), args.size(), outputs, 2, stream);
+    ASSERT_TRUE(status.ok()) << status.toString();
+    ASSERT_TRUE(synchronizeStream(stream).ok());
+    EXPECT_EQ(outputs[0].allocated, n > 0 ? 1 : 0);
+    EXPECT_EQ(outputs[0].rank, 1);
+    EXPECT_EQ(outputs[0].sizes[0], n);
+    EXPECT_EQ(outputs[1].data, reinterpret_cast<void *>(da));
+    EXPECT_EQ(outputs[1].allocated, 0);
+    std::vector<float> out =
+        download(reinterpret_cast<CUdeviceptr>(outputs[0].data), n);
+    for (int64_t i = 0; i < n; ++i) {
+      float tmp = std::fma(alpha, b[i], a[i]);
+      float expected = std::fma(alpha, a[i], tmp);
+      ASSERT_NEAR(out[i], expected, 1e-5f) << "n = " << n << ", i = " << i;
+    }
+    ASSERT_TRUE(freeDeviceMemory(outputs[0].data, stream).ok());
+    ASSERT_TRUE(synchronizeStream(stream).ok());
+  }
+
+  TestDriver cu;
+  std::unique_ptr<Executable> exe;
+  std::vector<CUdeviceptr> allocations;
+};
+
+} // namespace
+
+TEST_F(GPURuntimeTest, RunsOnTheDefaultStream) {
+  runAndCheck(1000, nullptr);
+  runAndCheck(1000, nullptr); // cached plan
+  PlanCacheStats stats = exe->cacheStats();
+  EXPECT_EQ(stats.misses, 1u);
+  EXPECT_EQ(stats.hits, 1u);
+}
+
+TEST_F(GPURuntimeTest, RunsOnAStreamWithEveryVariant) {
+  CUstream stream = nullptr;
+  CU_ASSERT(cu.streamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  for (int64_t n : std::vector<int64_t>{1, 255, 257, 4096, kLargeThreshold,
+                                        kLargeThreshold + 1, 1 << 22})
+    runAndCheck(n, stream);
+  int64_t large = 1 << 22;
+  int64_t one = 1;
+  Expected<EvaluatedPlan> plan =
+      exe->plan({Argument::tensor(reinterpret_cast<void *>(0x1000), DType::F32,
+                                  &large, 1),
+                 Argument::tensor(reinterpret_cast<void *>(0x2000), DType::F32,
+                                  &large, 1),
+                 Argument::floatScalar(1.0, DType::F32)});
+  ASSERT_TRUE(plan.ok());
+  EXPECT_TRUE(plan->launches[1].hasCluster);
+  EXPECT_EQ(plan->launches[1].dynamicSmem, 64u * 1024);
+  plan = exe->plan(
+      {Argument::tensor(reinterpret_cast<void *>(0x1000), DType::F32, &one, 1),
+       Argument::tensor(reinterpret_cast<void *>(0x2000), DType::F32, &one, 1),
+       Argument::floatScalar(1.0, DType::F32)});
+  ASSERT_TRUE(plan.ok());
+  EXPECT_TRUE(plan->launches[1].cooperative);
+  cu.streamDestroy(stream);
+}
+
+TEST_F(GPURuntimeTest, EmptyTensorsLaunchNothing) { runAndCheck(0, nullptr); }
+
+TEST_F(GPURuntimeTest, BadInputsLaunchNothingAndLeaveOutputsUntouched) {
+  int64_t n = 4096;
+  std::vector<float> a = randomVector(n, 3), b = randomVector(n, 4);
+  CUdeviceptr da = upload(a), db = upload(b);
+  CUdeviceptr dout = upload(std::vector<float>(n));
+  const unsigned kPoison = 0x7fbadbadu; // a NaN
+  CU_ASSERT(cu.memsetD32(dout, kPoison, n));
+  CU_ASSERT(cu.ctxSynchronize());
+
+  auto tensor = [&](CUdeviceptr p, DType dtype, int64_t *size) {
+    return Argument::tensor(reinterpret_cast<void *>(p), dtype, size, 1);
+  };
+  OutputTensor provided[2];
+  provided[0].data = reinterpret_cast<void *>(dout);
+  provided[0].dtype = DType::F32;
+  provided[0].rank = 1;
+  provided[0].sizes[0] = n;
+  provided[0].strides[0] = 1;
+  int64_t shorter = n - 1;
+  struct BadCall {
+    std::vector<Argument> args;
+    OutputTensor out0;
+    ErrorCode code;
+  };
+  OutputTensor wrongSize = provided[0];
+  wrongSize.sizes[0] = n + 1;
+  std::vector<BadCall> calls = {
+      {{tensor(da, DType::F32, &n), tensor(db, DType::F16, &n),
+        Argument::floatScalar(1.0, DType::F32)},
+       provided[0],
+       ErrorCode::WrongDType},
+      {{tensor(da, DType::F32, &n), tensor(db, DType::F32, &shorter),
+        Argument::floatScalar(1.0, DType::F32)},
+       provided[0],
+       ErrorCode::ConstraintViolation},
+      {{tensor(da, DType::F32, &n), tensor(0, DType::F32, &n),
+        Argument::floatScalar(1.0, DType::F32)},
+       provided[0],
+       ErrorCode::NullPointer},
+      {{tensor(da, DType::F32, &n), tensor(db, DType::F32, &n)},
+       provided[0],
+       ErrorCode::WrongInputCount},
+      {{tensor(da, DType::F32, &n), tensor(db, DType::F32, &n),
+        Argument::floatScalar(1.0, DType::F32)},
+       wrongSize,
+       ErrorCode::WrongOutput},
+  };
+  for (BadCall &call : calls) {
+    OutputTensor outputs[2] = {call.out0, OutputTensor()};
+    OutputTensor before[2] = {outputs[0], outputs[1]};
+    Status status =
+        exe->run(call.args.data(), call.args.size(), outputs, 2, nullptr);
+    EXPECT_EQ(status.code(), call.code) << status.toString();
+    EXPECT_EQ(std::memcmp(before, outputs, sizeof(outputs)), 0);
+  }
+  CU_ASSERT(cu.ctxSynchronize());
+  std::vector<float> out = download(dout, n);
+  for (int64_t i = 0; i < n; ++i) {
+    unsigned bits;
+    std::memcpy(&bits, &out[i], 4);
+    ASSERT_EQ(bits, kPoison) << "output written at " << i;
+  }
+
+  // The same output, with good inputs: written.
+  std::vector<Argument> args = {tensor(da, DType::F32, &n),
+                                tensor(db, DType::F32, &n),
+                                Argument::floatScalar(2.0, DType::F32)};
+  OutputTensor outputs[2] = {provided[0], OutputTensor()};
+  Status status = exe->run(args.data(), args.size(), outputs, 2, nullptr);
+  ASSERT_TRUE(status.ok()) << status.toString();
+  EXPECT_EQ(outputs[0].data, reinterpret_cast<void *>(dout));
+  EXPECT_EQ(outputs[0].allocated, 0);
+  CU_ASSERT(cu.ctxSynchronize());
+  out = download(dout, n);
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_NEAR(out[i], std::fma(2.0f, a[i], std::fma(2.0f, b[i], a[i])),
+                1e-5f);
+}
+
+TEST_F(GPURuntimeTest, FallsBackToPtxWhenTheCubinDoesNotLoad) {
+  TestModule module = makeAxpyModule();
+  const char notACubin[] = "not a cubin";
+  module.kernels[0].cubin.assign(notACubin, notACubin + sizeof(notACubin));
+  std::vector<uint8_t> bytes = module.build();
+  Expected<std::unique_ptr<Executable>> loaded =
+      Executable::load(bytes.data(), bytes.size());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
+  exe = std::move(*loaded);
+  runAndCheck(1000, nullptr);
+}
+
+TEST_F(GPURuntimeTest, SteadyStateHostOverhead) {
+  int64_t n = 1 << 16;
+  CUdeviceptr da = upload(randomVector(n, 5)), db = upload(randomVector(n, 6));
+  CUdeviceptr dout = upload(std::vector<float>(n));
+  std::vector<Argument> args = {
+      Argument::tensor(reinterpret_cast<void *>(da), DType::F32, &n, 1),
+      Argument::tensor(reinterpret_cast<void *>(db), DType::F32, &n, 1),
+      Argument::floatScalar(1.0, DType::F32)};
+  OutputTensor outputs[2];
+  outputs[0].data = reinterpret_cast<void *>(dout);
+  outputs[0].dtype = DType::F32;
+  outputs[0].rank = 1;
+  outputs[0].sizes[0] = n;
+  outputs[0].strides[0] = 1;
+  OutputTensor templateOutputs[2] = {outputs[0], outputs[1]};
+  ASSERT_TRUE(exe->run(args.data(), 3, outputs, 2, nullptr).ok());
+  constexpr int kCalls = 2000;
+  auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < kCalls; ++i) {
+    outputs[0] = templateOutputs[0];
+    outputs[1] = templateOutputs[1];
+    Status status = exe->run(args.data(), 3, outputs, 2, nullptr);
+    ASSERT_TRUE(status.ok()) << status.toString();
+  }
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  ASSERT_TRUE(synchronizeStream(nullptr).ok());
+  double perCall =
+      std::chrono::duration<double, std::micro>(elapsed).count() / kCalls;
+  std::cout << "host time per run() (2 launches, 1 intermediate): " << perCall
+            << " us\n";
+  EXPECT_EQ(exe->cacheStats().misses, 1u);
+}

@@ -1,0 +1,405 @@
+// Tests of module loading: structure (FlatBuffers verifier, identifier,
+// version), fuzzed files, and the semantic checks of every index.
+#include "TestModule.h"
+
+#include "fusion/Runtime/Executable.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+using namespace fusion::runtime;
+using namespace fusion::runtime::testing;
+namespace fb = fusion::fb;
+
+namespace {
+
+Expected<std::unique_ptr<Executable>> loadBytes(const std::vector<uint8_t> &b) {
+  return Executable::load(b.data(), b.size());
+}
+
+/// Loads `module` and expects it rejected with `code` and a message that
+/// contains `fragment`.
+void expectRejected(const TestModule &module, ErrorCode code,
+                    const std::string &fragment) {
+  Expected<std::unique_ptr<Executable>> loaded = loadBytes(module.build());
+  ASSERT_FALSE(loaded.ok()) << "expected an error containing: " << fragment;
+  EXPECT_EQ(loaded.status().code(), code) << loaded.status().toString();
+  EXPECT_NE(loaded.status().message().find(fragment), std::string::npos)
+      << loaded.status().message();
+}
+
+} // namespace
+
+TEST(ModuleVerifierTest, ValidModuleLoadsWithMetadata) {
+  TestModule module = makeAddModule();
+  module.target = "sm_90a";
+  module.kernels[0].cubin = {1, 2, 3};
+  Expected<std::unique_ptr<Executable>> loaded = loadBytes(module.build());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
+  const ModuleInfo &info = (*loaded)->info();
+  EXPECT_EQ(info.version, kModuleFormatVersion);
+  EXPECT_EQ(info.name, "add");
+  EXPECT_EQ(info.target, "sm_90a");
+  EXPECT_EQ(info.definition, "fusion.func @test");
+  ASSERT_EQ(info.inputs.size(), 2u);
+  EXPECT_EQ(info.inputs[1].name, "b");
+  EXPECT_EQ(info.inputs[1].kind, ArgKind::Tensor);
+  EXPECT_EQ(info.inputs[1].dtype, DType::F32);
+  EXPECT_EQ(info.inputs[1].sizes, std::vector<int64_t>{-1});
+  ASSERT_EQ(info.outputs.size(), 1u);
+  EXPECT_EQ(info.outputs[0].dtype, DType::F32);
+  EXPECT_EQ(info.outputs[0].rank, 1);
+  EXPECT_EQ(info.outputs[0].aliasInput, -1);
+  ASSERT_EQ(info.kernels.size(), 1u);
+  EXPECT_EQ(info.kernels[0].name, "add_f32");
+  EXPECT_TRUE(info.kernels[0].hasCubin);
+  EXPECT_EQ(info.kernels[0].cubinSize, 3u);
+  EXPECT_EQ(info.kernels[0].ptxSize, module.kernels[0].ptx.size());
+  EXPECT_EQ(info.numLaunches, 1u);
+  EXPECT_EQ(info.numExprs, 5u);
+}
+
+TEST(ModuleVerifierTest, LoadsFromUnalignedMemory) {
+  std::vector<uint8_t> bytes = makeAddModule().build();
+  std::vector<uint8_t> shifted(bytes.size() + 1);
+  std::copy(bytes.begin(), bytes.end(), shifted.begin() + 1);
+  Expected<std::unique_ptr<Executable>> loaded =
+      Executable::load(shifted.data() + 1, bytes.size());
+  EXPECT_TRUE(loaded.ok()) << loaded.status().toString();
+}
+
+TEST(ModuleVerifierTest, RejectsWrongIdentifier) {
+  std::vector<uint8_t> bytes = makeAddModule().build();
+  bytes[4] = 'N';
+  bytes[5] = 'O';
+  bytes[6] = 'P';
+  bytes[7] = 0x01;
+  Expected<std::unique_ptr<Executable>> loaded = loadBytes(bytes);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), ErrorCode::InvalidModule);
+  EXPECT_NE(loaded.status().message().find(
+                "file identifier is 'NOP\\x01', expected 'FUSN'"),
+            std::string::npos)
+      << loaded.status().message();
+}
+
+TEST(ModuleVerifierTest, RejectsTinyAndEmptyFiles) {
+  for (size_t size : {0, 1, 7}) {
+    std::vector<uint8_t> bytes(size, 0);
+    Expected<std::unique_ptr<Executable>> loaded =
+        Executable::load(bytes.data(), bytes.size());
+    ASSERT_FALSE(loaded.ok());
+    EXPECT_EQ(loaded.status().code(), ErrorCode::InvalidModule);
+  }
+  Expected<std::unique_ptr<Executable>> loaded = Executable::load(nullptr, 0);
+  EXPECT_EQ(loaded.status().code(), ErrorCode::InvalidModule);
+  loaded = Executable::load(nullptr, 16);
+  EXPECT_EQ(loaded.status().code(), ErrorCode::InvalidArgument);
+}
+
+TEST(ModuleVerifierTest, RejectsNewerVersionNamingBoth) {
+  TestModule module = makeAddModule();
+  module.version = kModuleFormatVersion + 1;
+  Expected<std::unique_ptr<Executable>> loaded = loadBytes(module.build());
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), ErrorCode::UnsupportedVersion);
+  EXPECT_EQ(loaded.status().message(),
+            "module format version 2 is newer than this runtime supports "
+            "(version 1)");
+}
+
+TEST(ModuleVerifierTest, RejectsMissingVersion) {
+  TestModule module = makeAddModule();
+  module.version = 0;
+  expectRejected(module, ErrorCode::InvalidModule, "no format version");
+}
+
+TEST(ModuleVerifierTest, RejectsEveryTruncation) {
+  std::vector<uint8_t> bytes = makeAddModule().build();
+  ASSERT_TRUE(loadBytes(bytes).ok());
+  for (size_t size = 0; size < bytes.size(); ++size) {
+    Expected<std::unique_ptr<Executable>> loaded =
+        Executable::load(bytes.data(), size);
+    ASSERT_FALSE(loaded.ok()) << "prefix of " << size << " of " << bytes.size()
+                              << " bytes was accepted";
+    EXPECT_EQ(loaded.status().code(), ErrorCode::InvalidModule);
+    EXPECT_FALSE(loaded.status().message().empty());
+  }
+}
+
+TEST(ModuleVerifierTest, SurvivesRandomByteFlips) {
+  TestModule module = makeAddModule();
+  // Give the fuzzer more structure to break: variants, buffers, checks.
+  int32_t big = module.constant(4096);
+  int32_t isBig = module.expr(fb::ExprOp::Lt, big, 0);
+  module.buffers.push_back(
+      {fb::BufferKind::Intermediate, fb::DType::F16, {0, 4}, true});
+  TestVariant second = module.launches[0][0];
+  module.launches[0][0].guard = isBig;
+  module.launches[0].push_back(second);
+  std::vector<uint8_t> original = module.build();
+  ASSERT_TRUE(loadBytes(original).ok())
+      << loadBytes(original).status().toString();
+
+  std::mt19937 random(1234);
+  int rejected = 0, accepted = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    std::vector<uint8_t> bytes = original;
+    int flips = 1 + static_cast<int>(random() % 4);
+    for (int f = 0; f < flips; ++f)
+      bytes[random() % bytes.size()] ^=
+          static_cast<uint8_t>(1 + random() % 255);
+    Expected<std::unique_ptr<Executable>> loaded = loadBytes(bytes);
+    if (!loaded.ok()) {
+      ++rejected;
+      ErrorCode code = loaded.status().code();
+      EXPECT_TRUE(code == ErrorCode::InvalidModule ||
+                  code == ErrorCode::UnsupportedVersion)
+          << loaded.status().toString();
+      continue;
+    }
+    ++accepted;
+    // Whatever loads must evaluate without crashing, with any inputs.
+    const ModuleInfo &info = (*loaded)->info();
+    std::vector<Argument> args;
+    std::vector<std::vector<int64_t>> sizes;
+    for (const InputInfo &input : info.inputs) {
+      sizes.emplace_back(input.sizes.size(), 1000);
+      for (size_t d = 0; d < input.sizes.size(); ++d)
+        if (input.sizes[d] >= 0)
+          sizes.back()[d] = input.sizes[d];
+    }
+    for (size_t i = 0; i < info.inputs.size(); ++i) {
+      const InputInfo &input = info.inputs[i];
+      if (input.kind == ArgKind::Scalar)
+        args.push_back(Argument::intScalar(3, input.dtype));
+      else
+        args.push_back(Argument::tensor(reinterpret_cast<void *>(0x10000),
+                                        input.dtype, sizes[i].data(),
+                                        sizes[i].size()));
+    }
+    (void)(*loaded)->plan(args);
+  }
+  EXPECT_GT(rejected, 0);
+  std::cout << "byte flips: " << rejected << " rejected, " << accepted
+            << " accepted (flips in strings or values)\n";
+}
+
+TEST(ModuleVerifierTest, RejectsBadInputs) {
+  TestModule module = makeAddModule();
+  module.inputs[0].sizes = {-2};
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "input 0 (a): invalid static size -2");
+
+  module = makeAddModule();
+  module.inputs.push_back({"s", fb::ArgKind::Scalar, fb::DType::I64, {4}});
+  expectRejected(module, ErrorCode::InvalidModule, "a scalar has no sizes");
+
+  module = makeAddModule();
+  module.inputs[1].dtype = static_cast<fb::DType>(42);
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "input 1 (b): invalid dtype 42");
+
+  module = makeAddModule();
+  module.inputs[0].sizes.assign(kMaxRank + 1, -1);
+  expectRejected(module, ErrorCode::InvalidModule, "exceeds the maximum");
+}
+
+TEST(ModuleVerifierTest, RejectsBadExprOperands) {
+  TestModule module = makeAddModule();
+  module.exprs[3].a = 3; // ceildiv reading itself
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "expr 3 (ceildiv): operand a = 3 is not an earlier register");
+
+  module = makeAddModule();
+  module.exprs[3].b = 7; // a later register
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "expr 3 (ceildiv): operand b = 7");
+
+  module = makeAddModule();
+  module.expr(fb::ExprOp::Select, 0, 1, -1);
+  expectRejected(module, ErrorCode::InvalidModule, "operand c = -1");
+
+  module = makeAddModule();
+  module.exprs[0].b = 1; // dim 1 of a rank-1 input
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "dim 1 out of range for input 0 (a) of rank 1");
+
+  module = makeAddModule();
+  module.exprs[0].a = 2; // no input 2
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "input 2 is not a tensor input");
+
+  module = makeAddModule();
+  module.expr(fb::ExprOp::ScalarInput, 0); // a tensor, not a scalar
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "input 0 (a) is not an integer scalar");
+
+  module = makeAddModule();
+  module.inputs.push_back({"eps", fb::ArgKind::Scalar, fb::DType::F32, {}});
+  module.expr(fb::ExprOp::ScalarInput, 2); // a float scalar
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "input 2 (eps) is not an integer scalar");
+
+  module = makeAddModule();
+  module.expr(fb::ExprOp::PtrAligned, 0, 0, 0, 0);
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "alignment 0 must be positive");
+
+  module = makeAddModule();
+  module.expr(fb::ExprOp::PtrAligned, 3, 0, 0, 16); // slots: 2 inputs, 1 buffer
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "slot 3 out of range (module has 3 slots)");
+
+  module = makeAddModule();
+  module.expr(static_cast<fb::ExprOp>(200));
+  expectRejected(module, ErrorCode::InvalidModule, "expr 5: invalid op 200");
+}
+
+TEST(ModuleVerifierTest, RejectsBadBuffersAndOutputs) {
+  TestModule module = makeAddModule();
+  module.buffers[0].sizes = {99};
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "buffer 0 sizes[0]: register 99 out of range (module has 5 "
+                 "registers)");
+
+  module = makeAddModule();
+  module.buffers[0].strides = {0, 1};
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "buffer 0 strides: expected 1 registers, got 2");
+
+  module = makeAddModule();
+  module.buffers[0].aliasInput = 5;
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "alias_input 5 is not a tensor input");
+
+  module = makeAddModule();
+  module.buffers[0].aliasInput = 0;
+  module.buffers[0].zeroInit = true;
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "a view of an input cannot be zero-initialized");
+
+  module = makeAddModule();
+  module.buffers.push_back(
+      {fb::BufferKind::Intermediate, fb::DType::F32, {0}, false, 1});
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "only an output may alias an input");
+
+  module = makeAddModule();
+  module.outputs = {1};
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "output 0: buffer 1 out of range (module has 1 buffers)");
+
+  module = makeAddModule();
+  module.outputs = {0, 0};
+  expectRejected(module, ErrorCode::InvalidModule, "listed twice");
+
+  module = makeAddModule();
+  module.outputs = {};
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "buffer 0 is an output but not listed in outputs");
+
+  module = makeAddModule();
+  module.buffers.push_back({fb::BufferKind::Intermediate, fb::DType::F32, {0}});
+  module.outputs = {0, 1};
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "output 1: buffer 1 is not an output buffer");
+}
+
+TEST(ModuleVerifierTest, RejectsBadKernelsAndLaunches) {
+  TestModule module = makeAddModule();
+  module.launches[0][0].kernel = 1;
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "launch 0 variant 0: kernel 1 out of range (module has 1 "
+                 "kernels)");
+
+  module = makeAddModule();
+  module.launches[0][0].kernel = -1;
+  expectRejected(module, ErrorCode::InvalidModule, "kernel -1 out of range");
+
+  module = makeAddModule();
+  module.launches[0][0].grid = {3, 4};
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "launch 0 variant 0 grid: expected 3 registers, got 2");
+
+  module = makeAddModule();
+  module.launches[0][0].block = {2, 4, 17};
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "launch 0 variant 0 block[2]: register 17 out of range");
+
+  module = makeAddModule();
+  module.launches[0][0].cluster = {4};
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "cluster: expected 3 registers, got 1");
+
+  module = makeAddModule();
+  module.launches[0][0].guard = 5;
+  expectRejected(module, ErrorCode::InvalidModule, "guard: register 5");
+
+  module = makeAddModule();
+  module.launches[0][0].dynamicSmem = -7;
+  expectRejected(module, ErrorCode::InvalidModule, "dynamic_smem: register -7");
+
+  module = makeAddModule();
+  module.launches[0][0].params[2].value = 3; // slots 0..2
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "launch 0 variant 0 param 2: slot 3 out of range (module has "
+                 "3 slots)");
+
+  module = makeAddModule();
+  module.inputs.push_back({"n", fb::ArgKind::Scalar, fb::DType::I64, {}});
+  module.launches[0][0].params[0].value = 2; // pointer of a scalar input
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "param 0: slot 2 is scalar input 2 (n), which has no pointer");
+
+  module = makeAddModule();
+  module.inputs.push_back({"n", fb::ArgKind::Scalar, fb::DType::I64, {}});
+  module.launches[0][0].params[2].value = 3; // the output moved to slot 3
+  module.launches[0][0].params.push_back({fb::ParamKind::ScalarF32, 2});
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "input 2 (n) is not a floating scalar");
+
+  module = makeAddModule();
+  module.launches[0][0].params.push_back({fb::ParamKind::I32, 5});
+  expectRejected(module, ErrorCode::InvalidModule, "param 4: register 5");
+
+  module = makeAddModule();
+  module.launches[0][0].params.push_back({static_cast<fb::ParamKind>(9), 0});
+  expectRejected(module, ErrorCode::InvalidModule, "param 4: invalid kind 9");
+
+  module = makeAddModule();
+  module.launches[0][0].params.assign(4200, {fb::ParamKind::I64, 0});
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "33600 bytes of parameters exceed the limit 32764");
+
+  module = makeAddModule();
+  module.launches[0].clear();
+  expectRejected(module, ErrorCode::InvalidModule, "launch 0: no variants");
+
+  module = makeAddModule();
+  module.kernels[0].ptx.clear();
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "kernel 0 (add_f32): no PTX and no cubin");
+
+  module = makeAddModule();
+  module.kernels[0].name.clear();
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "kernel 0: empty entry name");
+}
+
+TEST(ModuleVerifierTest, RejectsBadChecks) {
+  TestModule module = makeAddModule();
+  module.checks[0].rhs = 40;
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "check 0 rhs: register 40 out of range");
+}
+
+TEST(ModuleVerifierTest, LoadFileErrors) {
+  Expected<std::unique_ptr<Executable>> loaded =
+      Executable::loadFile("/nonexistent/dir/module.fusionmod");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), ErrorCode::FileError);
+  EXPECT_NE(loaded.status().message().find("/nonexistent/dir/module.fusionmod"),
+            std::string::npos);
+}

@@ -1,0 +1,99 @@
+// A plain, editable description of a module file for the runtime's tests,
+// serialized with flatbuffers::FlatBufferBuilder; plus the modules that
+// several tests share.
+#ifndef FUSION_UNITTESTS_RUNTIME_TESTMODULE_H
+#define FUSION_UNITTESTS_RUNTIME_TESTMODULE_H
+
+#include "fusion/Runtime/ModuleFormat.h"
+#include "fusion/Runtime/fusion_module_generated.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fusion::runtime::testing {
+
+struct TestInput {
+  std::string name;
+  fb::ArgKind kind = fb::ArgKind::Tensor;
+  fb::DType dtype = fb::DType::F32;
+  std::vector<int64_t> sizes;
+};
+
+struct TestExpr {
+  fb::ExprOp op = fb::ExprOp::Const;
+  int32_t a = 0, b = 0, c = 0;
+  int64_t imm = 0;
+};
+
+struct TestBuffer {
+  fb::BufferKind kind = fb::BufferKind::Output;
+  fb::DType dtype = fb::DType::F32;
+  std::vector<int32_t> sizes;
+  bool zeroInit = false;
+  int32_t aliasInput = -1;
+  std::vector<int32_t> strides;
+};
+
+struct TestParam {
+  fb::ParamKind kind = fb::ParamKind::Pointer;
+  int32_t value = 0;
+};
+
+struct TestVariant {
+  int32_t kernel = 0;
+  int32_t guard = -1;
+  std::vector<int32_t> grid, block, cluster;
+  int32_t dynamicSmem = -1;
+  bool cooperative = false;
+  std::vector<TestParam> params;
+};
+
+struct TestKernel {
+  std::string name;
+  std::string ptx;
+  std::vector<uint8_t> cubin;
+  int32_t sharedBytesStatic = 0;
+};
+
+struct TestCheck {
+  int32_t lhs = 0, rhs = 0;
+  std::string message;
+};
+
+struct TestModule {
+  uint32_t version = kModuleFormatVersion;
+  std::string name = "test_fusion";
+  std::string target = "sm_90a";
+  std::vector<TestInput> inputs;
+  std::vector<TestExpr> exprs;
+  std::vector<TestBuffer> buffers;
+  std::vector<int32_t> outputs;
+  std::vector<TestKernel> kernels;
+  std::vector<std::vector<TestVariant>> launches; // variants per launch
+  std::vector<TestCheck> checks;
+  std::string definition = "fusion.func @test";
+
+  /// Appends an instruction and returns its register.
+  int32_t expr(fb::ExprOp op, int32_t a = 0, int32_t b = 0, int32_t c = 0,
+               int64_t imm = 0);
+  int32_t constant(int64_t value) {
+    return expr(fb::ExprOp::Const, 0, 0, 0, value);
+  }
+  int32_t inputSize(int32_t input, int32_t dim) {
+    return expr(fb::ExprOp::InputSize, input, dim);
+  }
+
+  /// The module file bytes.
+  std::vector<uint8_t> build() const;
+};
+
+/// out = a + b over 1-D f32 tensors of a dynamic size n, one kernel
+/// "add_f32"(a, b, out, n: i64) with 128 threads per block, and the
+/// constraint size(b) == size(a). Registers: 0 = size(a), 1 = size(b),
+/// 2 = 128, 3 = ceildiv(n, 128), 4 = 1.
+TestModule makeAddModule();
+
+} // namespace fusion::runtime::testing
+
+#endif // FUSION_UNITTESTS_RUNTIME_TESTMODULE_H
