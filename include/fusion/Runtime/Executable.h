@@ -203,9 +203,10 @@ public:
                       OutputTensor *outputs, size_t numOutputs);
 
   /// Checks the inputs and outputs, then launches every kernel on `stream`
-  /// (a CUstream; null is the legacy default stream). On error nothing is
-  /// launched and `outputs` is untouched. Uses the CUDA context current on
-  /// this thread, else makes device 0's primary context current.
+  /// (a CUstream; null is the legacy default stream). On error `outputs` is
+  /// untouched, and nothing is launched unless the driver fails a launch
+  /// after earlier ones. Uses the CUDA context current on this thread, else
+  /// makes device 0's primary context current.
   Status run(const Argument *inputs, size_t numInputs, OutputTensor *outputs,
              size_t numOutputs, void *stream);
 
