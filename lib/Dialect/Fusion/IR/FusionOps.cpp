@@ -5,6 +5,7 @@
 
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
@@ -36,6 +37,10 @@ LogicalResult mlir::fusion::verifyElementwiseShapes(Operation *op) {
   if (values.empty())
     return success();
   auto first = dyn_cast<RankedTensorType>(values.front().second);
+  // Ops of one type get diagnostics naming the values that differ, before
+  // the generic SameOperandsAndResultType message.
+  bool oneType = op->hasTrait<OpTrait::SameOperandsAndResultType>();
+  Type firstElement = getElementTypeOrSelf(values.front().second);
   for (auto &[name, type] : values) {
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (bool(tensor) != bool(first))
@@ -44,6 +49,11 @@ LogicalResult mlir::fusion::verifyElementwiseShapes(Operation *op) {
              << " but " << values.front().first << " is "
              << (first ? "a tensor" : "a scalar")
              << "; broadcast scalars with fusion.broadcast_in_dim";
+    if (oneType && getElementTypeOrSelf(type) != firstElement)
+      return op->emitOpError()
+             << name << " element type " << getElementTypeOrSelf(type)
+             << " differs from " << values.front().first << " element type "
+             << firstElement << "; insert a fusion.cast";
     if (!tensor)
       continue;
     if (tensor.getRank() != first.getRank())
@@ -59,6 +69,12 @@ LogicalResult mlir::fusion::verifyElementwiseShapes(Operation *op) {
                << values.front().first << " dim " << d << " is " << a
                << "; broadcasting is explicit (fusion.broadcast_in_dim)";
     }
+    if (oneType && type != values.front().second)
+      return op->emitOpError()
+             << name << " has type " << type << " but " << values.front().first
+             << " has type " << values.front().second
+             << "; all operands and results of " << op->getName()
+             << " have one type";
   }
   return success();
 }
@@ -154,20 +170,20 @@ void FusionOp::print(OpAsmPrinter &p) {
       getArgAttrsAttrName(), getResAttrsAttrName());
 }
 
+// The body's shape (one block) and its arguments' types are checked by ODS
+// and the function interface before this runs.
 LogicalResult FusionOp::verify() {
-  if (getBody().empty())
-    return emitOpError("needs a body");
-  Block &entry = getBody().front();
-  if (entry.getNumArguments() != getArgumentTypes().size())
-    return emitOpError() << "has " << entry.getNumArguments()
-                         << " block arguments but its type has "
-                         << getArgumentTypes().size() << " inputs";
-  for (auto [i, type] : llvm::enumerate(getArgumentTypes())) {
-    if (isa<RankedTensorType>(type) || type.isIntOrIndexOrFloat())
-      continue;
-    return emitOpError() << "input " << i << " has type " << type
-                         << "; inputs are ranked tensors or scalars";
-  }
+  auto isValue = [](Type type) {
+    return isa<RankedTensorType>(type) || type.isIntOrIndexOrFloat();
+  };
+  for (auto [i, type] : llvm::enumerate(getArgumentTypes()))
+    if (!isValue(type))
+      return emitOpError() << "input " << i << " has type " << type
+                           << "; inputs are ranked tensors or scalars";
+  for (auto [i, type] : llvm::enumerate(getResultTypes()))
+    if (!isValue(type))
+      return emitOpError() << "result " << i << " has type " << type
+                           << "; results are ranked tensors or scalars";
   return success();
 }
 
@@ -208,6 +224,18 @@ OpFoldResult DimOp::fold(FoldAdaptor) {
   return IntegerAttr::get(IndexType::get(getContext()), type.getDimSize(dim));
 }
 
+// Note [Static dims canonicalize to constants]: the fusion dialect has no
+// constant materializer, so the folder's attribute cannot replace the op in
+// the greedy driver; this pattern makes the constant explicitly.
+LogicalResult DimOp::canonicalize(DimOp op, PatternRewriter &rewriter) {
+  auto type = op.getInput().getType();
+  int64_t dim = op.getDim();
+  if (dim < 0 || dim >= type.getRank() || type.isDynamicDim(dim))
+    return failure();
+  rewriter.replaceOpWithNewOp<arith::ConstantIndexOp>(op, type.getDimSize(dim));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Element-wise
 //===----------------------------------------------------------------------===//
@@ -244,9 +272,53 @@ OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
   return {};
 }
 
+LogicalResult CastOp::verify() {
+  // The element-wise trait has compared ranks and static sizes; a cast that
+  // made a dynamic size static (or back) would be a shape assertion.
+  auto input = dyn_cast<RankedTensorType>(getInput().getType());
+  auto result = dyn_cast<RankedTensorType>(getType());
+  if (input && result && input.getShape() != result.getShape())
+    return emitOpError() << "changes the shape from " << input << " to "
+                         << result << "; it converts element types only";
+  return success();
+}
+
+/// Whether every value of element type `from` comes back unchanged from a
+/// cast to `to` and back (see the cast semantics in FusionOps.td).
+static bool castRoundTrips(Type from, Type to) {
+  if (from == to)
+    return true;
+  // i1 becomes 0 or 1, and the test for non-zero restores it.
+  if (from.isInteger(1))
+    return true;
+  auto fromInt = dyn_cast<IntegerType>(from);
+  if (auto toInt = dyn_cast<IntegerType>(to))
+    return fromInt && toInt.getWidth() >= fromInt.getWidth();
+  auto toFloat = dyn_cast<FloatType>(to);
+  if (!toFloat)
+    return false;
+  const llvm::fltSemantics &semantics = toFloat.getFloatSemantics();
+  if (fromInt) {
+    // Magnitudes up to 2^(width-1) must be exact integers in `to`.
+    unsigned bits = fromInt.getWidth() - 1;
+    return APFloat::semanticsPrecision(semantics) >= bits &&
+           APFloat::semanticsMaxExponent(semantics) >=
+               static_cast<APFloat::ExponentType>(bits);
+  }
+  if (auto fromFloat = dyn_cast<FloatType>(from))
+    return APFloat::isRepresentableBy(fromFloat.getFloatSemantics(), semantics);
+  return false;
+}
+
 OpFoldResult CastOp::fold(FoldAdaptor) {
   if (getInput().getType() == getType())
     return getInput();
+  // A lossless widening cast and the cast back to the original type.
+  if (auto inner = getInput().getDefiningOp<CastOp>())
+    if (inner.getInput().getType() == getType() &&
+        castRoundTrips(getElementTypeOrSelf(getType()),
+                       getElementTypeOrSelf(inner.getType())))
+      return inner.getInput();
   return {};
 }
 
@@ -280,6 +352,42 @@ LogicalResult BroadcastInDimOp::verify() {
                            << " (size " << out << ")";
   }
   return success();
+}
+
+/// Whether a shape op's result provably has the shape of `input`: the same
+/// static shape, and each dynamic result dim given by a `fusion.dim` of
+/// `input` along that dim. A dynamic dim given by any other size may still
+/// broadcast a size-1 input dim at run time.
+static bool keepsShape(Value input, RankedTensorType result, ValueRange sizes) {
+  auto type = dyn_cast<RankedTensorType>(input.getType());
+  if (type != result ||
+      static_cast<int64_t>(sizes.size()) != result.getNumDynamicDims())
+    return false;
+  auto size = sizes.begin();
+  for (int64_t d = 0; d < result.getRank(); ++d) {
+    if (!result.isDynamicDim(d))
+      continue;
+    auto dim = (*size++).getDefiningOp<DimOp>();
+    if (!dim || dim.getInput() != input ||
+        static_cast<int64_t>(dim.getDim()) != d)
+      return false;
+  }
+  return true;
+}
+
+OpFoldResult BroadcastInDimOp::fold(FoldAdaptor) {
+  for (auto [i, d] : llvm::enumerate(getDims()))
+    if (static_cast<int64_t>(i) != d)
+      return {};
+  if (keepsShape(getInput(), getType(), getSizes()))
+    return getInput();
+  return {};
+}
+
+OpFoldResult ExpandOp::fold(FoldAdaptor) {
+  if (keepsShape(getInput(), getType(), getSizes()))
+    return getInput();
+  return {};
 }
 
 LogicalResult ExpandOp::verify() {
@@ -317,7 +425,7 @@ LogicalResult ReshapeOp::verify() {
 }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor) {
-  if (getInput().getType() == getType() && getType().hasStaticShape())
+  if (keepsShape(getInput(), getType(), getSizes()))
     return getInput();
   return {};
 }
@@ -572,9 +680,10 @@ LogicalResult VarMeanOp::verify() {
       failed(verifySameElementType(*this, input, getVariance().getType(),
                                    "operand", "result")))
     return failure();
-  if (getCorrection() < 0)
-    return emitOpError() << "correction must be >= 0, got "
-                         << getCorrection();
+  // The I64Attr getter is unsigned: read the attribute as signed.
+  int64_t correction = getCorrectionAttr().getInt();
+  if (correction < 0)
+    return emitOpError() << "correction must be >= 0, got " << correction;
   return verifyShape(*this, "result", *shape, getVariance().getType());
 }
 
@@ -621,15 +730,17 @@ static LogicalResult verifyNormParams(Operation *op, RankedTensorType input,
 }
 
 LogicalResult LayerNormOp::verify() {
-  if (getEps().convertToDouble() < 0)
-    return emitOpError() << "eps must be >= 0, got " << getEps().convertToDouble();
+  double eps = getEps().convertToDouble();
+  if (!(eps >= 0)) // NaN too
+    return emitOpError() << "eps must be >= 0, got " << eps;
   return verifyNormParams(*this, getInput().getType(), getAxis(), getWeight(),
                           getBias());
 }
 
 LogicalResult RmsNormOp::verify() {
-  if (getEps().convertToDouble() < 0)
-    return emitOpError() << "eps must be >= 0, got " << getEps().convertToDouble();
+  double eps = getEps().convertToDouble();
+  if (!(eps >= 0)) // NaN too
+    return emitOpError() << "eps must be >= 0, got " << eps;
   return verifyNormParams(*this, getInput().getType(), getAxis(), getWeight(),
                           Value());
 }

@@ -110,6 +110,7 @@ def Fusion_DimOp : Fusion_Op<"dim", [Pure]> {
   let assemblyFormat = "$input `,` $dim attr-dict `:` type($input)";
   let hasVerifier = 1;
   let hasFolder = 1;
+  let hasCanonicalizeMethod = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -314,6 +315,7 @@ def Fusion_CastOp : Fusion_Op<"cast", [Pure, Fusion_Elementwise]> {
   let arguments = (ins Fusion_Value:$input);
   let results = (outs Fusion_Value:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasVerifier = 1;
   let hasFolder = 1;
 }
 
@@ -346,6 +348,7 @@ def Fusion_BroadcastInDimOp : Fusion_ShapeOp<"broadcast_in_dim"> {
   let assemblyFormat = [{
     $input $dims (`(` $sizes^ `)`)? attr-dict `:` type($input) `->` type($result)
   }];
+  let hasFolder = 1;
 }
 
 def Fusion_ExpandOp : Fusion_ShapeOp<"expand"> {
@@ -355,6 +358,7 @@ def Fusion_ExpandOp : Fusion_ShapeOp<"expand"> {
   let assemblyFormat = [{
     $input (`(` $sizes^ `)`)? attr-dict `:` type($input) `->` type($result)
   }];
+  let hasFolder = 1;
 }
 
 def Fusion_ReshapeOp : Fusion_ShapeOp<"reshape"> {
