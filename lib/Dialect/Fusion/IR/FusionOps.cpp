@@ -45,8 +45,8 @@ LogicalResult mlir::fusion::verifyElementwiseShapes(Operation *op) {
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (bool(tensor) != bool(first))
       return op->emitOpError()
-             << name << " is " << (tensor ? "a tensor" : "a scalar")
-             << " but " << values.front().first << " is "
+             << name << " is " << (tensor ? "a tensor" : "a scalar") << " but "
+             << values.front().first << " is "
              << (first ? "a tensor" : "a scalar")
              << "; broadcast scalars with fusion.broadcast_in_dim";
     if (oneType && getElementTypeOrSelf(type) != firstElement)
@@ -93,8 +93,8 @@ static LogicalResult verifyDynamicSizes(Operation *op, RankedTensorType type,
 static LogicalResult verifyDimInRange(Operation *op, int64_t dim, int64_t rank,
                                       StringRef what = "dim") {
   if (dim < 0 || dim >= rank)
-    return op->emitOpError() << what << " " << dim << " is out of range [0, "
-                             << rank << ")";
+    return op->emitOpError()
+           << what << " " << dim << " is out of range [0, " << rank << ")";
   return success();
 }
 
@@ -104,14 +104,14 @@ static LogicalResult verifyShape(Operation *op, StringRef what,
                                  ArrayRef<int64_t> expected,
                                  RankedTensorType actual) {
   if (static_cast<int64_t>(expected.size()) != actual.getRank())
-    return op->emitOpError() << what << " has rank " << actual.getRank()
-                             << " but rank " << expected.size()
-                             << " is expected";
+    return op->emitOpError()
+           << what << " has rank " << actual.getRank() << " but rank "
+           << expected.size() << " is expected";
   for (auto [d, e] : llvm::enumerate(expected)) {
     int64_t a = actual.getDimSize(d);
     if (!ShapedType::isDynamic(e) && !ShapedType::isDynamic(a) && e != a)
-      return op->emitOpError() << what << " dim " << d << " is " << a
-                               << " but " << e << " is expected";
+      return op->emitOpError() << what << " dim " << d << " is " << a << " but "
+                               << e << " is expected";
   }
   return success();
 }
@@ -127,9 +127,10 @@ static LogicalResult verifySameElementType(Operation *op, Type a, Type b,
 }
 
 /// Verifies a list of reduced dims and returns the reduced shape.
-static FailureOr<SmallVector<int64_t>>
-verifyReducedDims(Operation *op, RankedTensorType input, ArrayRef<int64_t> dims,
-                  bool keepdim) {
+static FailureOr<SmallVector<int64_t>> verifyReducedDims(Operation *op,
+                                                         RankedTensorType input,
+                                                         ArrayRef<int64_t> dims,
+                                                         bool keepdim) {
   llvm::SmallBitVector reduced(input.getRank());
   for (int64_t d : dims) {
     if (failed(verifyDimInRange(op, d, input.getRank(), "reduced dim")))
@@ -154,8 +155,8 @@ verifyReducedDims(Operation *op, RankedTensorType input, ArrayRef<int64_t> dims,
 
 ParseResult FusionOp::parse(OpAsmParser &parser, OperationState &result) {
   auto buildType = [](Builder &builder, ArrayRef<Type> inputs,
-                      ArrayRef<Type> results, function_interface_impl::VariadicFlag,
-                      std::string &) {
+                      ArrayRef<Type> results,
+                      function_interface_impl::VariadicFlag, std::string &) {
     return builder.getFunctionType(inputs, results);
   };
   return function_interface_impl::parseFunctionOp(
@@ -202,9 +203,8 @@ LogicalResult ReturnOp::verify() {
                          << " results";
   for (auto [i, pair] : llvm::enumerate(llvm::zip(getOperandTypes(), results)))
     if (std::get<0>(pair) != std::get<1>(pair))
-      return emitOpError() << "value " << i << " has type "
-                           << std::get<0>(pair) << " but the fusion returns "
-                           << std::get<1>(pair);
+      return emitOpError() << "value " << i << " has type " << std::get<0>(pair)
+                           << " but the fusion returns " << std::get<1>(pair);
   return success();
 }
 
@@ -265,8 +265,7 @@ OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
   if (auto cond = dyn_cast_if_present<DenseElementsAttr>(adaptor.getCond())) {
     if (cond.isSplat())
       return cond.getSplatValue<bool>() ? getLhs() : getRhs();
-  } else if (auto cond =
-                 dyn_cast_if_present<IntegerAttr>(adaptor.getCond())) {
+  } else if (auto cond = dyn_cast_if_present<IntegerAttr>(adaptor.getCond())) {
     return cond.getValue().isZero() ? getRhs() : getLhs();
   }
   return {};
@@ -532,7 +531,8 @@ LogicalResult SliceOp::verify() {
 LogicalResult PadOp::verify() {
   auto input = getInput().getType();
   auto result = getType();
-  if (failed(verifySameElementType(*this, input, result, "operand", "result")) ||
+  if (failed(
+          verifySameElementType(*this, input, result, "operand", "result")) ||
       failed(verifySameElementType(*this, getValue().getType(), result,
                                    "padding value", "result")))
     return failure();
@@ -547,9 +547,9 @@ LogicalResult PadOp::verify() {
     if (getLow()[d] < 0 || getHigh()[d] < 0)
       return emitOpError() << "padding of dim " << d
                            << " is negative; use fusion.slice to crop";
-    expected.push_back(input.isDynamicDim(d) ? ShapedType::kDynamic
-                                             : input.getDimSize(d) +
-                                                   getLow()[d] + getHigh()[d]);
+    expected.push_back(input.isDynamicDim(d)
+                           ? ShapedType::kDynamic
+                           : input.getDimSize(d) + getLow()[d] + getHigh()[d]);
   }
   return verifyShape(*this, "result", expected, result);
 }
@@ -566,8 +566,7 @@ LogicalResult CatOp::verify() {
   for (auto [i, value] : llvm::enumerate(getInputs())) {
     auto type = cast<RankedTensorType>(value.getType());
     if (failed(verifySameElementType(*this, type, result,
-                                     "operand " + std::to_string(i),
-                                     "result")))
+                                     "operand " + std::to_string(i), "result")))
       return failure();
     if (type.getRank() != rank)
       return emitOpError() << "operand " << i << " has rank " << type.getRank()
@@ -656,14 +655,11 @@ LogicalResult GatherOp::verify() {
 // Reductions
 //===----------------------------------------------------------------------===//
 
-template <typename OpTy>
-static LogicalResult verifyReduction(OpTy op) {
+template <typename OpTy> static LogicalResult verifyReduction(OpTy op) {
   auto input = op.getInput().getType();
-  auto shape =
-      verifyReducedDims(op, input, op.getDims(), op.getKeepdim());
-  if (failed(shape) ||
-      failed(verifySameElementType(op, input, op.getType(), "operand",
-                                   "result")))
+  auto shape = verifyReducedDims(op, input, op.getDims(), op.getKeepdim());
+  if (failed(shape) || failed(verifySameElementType(op, input, op.getType(),
+                                                    "operand", "result")))
     return failure();
   return verifyShape(op, "result", *shape, op.getType());
 }
@@ -687,8 +683,7 @@ LogicalResult VarMeanOp::verify() {
   return verifyShape(*this, "result", *shape, getVariance().getType());
 }
 
-template <typename OpTy>
-static LogicalResult verifyArgReduction(OpTy op) {
+template <typename OpTy> static LogicalResult verifyArgReduction(OpTy op) {
   auto input = op.getInput().getType();
   int64_t dim = op.getDim();
   auto shape = verifyReducedDims(op, input, {dim}, op.getKeepdim());
