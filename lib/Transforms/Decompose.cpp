@@ -116,8 +116,8 @@ struct DecomposeSoftmax : OpRewritePattern<OpTy> {
         b.op<SubOp>(x, b.expandTo(b.reduceKeep<MaxOp>(x, {dim}), x));
     Value exp = b.op<ExpOp>(shifted);
     Value sum = b.expandTo(b.reduceKeep<SumOp>(exp, {dim}), x);
-    Value result = Log ? b.op<SubOp>(shifted, b.op<LogOp>(sum))
-                       : b.op<DivOp>(exp, sum);
+    Value result =
+        Log ? b.op<SubOp>(shifted, b.op<LogOp>(sum)) : b.op<DivOp>(exp, sum);
     rewriter.replaceOp(op, b.castTo(result, element));
     return success();
   }
@@ -141,11 +141,10 @@ LogicalResult decomposeNorm(OpTy op, PatternRewriter &rewriter, bool center,
     reducedShape[d] = 1;
   auto reducedType = type.clone(reducedShape);
   Value moment = center ? x : b.op<MulOp>(x, x);
-  auto varMean = VarMeanOp::create(rewriter, op.getLoc(), reducedType,
-                                   reducedType, moment,
-                                   rewriter.getDenseI64ArrayAttr(dims),
-                                   /*correction=*/rewriter.getI64IntegerAttr(0),
-                                   rewriter.getUnitAttr());
+  auto varMean = VarMeanOp::create(
+      rewriter, op.getLoc(), reducedType, reducedType, moment,
+      rewriter.getDenseI64ArrayAttr(dims),
+      /*correction=*/rewriter.getI64IntegerAttr(0), rewriter.getUnitAttr());
   // layer_norm normalizes by the variance, rms_norm by the mean of squares.
   Value second = center ? varMean.getVariance() : varMean.getMean();
   double eps = op.getEps().convertToDouble();
@@ -196,10 +195,9 @@ struct DecomposeGelu : OpRewritePattern<GeluOp> {
     if (op.getTanh()) {
       // sqrt(2/pi) * (x + 0.044715 x^3)
       Value cube = b.op<MulOp>(b.op<MulOp>(x, x), x);
-      Value poly = b.op<AddOp>(x, b.op<MulOp>(cube, b.splat(0.044715, x)),
-                               FloatAttr());
-      inner = b.op<TanhOp>(
-          b.op<MulOp>(poly, b.splat(0.7978845608028654, x)));
+      Value poly =
+          b.op<AddOp>(x, b.op<MulOp>(cube, b.splat(0.044715, x)), FloatAttr());
+      inner = b.op<TanhOp>(b.op<MulOp>(poly, b.splat(0.7978845608028654, x)));
     } else {
       inner = b.op<ErfOp>(b.op<MulOp>(x, b.splat(0.7071067811865476, x)));
     }
@@ -231,8 +229,7 @@ struct FusionDecomposePass
     RewritePatternSet patterns(&getContext());
     patterns.add<DecomposeSoftmax<SoftmaxOp, false>,
                  DecomposeSoftmax<LogSoftmaxOp, true>, DecomposeLayerNorm,
-                 DecomposeRmsNorm, DecomposeGelu, DecomposeSilu>(
-        &getContext());
+                 DecomposeRmsNorm, DecomposeGelu, DecomposeSilu>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -5,12 +5,37 @@
 #define FUSION_TRANSFORMS_PASSES_H
 
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassOptions.h"
 
 namespace mlir::fusion {
 
 #define GEN_PASS_DECL
 #include "fusion/Transforms/Passes.h.inc"
+
+/// Options of the pipeline from definition to PTX.
+struct FusionToPTXOptions : public PassPipelineOptions<FusionToPTXOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("Target SM, e.g. sm_90a"),
+      llvm::cl::init("sm_90a")};
+  PassOptions::Option<int64_t> smCount{
+      *this, "sm-count", llvm::cl::desc("Multiprocessors of the target"),
+      llvm::cl::init(132)};
+  PassOptions::Option<int> optLevel{
+      *this, "O", llvm::cl::desc("LLVM optimization level"), llvm::cl::init(3)};
+};
+
+/// decompose, segment, schedule, lower-kernels, then the upstream NVVM
+/// lowering and gpu-module-to-binary (PTX).
+void buildFusionToPTXPipeline(OpPassManager &pm,
+                              const FusionToPTXOptions &options);
+void registerFusionPipelines();
 
 #define GEN_PASS_REGISTRATION
 #include "fusion/Transforms/Passes.h.inc"

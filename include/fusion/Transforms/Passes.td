@@ -16,4 +16,49 @@ def FusionDecompose : Pass<"fusion-decompose", "ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def FusionSegment : Pass<"fusion-segment", "ModuleOp"> {
+  let summary = "Wrap each fusion's tensor work into fusion.kernel regions";
+  let description = [{
+    Sizes of computed tensors are rewritten into sizes of inputs (or size
+    operands), so the host part of a fusion is pure size arithmetic; the
+    tensor ops move into `fusion.kernel` regions with explicit inputs and
+    results.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def FusionSchedule : Pass<"fusion-schedule", "ModuleOp"> {
+  let summary = "Choose a scheduler and its parameters for every kernel";
+  let description = [{
+    Attaches a schedule attribute (e.g. `#fusion.pointwise<...>`) to every
+    `fusion.kernel` without one; a schedule written by hand is kept. The
+    heuristics read element types, static sizes and the target.
+    `-debug-only=fusion-schedule` or `--print-schedules` prints each choice.
+  }];
+  let options = [
+    Option<"smCount", "sm-count", "int64_t", /*default=*/"132",
+           "Number of streaming multiprocessors of the target">,
+    Option<"threadsPerSM", "threads-per-sm", "int64_t", /*default=*/"2048",
+           "Resident threads per multiprocessor">,
+    Option<"printSchedules", "print-schedules", "bool", /*default=*/"false",
+           "Print every scheduling decision to stderr">,
+  ];
+}
+
+def FusionLowerKernels : Pass<"fusion-lower-kernels", "ModuleOp"> {
+  let summary = "Lower scheduled kernels to gpu.func plus a host launch program";
+  let description = [{
+    Every scheduled `fusion.kernel` becomes one or more `gpu.func` kernels in
+    a `gpu.module` (a vectorized variant and scalar fallbacks, with 32-bit or
+    64-bit index arithmetic), and the fusion's body becomes the host program:
+    `fusion.empty` buffers, size arithmetic, and guarded `fusion.launch` ops
+    that pick a variant at run time.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
 #endif // FUSION_TRANSFORMS_PASSES_TD

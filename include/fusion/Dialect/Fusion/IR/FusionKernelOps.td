@@ -1,7 +1,115 @@
 //===- FusionKernelOps.td - kernel-level ops ---------------*- tablegen -*-===//
-// Ops that segmentation and lowering produce: kernels, launches, buffers.
+// Ops that segmentation and lowering produce: kernel regions, and the host
+// program (buffers, size queries, launches) that becomes a launch plan.
 //===----------------------------------------------------------------------===//
 #ifndef FUSION_KERNEL_OPS_TD
 #define FUSION_KERNEL_OPS_TD
+
+def Fusion_KernelOp : Fusion_Op<"kernel", [IsolatedFromAbove,
+    SingleBlockImplicitTerminator<"YieldOp">,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getDefaultDialect"]>]> {
+  let summary = "One GPU kernel's worth of a fusion";
+  let description = [{
+    Produced by `--fusion-segment`. The region computes the kernel's results
+    from its operands (tensors and scalars captured from the fusion); it is
+    isolated from above so it can be scheduled and lowered on its own. The
+    optional `schedule` is the scheduler's decision (for example
+    `#fusion.pointwise<...>`); a schedule written by hand is kept by
+    `--fusion-schedule`.
+
+    ```mlir
+    %r = fusion.kernel @add_relu_k0 (%a, %b) : (tensor<?xf32>, tensor<?xf32>)
+        -> tensor<?xf32> {
+    ^bb0(%x: tensor<?xf32>, %y: tensor<?xf32>):
+      %0 = add %x, %y : tensor<?xf32>
+      yield %0 : tensor<?xf32>
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, Variadic<AnyType>:$inputs,
+                       OptionalAttr<AnyAttr>:$schedule);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $sym_name (`schedule` `=` $schedule^)? ` ` `(` $inputs `)` attr-dict `:`
+    functional-type($inputs, $results) $body
+  }];
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "StringRef":$name, "ValueRange":$inputs,
+                                 "TypeRange":$resultTypes)>];
+}
+
+def Fusion_YieldOp : Fusion_Op<"yield", [Pure, Terminator, ReturnLike,
+    HasParent<"KernelOp">]> {
+  let summary = "Returns the results of a kernel region";
+  let arguments = (ins Variadic<AnyType>:$operands);
+  let builders = [OpBuilder<(ins), [{ /* nothing */ }]>];
+  let assemblyFormat = "attr-dict ($operands^ `:` type($operands))?";
+}
+
+def Fusion_EmptyOp : Fusion_Op<"empty", [
+    MemoryEffects<[MemAlloc<DefaultResource>]>]> {
+  let summary = "A device buffer the runtime allocates (host program)";
+  let description = [{
+    An output or intermediate buffer with one index operand per dynamic dim.
+    It is contiguous (row-major). `zero_init` asks the runtime to zero it.
+  }];
+  let arguments = (ins Variadic<Index>:$sizes, UnitAttr:$zero_init);
+  let results = (outs Fusion_Tensor:$result);
+  let assemblyFormat = [{
+    (`(` $sizes^ `)`)? (`zero_init` $zero_init^)? attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fusion_StrideOp : Fusion_Op<"stride", [Pure]> {
+  let summary = "The stride, in elements, of a dim of a fusion input";
+  let description = [{
+    Host program only: evaluated by the runtime from the bound input.
+  }];
+  let arguments = (ins Fusion_Tensor:$input, I64Attr:$dim);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$input `,` $dim attr-dict `:` type($input)";
+}
+
+def Fusion_PtrAlignedOp : Fusion_Op<"ptr_aligned", [Pure]> {
+  let summary = "Whether a buffer's address is a multiple of `bytes` (0 or 1)";
+  let arguments = (ins Fusion_Tensor:$input, I64Attr:$bytes);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$input `,` $bytes attr-dict `:` type($input)";
+}
+
+def Fusion_LaunchOp : Fusion_Op<"launch", [AttrSizedOperandSegments,
+    MemoryEffects<[MemWrite<DefaultResource>, MemRead<DefaultResource>]>]> {
+  let summary = "Launch a gpu.func of a gpu.module (host program)";
+  let description = [{
+    Launches `kernel` with the given grid, block and dynamic shared memory.
+    Tensor arguments pass their device buffers (the kernel writes its
+    outputs into them); index arguments pass as the kernel parameter's
+    integer type. A launch with a `guard` runs only when the guard is
+    non-zero; otherwise the next launch in the block (its fallback) runs.
+  }];
+  let arguments = (ins SymbolRefAttr:$kernel, Optional<Index>:$guard,
+                       Index:$gridX, Index:$gridY, Index:$gridZ,
+                       Index:$blockX, Index:$blockY, Index:$blockZ,
+                       Index:$smem, Variadic<AnyType>:$args);
+  let assemblyFormat = [{
+    $kernel (`if` `(` $guard^ `)`)? `grid` `(` $gridX `,` $gridY `,` $gridZ `)`
+    `block` `(` $blockX `,` $blockY `,` $blockZ `)` `smem` `(` $smem `)`
+    `args` `(` $args `)` attr-dict `:` type($args)
+  }];
+}
+
+def Fusion_CheckOp : Fusion_Op<"check", [
+    MemoryEffects<[MemWrite<DefaultResource>]>]> {
+  let summary = "A run-time condition on the inputs (host program)";
+  let description = [{
+    The runtime rejects inputs for which `condition` is zero, with `message`
+    and the offending values, before anything is launched.
+  }];
+  let arguments = (ins Index:$condition, StrAttr:$message);
+  let assemblyFormat = "$condition `,` $message attr-dict";
+}
 
 #endif // FUSION_KERNEL_OPS_TD

@@ -1,0 +1,41 @@
+# Links LLVM and MLIR statically into the tools, for the GPU-machine bundle:
+# Debian's MLIR targets name the shared libLLVM (which needs z3, ICU and
+# libxml2 at run time); replace it with LLVM's static component libraries.
+execute_process(
+  COMMAND ${LLVM_TOOLS_BINARY_DIR}/llvm-config --link-static --libs
+  OUTPUT_VARIABLE FUSION_LLVM_LIBS OUTPUT_STRIP_TRAILING_WHITESPACE
+  COMMAND_ERROR_IS_FATAL ANY)
+separate_arguments(FUSION_LLVM_LIBS UNIX_COMMAND "${FUSION_LLVM_LIBS}")
+list(FILTER FUSION_LLVM_LIBS EXCLUDE REGEX "Polly")
+set(FUSION_LLVM_STATIC_LINK
+    -Wl,--start-group ${FUSION_LLVM_LIBS} -Wl,--end-group rt dl m z zstd)
+
+get_property(fusion_mlir_libs GLOBAL PROPERTY MLIR_ALL_LIBS)
+foreach(lib ${fusion_mlir_libs} MLIRSupport MLIRTableGen)
+  if(NOT TARGET ${lib})
+    continue()
+  endif()
+  get_target_property(deps ${lib} INTERFACE_LINK_LIBRARIES)
+  if(NOT deps)
+    continue()
+  endif()
+  list(FIND deps LLVM has_llvm)
+  if(has_llvm EQUAL -1)
+    continue()
+  endif()
+  list(REMOVE_ITEM deps LLVM)
+  list(APPEND deps ${FUSION_LLVM_STATIC_LINK})
+  set_target_properties(${lib} PROPERTIES INTERFACE_LINK_LIBRARIES "${deps}")
+endforeach()
+
+set(LLVM_LINK_LLVM_DYLIB OFF)
+set(CMAKE_EXE_LINKER_FLAGS
+    "${CMAKE_EXE_LINKER_FLAGS} -static-libstdc++ -static-libgcc")
+
+# LLVM's static export set names zstd's CMake target, which Debian's zstd
+# package does not provide.
+if(NOT TARGET zstd::libzstd_shared)
+  add_library(zstd::libzstd_shared INTERFACE IMPORTED)
+  set_target_properties(zstd::libzstd_shared PROPERTIES
+                        INTERFACE_LINK_LIBRARIES zstd)
+endif()

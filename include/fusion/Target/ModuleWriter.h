@@ -1,0 +1,54 @@
+//===- ModuleWriter.h - lowered fusions to module files ---------*- C++ -*-===//
+// Serializes a fusion after --fusion-to-ptx (host program + gpu.binary) into
+// the FlatBuffers module file the runtime loads.
+//===----------------------------------------------------------------------===//
+#ifndef FUSION_TARGET_MODULEWRITER_H
+#define FUSION_TARGET_MODULEWRITER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include <string>
+
+namespace mlir::fusion {
+
+struct ModuleWriterOptions {
+  /// Compile the PTX to a cubin with ptxas when ptxas can be found.
+  bool emitCubin = true;
+  /// ptxas to use; empty: search PATH, $CUDA_HOME/bin, /usr/local/cuda/bin.
+  std::string ptxas;
+  std::string chip = "sm_90a";
+};
+
+/// Serializes fusion `fusionName` (empty: the only fusion) of a module that
+/// went through --fusion-to-ptx. `definition` is the fusion's textual IR
+/// before lowering, stored in the file. Diagnostics go to the context.
+FailureOr<std::string> writeModuleFile(ModuleOp module, StringRef fusionName,
+                                       StringRef definition,
+                                       const ModuleWriterOptions &options);
+
+/// Finds ptxas as ModuleWriterOptions describes; empty if there is none.
+std::string findPtxas(StringRef hint = "");
+
+} // namespace mlir::fusion
+
+namespace mlir::fusion {
+struct CompileOptions {
+  std::string chip = "sm_90a";
+  int64_t smCount = 132;
+  bool emitCubin = true;
+  /// Print the IR after every pass of the pipeline to stderr.
+  bool printStages = false;
+};
+
+/// Runs --fusion-to-ptx on `module` in place.
+LogicalResult lowerToPTX(ModuleOp module, const CompileOptions &options);
+
+/// The PTX text of every gpu.binary in a lowered module, concatenated.
+std::string collectPTX(ModuleOp module);
+
+/// Lowers fusion `fusionName` (empty: the only one) of `module` in place and
+/// returns the module file bytes.
+FailureOr<std::string> compileToModuleFile(ModuleOp module,
+                                           StringRef fusionName,
+                                           const CompileOptions &options);
+} // namespace mlir::fusion
+#endif

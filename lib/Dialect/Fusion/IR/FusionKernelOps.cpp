@@ -1,0 +1,58 @@
+//===- FusionKernelOps.cpp - kernel-level ops -----------------------------===//
+// Builders and verifiers of fusion.kernel and the host-program ops.
+//===----------------------------------------------------------------------===//
+
+#include "fusion/Dialect/Fusion/IR/FusionOps.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mlir::fusion;
+
+void KernelOp::build(OpBuilder &builder, OperationState &state, StringRef name,
+                     ValueRange inputs, TypeRange resultTypes) {
+  state.addAttribute(getSymNameAttrName(state.name),
+                     builder.getStringAttr(name));
+  state.addOperands(inputs);
+  state.addTypes(resultTypes);
+  Region *body = state.addRegion();
+  Block *block = new Block();
+  body->push_back(block);
+  for (Value input : inputs)
+    block->addArgument(input.getType(), input.getLoc());
+}
+
+StringRef KernelOp::getDefaultDialect() { return "fusion"; }
+
+LogicalResult KernelOp::verify() {
+  Block &block = getBody().front();
+  if (block.getNumArguments() != getInputs().size())
+    return emitOpError() << "has " << getInputs().size() << " inputs but "
+                         << block.getNumArguments() << " block arguments";
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(getInputs(), block.getArguments())))
+    if (std::get<0>(pair).getType() != std::get<1>(pair).getType())
+      return emitOpError() << "input " << i << " has type "
+                           << std::get<0>(pair).getType()
+                           << " but its block argument has type "
+                           << std::get<1>(pair).getType();
+  auto yield = cast<YieldOp>(block.getTerminator());
+  if (yield.getNumOperands() != getNumResults())
+    return emitOpError() << "yields " << yield.getNumOperands()
+                         << " values but has " << getNumResults() << " results";
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(yield.getOperandTypes(), getResultTypes())))
+    if (std::get<0>(pair) != std::get<1>(pair))
+      return emitOpError() << "yields " << std::get<0>(pair) << " as result "
+                           << i << " of type " << std::get<1>(pair);
+  return success();
+}
+
+LogicalResult EmptyOp::verify() {
+  int64_t dynamic = getType().getNumDynamicDims();
+  if (static_cast<int64_t>(getSizes().size()) != dynamic)
+    return emitOpError() << "result type " << getType() << " has " << dynamic
+                         << " dynamic dims but " << getSizes().size()
+                         << " size operands were given";
+  return success();
+}

@@ -1,0 +1,539 @@
+//===- ModuleWriter.cpp - lowered fusions to module files -----------------===//
+// Turns the host program of a lowered fusion into the module file's launch
+// plan (an expression program over input sizes, strides and scalars) and
+// packs the kernels' PTX (and cubin, when ptxas is found).
+//===----------------------------------------------------------------------===//
+
+#include "fusion/Target/ModuleWriter.h"
+
+#include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "fusion/Runtime/ModuleFormat.h"
+#include "fusion/Runtime/fusion_module_generated.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+using namespace mlir;
+using namespace mlir::fusion;
+namespace fb = ::fusion::fb;
+
+std::string mlir::fusion::findPtxas(StringRef hint) {
+  if (!hint.empty())
+    return hint.str();
+  SmallVector<StringRef> paths;
+  std::string cudaHome;
+  if (const char *home = std::getenv("CUDA_HOME")) {
+    cudaHome = (Twine(home) + "/bin").str();
+    paths.push_back(cudaHome);
+  }
+  paths.push_back("/usr/local/cuda/bin");
+  if (auto found = llvm::sys::findProgramByName("ptxas"))
+    return *found;
+  if (auto found = llvm::sys::findProgramByName("ptxas", paths))
+    return *found;
+  return "";
+}
+
+namespace {
+
+std::optional<fb::DType> toDType(Type type) {
+  if (type.isF64())
+    return fb::DType::F64;
+  if (type.isF32())
+    return fb::DType::F32;
+  if (type.isF16())
+    return fb::DType::F16;
+  if (type.isBF16())
+    return fb::DType::BF16;
+  if (type.isInteger(64) || type.isIndex())
+    return fb::DType::I64;
+  if (type.isInteger(32))
+    return fb::DType::I32;
+  if (type.isInteger(16))
+    return fb::DType::I16;
+  if (type.isInteger(8))
+    return fb::DType::I8;
+  if (type.isInteger(1))
+    return fb::DType::I1;
+  if (isa<Float8E4M3FNType>(type))
+    return fb::DType::F8E4M3;
+  if (isa<Float8E5M2Type>(type))
+    return fb::DType::F8E5M2;
+  return std::nullopt;
+}
+
+/// Compiles the launch plan of one fusion.
+class PlanWriter {
+public:
+  PlanWriter(FusionOp fusion, ModuleOp module,
+             const ModuleWriterOptions &options)
+      : fusion(fusion), module(module), options(options) {}
+
+  FailureOr<std::string> write(StringRef definition) {
+    Block &body = fusion.getBody().front();
+    numInputs = body.getNumArguments();
+    // Inputs.
+    std::vector<flatbuffers::Offset<fb::InputSpec>> inputs;
+    for (auto [i, type] : llvm::enumerate(fusion.getArgumentTypes())) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      auto dtype = toDType(tensor ? tensor.getElementType() : type);
+      if (!dtype)
+        return fusion.emitOpError() << "input " << i << " has type " << type
+                                    << " that module files cannot describe";
+      std::vector<int64_t> sizes;
+      if (tensor)
+        for (int64_t s : tensor.getShape())
+          sizes.push_back(ShapedType::isDynamic(s) ? -1 : s);
+      inputs.push_back(fb::CreateInputSpecDirect(
+          fbb, fusion.getInputName(i).c_str(),
+          tensor ? fb::ArgKind::Tensor : fb::ArgKind::Scalar, *dtype,
+          tensor ? &sizes : nullptr));
+    }
+    for (Operation &op : body)
+      if (failed(visit(&op)))
+        return failure();
+    flushLaunchGroup();
+    if (pendingGroup.size())
+      return failure();
+
+    std::vector<flatbuffers::Offset<fb::ExprInst>> exprOffsets;
+    for (auto &e : exprs)
+      exprOffsets.push_back(
+          fb::CreateExprInst(fbb, e.op, e.a, e.b, e.c, e.imm));
+    auto moduleOffset = fb::CreateModuleDirect(
+        fbb, ::fusion::runtime::kModuleFormatVersion,
+        fusion.getSymName().str().c_str(), options.chip.c_str(), &inputs,
+        &exprOffsets, &buffers, &outputs, &kernels, &launches, &checks,
+        definition.str().c_str());
+    fb::FinishModuleBuffer(fbb, moduleOffset);
+    return std::string(reinterpret_cast<const char *>(fbb.GetBufferPointer()),
+                       fbb.GetSize());
+  }
+
+private:
+  struct Expr {
+    fb::ExprOp op;
+    int32_t a = 0, b = 0, c = 0;
+    int64_t imm = 0;
+  };
+
+  int32_t emit(Expr e) {
+    exprs.push_back(e);
+    return static_cast<int32_t>(exprs.size() - 1);
+  }
+  int32_t constant(int64_t v) {
+    auto it = constants.find(v);
+    if (it != constants.end())
+      return it->second;
+    return constants[v] = emit({fb::ExprOp::Const, 0, 0, 0, v});
+  }
+
+  FailureOr<int32_t> reg(Value v, Operation *user) {
+    auto it = registers.find(v);
+    if (it != registers.end())
+      return it->second;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getType().isIntOrIndex())
+        return registers[v] = emit({fb::ExprOp::ScalarInput,
+                                    static_cast<int32_t>(arg.getArgNumber())});
+    }
+    return user->emitOpError()
+           << "uses a value the runtime cannot evaluate: " << v;
+  }
+
+  /// The pointer slot of a tensor: an input or a buffer.
+  FailureOr<int32_t> slot(Value v, Operation *user) {
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return static_cast<int32_t>(arg.getArgNumber());
+    auto it = bufferIndex.find(v);
+    if (it != bufferIndex.end())
+      return static_cast<int32_t>(numInputs + it->second);
+    return user->emitOpError() << "uses a tensor that is neither an input "
+                                  "nor a buffer of the host program";
+  }
+
+  LogicalResult binary(Operation *op, fb::ExprOp kind, bool swap = false,
+                       bool negate = false) {
+    auto a = reg(op->getOperand(0), op), b = reg(op->getOperand(1), op);
+    if (failed(a) || failed(b))
+      return failure();
+    int32_t r = swap ? emit({kind, *b, *a}) : emit({kind, *a, *b});
+    if (negate)
+      r = emit({fb::ExprOp::Sub, constant(1), r});
+    registers[op->getResult(0)] = r;
+    return success();
+  }
+
+  LogicalResult visit(Operation *op) {
+    if (!isa<LaunchOp>(op))
+      flushLaunchGroup();
+    using P = arith::CmpIPredicate;
+    if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+      auto attr = dyn_cast<IntegerAttr>(c.getValue());
+      if (!attr)
+        return success(); // Float constants only feed kernels.
+      registers[c.getResult()] = constant(attr.getInt());
+      return success();
+    }
+    if (auto dim = dyn_cast<DimOp>(op)) {
+      auto arg = dyn_cast<BlockArgument>(dim.getInput());
+      if (!arg)
+        return dim.emitOpError("must query a fusion input in a host program");
+      registers[dim.getResult()] =
+          emit({fb::ExprOp::InputSize, static_cast<int32_t>(arg.getArgNumber()),
+                static_cast<int32_t>(dim.getDim())});
+      return success();
+    }
+    if (auto stride = dyn_cast<StrideOp>(op)) {
+      auto arg = dyn_cast<BlockArgument>(stride.getInput());
+      if (!arg)
+        return stride.emitOpError("must query a fusion input");
+      registers[stride.getResult()] = emit(
+          {fb::ExprOp::InputStride, static_cast<int32_t>(arg.getArgNumber()),
+           static_cast<int32_t>(stride.getDim())});
+      return success();
+    }
+    if (auto aligned = dyn_cast<PtrAlignedOp>(op)) {
+      auto s = slot(aligned.getInput(), op);
+      if (failed(s))
+        return failure();
+      registers[aligned.getResult()] =
+          emit({fb::ExprOp::PtrAligned, *s, 0, 0,
+                static_cast<int64_t>(aligned.getBytes())});
+      return success();
+    }
+    if (isa<arith::AddIOp>(op))
+      return binary(op, fb::ExprOp::Add);
+    if (isa<arith::SubIOp>(op))
+      return binary(op, fb::ExprOp::Sub);
+    if (isa<arith::MulIOp>(op))
+      return binary(op, fb::ExprOp::Mul);
+    // Host sizes are non-negative, so truncating division is floor division.
+    if (isa<arith::FloorDivSIOp, arith::DivSIOp, arith::DivUIOp>(op))
+      return binary(op, fb::ExprOp::FloorDiv);
+    if (isa<arith::CeilDivSIOp, arith::CeilDivUIOp>(op))
+      return binary(op, fb::ExprOp::CeilDiv);
+    if (isa<arith::RemSIOp, arith::RemUIOp>(op))
+      return binary(op, fb::ExprOp::Rem);
+    if (isa<arith::MinSIOp>(op))
+      return binary(op, fb::ExprOp::Min);
+    if (isa<arith::MaxSIOp>(op))
+      return binary(op, fb::ExprOp::Max);
+    if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+      switch (cmp.getPredicate()) {
+      case P::eq:
+        return binary(op, fb::ExprOp::Eq);
+      case P::ne:
+        return binary(op, fb::ExprOp::Eq, false, true);
+      case P::slt:
+      case P::ult:
+        return binary(op, fb::ExprOp::Lt);
+      case P::sgt:
+      case P::ugt:
+        return binary(op, fb::ExprOp::Lt, true);
+      case P::sge:
+      case P::uge:
+        return binary(op, fb::ExprOp::Lt, false, true);
+      case P::sle:
+      case P::ule:
+        return binary(op, fb::ExprOp::Lt, true, true);
+      }
+    }
+    if (auto select = dyn_cast<arith::SelectOp>(op)) {
+      auto c = reg(select.getCondition(), op);
+      auto a = reg(select.getTrueValue(), op);
+      auto b = reg(select.getFalseValue(), op);
+      if (failed(c) || failed(a) || failed(b))
+        return failure();
+      registers[select.getResult()] = emit({fb::ExprOp::Select, *c, *a, *b});
+      return success();
+    }
+    if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtUIOp,
+            arith::ExtSIOp>(op)) {
+      auto a = reg(op->getOperand(0), op);
+      if (failed(a))
+        return failure();
+      registers[op->getResult(0)] = *a;
+      return success();
+    }
+    if (auto empty = dyn_cast<EmptyOp>(op))
+      return visitEmpty(empty);
+    if (auto check = dyn_cast<CheckOp>(op)) {
+      auto c = reg(check.getCondition(), op);
+      if (failed(c))
+        return failure();
+      checks.push_back(fb::CreateExprCheckDirect(
+          fbb, *c, constant(1), check.getMessage().str().c_str()));
+      return success();
+    }
+    if (auto launch = dyn_cast<LaunchOp>(op))
+      return visitLaunch(launch);
+    if (auto ret = dyn_cast<ReturnOp>(op))
+      return visitReturn(ret);
+    // Float scalar arithmetic feeds kernels only as kernel parameters; the
+    // lowering never leaves it on the host.
+    return op->emitOpError("cannot be evaluated by the runtime's launch plan");
+  }
+
+  FailureOr<std::vector<int32_t>>
+  sizeRegisters(RankedTensorType type, ValueRange dynamic, Operation *op) {
+    std::vector<int32_t> sizes;
+    unsigned next = 0;
+    for (int64_t s : type.getShape()) {
+      if (!ShapedType::isDynamic(s)) {
+        sizes.push_back(constant(s));
+        continue;
+      }
+      auto r = reg(dynamic[next++], op);
+      if (failed(r))
+        return failure();
+      sizes.push_back(*r);
+    }
+    return sizes;
+  }
+
+  LogicalResult visitEmpty(EmptyOp empty) {
+    auto type = empty.getType();
+    auto sizes = sizeRegisters(type, empty.getSizes(), empty);
+    if (failed(sizes))
+      return failure();
+    bool isOutput = llvm::any_of(
+        empty->getUsers(), [](Operation *user) { return isa<ReturnOp>(user); });
+    bufferIndex[empty.getResult()] = buffers.size();
+    buffers.push_back(fb::CreateBufferSpecDirect(
+        fbb, isOutput ? fb::BufferKind::Output : fb::BufferKind::Intermediate,
+        *toDType(type.getElementType()), &*sizes, empty.getZeroInit(), -1,
+        nullptr));
+    return success();
+  }
+
+  LogicalResult visitReturn(ReturnOp ret) {
+    for (Value v : ret.getOperands()) {
+      auto it = bufferIndex.find(v);
+      if (it != bufferIndex.end()) {
+        if (llvm::is_contained(outputs, static_cast<int32_t>(it->second)))
+          return ret.emitOpError(
+              "returns one tensor twice; module files give each output "
+              "its own buffer");
+        outputs.push_back(it->second);
+        continue;
+      }
+      auto arg = dyn_cast<BlockArgument>(v);
+      auto type = dyn_cast<RankedTensorType>(v.getType());
+      if (!arg || !type)
+        return ret.emitOpError("returns a value that is neither a buffer nor "
+                               "an input tensor");
+      // An input returned as it is: an alias, no kernel and no copy.
+      std::vector<int32_t> sizes, strides;
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        sizes.push_back(emit({fb::ExprOp::InputSize,
+                              static_cast<int32_t>(arg.getArgNumber()),
+                              static_cast<int32_t>(d)}));
+        strides.push_back(emit({fb::ExprOp::InputStride,
+                                static_cast<int32_t>(arg.getArgNumber()),
+                                static_cast<int32_t>(d)}));
+      }
+      outputs.push_back(buffers.size());
+      buffers.push_back(fb::CreateBufferSpecDirect(
+          fbb, fb::BufferKind::Output, *toDType(type.getElementType()), &sizes,
+          false, static_cast<int32_t>(arg.getArgNumber()), &strides));
+    }
+    return success();
+  }
+
+  FailureOr<int32_t> kernelIndex(LaunchOp launch) {
+    SymbolRefAttr symbol = launch.getKernel();
+    std::string key = symbol.getLeafReference().str();
+    auto it = kernelIndices.find(key);
+    if (it != kernelIndices.end())
+      return it->second;
+    auto binary = module.lookupSymbol<gpu::BinaryOp>(symbol.getRootReference());
+    if (!binary)
+      return launch.emitOpError()
+             << "refers to " << symbol
+             << " but there is no gpu.binary of that name (run "
+                "gpu-module-to-binary with format isa)";
+    auto object = dyn_cast<gpu::ObjectAttr>(binary.getObjects()[0]);
+    if (!object || object.getFormat() != gpu::CompilationTarget::Assembly)
+      return launch.emitOpError("needs a PTX (isa) gpu.binary object");
+    StringRef ptx = object.getObject().getValue();
+    std::vector<uint8_t> cubin;
+    if (failed(compileCubin(launch, binary.getName(), ptx, cubin)))
+      return failure();
+    int32_t index = kernels.size();
+    kernels.push_back(
+        fb::CreateKernelDirect(fbb, key.c_str(), ptx.str().c_str(), &cubin, 0));
+    kernelIndices[key] = index;
+    return index;
+  }
+
+  LogicalResult compileCubin(Operation *op, StringRef name, StringRef ptx,
+                             std::vector<uint8_t> &cubin) {
+    auto cached = cubins.find(name);
+    if (cached != cubins.end()) {
+      cubin = cached->second;
+      return success();
+    }
+    std::string ptxas = options.emitCubin ? findPtxas(options.ptxas) : "";
+    if (ptxas.empty()) {
+      cubins[name] = {};
+      return success();
+    }
+    SmallString<128> ptxPath, cubinPath;
+    if (llvm::sys::fs::createTemporaryFile("fusion", "ptx", ptxPath) ||
+        llvm::sys::fs::createTemporaryFile("fusion", "cubin", cubinPath))
+      return op->emitError("cannot create temporary files for ptxas");
+    {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(ptxPath, ec);
+      if (ec)
+        return op->emitError("cannot write ") << ptxPath;
+      os << ptx;
+    }
+    std::string arch = "-arch=" + options.chip;
+    SmallVector<StringRef> args = {ptxas,   arch, "-O3",
+                                   ptxPath, "-o", cubinPath};
+    std::string error;
+    int rc =
+        llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, {}, 0, 0, &error);
+    auto buffer = llvm::MemoryBuffer::getFile(cubinPath);
+    llvm::sys::fs::remove(ptxPath);
+    llvm::sys::fs::remove(cubinPath);
+    if (rc != 0 || !buffer)
+      return op->emitError() << "ptxas (" << ptxas << ") failed with code "
+                             << rc << " " << error;
+    StringRef bytes = (*buffer)->getBuffer();
+    cubin.assign(bytes.begin(), bytes.end());
+    cubins[name] = cubin;
+    return success();
+  }
+
+  LogicalResult visitLaunch(LaunchOp launch) {
+    auto kernel = kernelIndex(launch);
+    if (failed(kernel))
+      return failure();
+    auto types = launch->getAttrOfType<ArrayAttr>("param_types");
+    if (!types)
+      return launch.emitOpError("needs the param_types the lowering records");
+    std::vector<flatbuffers::Offset<fb::Param>> params;
+    unsigned t = 0;
+    for (Value arg : launch.getArgs()) {
+      if (t >= types.size())
+        return launch.emitOpError("has more arguments than kernel parameters");
+      Type paramType = cast<TypeAttr>(types[t++]).getValue();
+      if (isa<MemRefType>(paramType)) {
+        // A rank-1 memref descriptor: allocated and aligned pointers,
+        // offset, size and stride. Kernels index from the aligned pointer.
+        auto s = slot(arg, launch);
+        if (failed(s))
+          return failure();
+        params.push_back(fb::CreateParam(fbb, fb::ParamKind::Pointer, *s));
+        params.push_back(fb::CreateParam(fbb, fb::ParamKind::Pointer, *s));
+        params.push_back(fb::CreateParam(fbb, fb::ParamKind::I64, constant(0)));
+        params.push_back(fb::CreateParam(fbb, fb::ParamKind::I64, constant(0)));
+        params.push_back(fb::CreateParam(fbb, fb::ParamKind::I64, constant(1)));
+        continue;
+      }
+      auto blockArg = dyn_cast<BlockArgument>(arg);
+      if (blockArg && !arg.getType().isIndex()) {
+        fb::ParamKind kind;
+        if (paramType.isF32())
+          kind = fb::ParamKind::ScalarF32;
+        else if (paramType.isF64())
+          kind = fb::ParamKind::ScalarF64;
+        else if (paramType.isInteger(64))
+          kind = fb::ParamKind::ScalarI64;
+        else
+          return launch.emitOpError() << "cannot pass a scalar input of type "
+                                      << paramType << " to a kernel yet";
+        params.push_back(fb::CreateParam(fbb, kind, blockArg.getArgNumber()));
+        continue;
+      }
+      auto r = reg(arg, launch);
+      if (failed(r))
+        return failure();
+      params.push_back(fb::CreateParam(
+          fbb,
+          paramType.isInteger(32) ? fb::ParamKind::I32 : fb::ParamKind::I64,
+          *r));
+    }
+    auto regs = [&](ValueRange values) -> FailureOr<std::vector<int32_t>> {
+      std::vector<int32_t> out;
+      for (Value v : values) {
+        auto r = reg(v, launch);
+        if (failed(r))
+          return failure();
+        out.push_back(*r);
+      }
+      return out;
+    };
+    auto grid = regs({launch.getGridX(), launch.getGridY(), launch.getGridZ()});
+    auto block =
+        regs({launch.getBlockX(), launch.getBlockY(), launch.getBlockZ()});
+    auto smem = reg(launch.getSmem(), launch);
+    int32_t guard = -1;
+    if (launch.getGuard()) {
+      auto g = reg(launch.getGuard(), launch);
+      if (failed(g))
+        return failure();
+      guard = *g;
+    }
+    if (failed(grid) || failed(block) || failed(smem))
+      return failure();
+    pendingGroup.push_back(fb::CreateLaunchVariantDirect(
+        fbb, *kernel, guard, &*grid, &*block, *smem, nullptr, false, &params));
+    // A launch without a guard ends its group of variants.
+    if (!launch.getGuard())
+      flushLaunchGroup();
+    return success();
+  }
+
+  void flushLaunchGroup() {
+    if (pendingGroup.empty())
+      return;
+    launches.push_back(fb::CreateLaunchDirect(fbb, &pendingGroup));
+    pendingGroup.clear();
+  }
+
+  FusionOp fusion;
+  ModuleOp module;
+  const ModuleWriterOptions &options;
+  flatbuffers::FlatBufferBuilder fbb;
+  unsigned numInputs = 0;
+  std::vector<Expr> exprs;
+  std::map<int64_t, int32_t> constants;
+  DenseMap<Value, int32_t> registers;
+  DenseMap<Value, unsigned> bufferIndex;
+  std::vector<flatbuffers::Offset<fb::BufferSpec>> buffers;
+  std::vector<int32_t> outputs;
+  std::vector<flatbuffers::Offset<fb::Kernel>> kernels;
+  llvm::StringMap<int32_t> kernelIndices;
+  llvm::StringMap<std::vector<uint8_t>> cubins;
+  std::vector<flatbuffers::Offset<fb::Launch>> launches;
+  std::vector<flatbuffers::Offset<fb::LaunchVariant>> pendingGroup;
+  std::vector<flatbuffers::Offset<fb::ExprCheck>> checks;
+};
+
+} // namespace
+
+FailureOr<std::string>
+mlir::fusion::writeModuleFile(ModuleOp module, StringRef fusionName,
+                              StringRef definition,
+                              const ModuleWriterOptions &options) {
+  FusionOp fusion;
+  for (auto f : module.getOps<FusionOp>()) {
+    if (!fusionName.empty() && f.getSymName() != fusionName)
+      continue;
+    if (fusion)
+      return module.emitError("several fusions: name one to write");
+    fusion = f;
+  }
+  if (!fusion)
+    return module.emitError("no fusion named '") << fusionName << "'";
+  return PlanWriter(fusion, module, options).write(definition);
+}

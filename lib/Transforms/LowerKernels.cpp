@@ -1,0 +1,939 @@
+//===- LowerKernels.cpp - scheduled kernels to gpu.func + host program ----===//
+// Lowers every pointwise fusion.kernel to gpu.func variants (vectorized,
+// scalar, 32/64-bit indices) and replaces it with the host program that
+// allocates outputs, computes launch parameters and picks a variant.
+//===----------------------------------------------------------------------===//
+
+#include "fusion/Transforms/Passes.h"
+#include "fusion/Transforms/ShapeReification.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <map>
+
+namespace mlir::fusion {
+#define GEN_PASS_DEF_FUSIONLOWERKERNELS
+#include "fusion/Transforms/Passes.h.inc"
+} // namespace mlir::fusion
+
+using namespace mlir;
+using namespace mlir::fusion;
+
+namespace {
+
+/// i1 tensors are stored one byte per element (as PyTorch's bool).
+Type storageType(Type element) {
+  if (element.isInteger(1))
+    return IntegerType::get(element.getContext(), 8);
+  return element;
+}
+
+int64_t storageBytes(Type element) {
+  return std::max<int64_t>(1, storageType(element).getIntOrFloatBitWidth() / 8);
+}
+
+bool isHalfFloat(Type t) { return t.isF16() || t.isBF16(); }
+
+/// A generated value: a vector of the variant's width, or a scalar that is
+/// uniform along the innermost iteration dim.
+struct Gen {
+  Value value;
+  bool isVector = false;
+};
+
+/// One kernel variant: vector width and index width.
+struct Variant {
+  int64_t vector;
+  bool index64;
+  std::string name;
+};
+
+/// Emits the body of one gpu.func for one variant of a pointwise kernel.
+class PointwiseEmitter {
+public:
+  PointwiseEmitter(KernelOp kernel, const Variant &variant,
+                   RankedTensorType iterType)
+      : kernel(kernel), variant(variant), iterType(iterType),
+        rank(iterType.getRank()) {}
+
+  /// Kernel parameters: per tensor input a memref and its effective strides,
+  /// per scalar input the scalar, per result a memref, then the iteration
+  /// sizes and the number of work items.
+  FunctionType signature(MLIRContext *ctx) {
+    Type idx = indexType(ctx);
+    SmallVector<Type> params;
+    for (Value input : kernel.getInputs()) {
+      if (auto tensor = dyn_cast<RankedTensorType>(input.getType())) {
+        params.push_back(memrefType(tensor));
+        params.append(tensor.getRank(), idx);
+      } else if (input.getType().isIndex()) {
+        params.push_back(idx);
+      } else {
+        params.push_back(input.getType());
+      }
+    }
+    for (Type result : kernel.getResultTypes())
+      params.push_back(memrefType(cast<RankedTensorType>(result)));
+    params.append(rank, idx);
+    params.push_back(idx);
+    return FunctionType::get(ctx, params, {});
+  }
+
+  LogicalResult emit(gpu::GPUFuncOp func) {
+    MLIRContext *ctx = func.getContext();
+    Location loc = kernel.getLoc();
+    OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+    Type idx = indexType(ctx);
+    auto args = func.getArguments();
+    unsigned a = 0;
+    Block &body = kernel.getBody().front();
+    for (auto [input, blockArg] :
+         llvm::zip(kernel.getInputs(), body.getArguments())) {
+      if (auto tensor = dyn_cast<RankedTensorType>(input.getType())) {
+        TensorParam param;
+        param.memref = args[a++];
+        for (int64_t d = 0; d < tensor.getRank(); ++d)
+          param.strides.push_back(args[a++]);
+        tensors[blockArg] = param;
+      } else {
+        scalars[blockArg] = args[a++];
+      }
+    }
+    SmallVector<Value> outputs;
+    for (unsigned i = 0; i < kernel.getNumResults(); ++i)
+      outputs.push_back(args[a++]);
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < rank; ++d)
+      sizes.push_back(args[a++]);
+    Value count = args[a++];
+
+    auto toIdx = [&](Value v) {
+      return arith::IndexCastOp::create(b, loc, idx, v).getResult();
+    };
+    Value threadId = toIdx(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+    Value blockId = toIdx(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+    Value blockDim = toIdx(gpu::BlockDimOp::create(b, loc, gpu::Dimension::x));
+    Value gridDim = toIdx(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+    Value first = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, blockId, blockDim), threadId);
+    Value step = arith::MulIOp::create(b, loc, gridDim, blockDim);
+    auto loop = scf::ForOp::create(b, loc, first, count, step);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    builder = &b;
+    this->loc = loc;
+
+    // Delinearize the work item into iteration indices; the innermost index
+    // counts vectors.
+    Value work = loop.getInductionVar();
+    iterIndex.assign(rank, Value());
+    Value rest = work;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      Value extent = sizes[d];
+      if (d == rank - 1 && variant.vector > 1)
+        extent =
+            arith::DivUIOp::create(b, loc, extent, constIdx(variant.vector));
+      if (d == 0) {
+        iterIndex[d] = rest;
+      } else {
+        iterIndex[d] = arith::RemUIOp::create(b, loc, rest, extent);
+        rest = arith::DivUIOp::create(b, loc, rest, extent);
+      }
+      if (d == rank - 1 && variant.vector > 1)
+        iterIndex[d] = arith::MulIOp::create(b, loc, iterIndex[d],
+                                             constIdx(variant.vector));
+    }
+
+    auto yield = cast<YieldOp>(body.getTerminator());
+    SmallVector<int64_t> identity;
+    for (int64_t d = 0; d < rank; ++d)
+      identity.push_back(d);
+    Value outOffset =
+        variant.vector > 1
+            ? arith::MulIOp::create(b, loc, work, constIdx(variant.vector))
+                  .getResult()
+            : work;
+    for (auto [value, out] : llvm::zip(yield.getOperands(), outputs)) {
+      FailureOr<Gen> gen = generate(value, identity);
+      if (failed(gen))
+        return failure();
+      Type element = cast<RankedTensorType>(value.getType()).getElementType();
+      store(*gen, element, out, outOffset);
+    }
+    b.setInsertionPointToEnd(&func.getBody().front());
+    gpu::ReturnOp::create(b, loc);
+    return success();
+  }
+
+  /// Inputs read with vector loads along their innermost dim (the
+  /// vectorized variant's run-time guard needs their strides and alignment).
+  llvm::SmallSetVector<unsigned, 4> vectorLoadedInputs;
+  /// Every (input, input dim, iteration dim) read: the input's extent must
+  /// equal the iteration extent or be 1 (a broadcast).
+  llvm::SetVector<std::tuple<unsigned, int64_t, int64_t>> accesses;
+
+private:
+  struct TensorParam {
+    Value memref;
+    SmallVector<Value> strides;
+  };
+
+  Type indexType(MLIRContext *ctx) {
+    return IntegerType::get(ctx, variant.index64 ? 64 : 32);
+  }
+  MemRefType memrefType(RankedTensorType tensor) {
+    return MemRefType::get({ShapedType::kDynamic},
+                           storageType(tensor.getElementType()));
+  }
+  Value constIdx(int64_t v) {
+    return arith::ConstantOp::create(
+        *builder, loc, IntegerAttr::get(indexType(builder->getContext()), v));
+  }
+  Value toIndex(Value v) {
+    return arith::IndexCastOp::create(*builder, loc, builder->getIndexType(),
+                                      v);
+  }
+  VectorType vectorOf(Type element) {
+    return VectorType::get({variant.vector}, element);
+  }
+  Value splat(Gen g) {
+    if (g.isVector || variant.vector == 1)
+      return g.value;
+    return vector::BroadcastOp::create(*builder, loc,
+                                       vectorOf(g.value.getType()), g.value);
+  }
+
+  void store(Gen gen, Type element, Value memref, Value offset) {
+    OpBuilder &b = *builder;
+    Value v = variant.vector > 1 ? splat(gen) : gen.value;
+    if (element.isInteger(1)) {
+      Type i8 = b.getI8Type();
+      v = arith::ExtUIOp::create(
+          b, loc, variant.vector > 1 ? Type(vectorOf(i8)) : i8, v);
+    }
+    Value index = toIndex(offset);
+    if (variant.vector > 1) {
+      int64_t align =
+          std::min<int64_t>(16, variant.vector * storageBytes(element));
+      vector::StoreOp::create(b, loc, v, memref, index, false,
+                              llvm::MaybeAlign(align));
+    } else {
+      memref::StoreOp::create(b, loc, v, memref, index);
+    }
+  }
+
+  Gen load(BlockArgument arg, ArrayRef<int64_t> map) {
+    OpBuilder &b = *builder;
+    TensorParam &param = tensors[arg];
+    auto tensor = cast<RankedTensorType>(arg.getType());
+    Type element = tensor.getElementType();
+    Value offset = constIdx(0);
+    int64_t innerDim = -1;
+    for (auto [d, it] : llvm::enumerate(map)) {
+      if (it < 0)
+        continue;
+      accesses.insert({arg.getArgNumber(), static_cast<int64_t>(d), it});
+      if (it == rank - 1)
+        innerDim = d;
+      offset = arith::AddIOp::create(
+          b, loc, offset,
+          arith::MulIOp::create(b, loc, iterIndex[it], param.strides[d]));
+    }
+    auto fromStorage = [&](Value v) -> Value {
+      if (!element.isInteger(1))
+        return v;
+      Value zero = arith::ConstantOp::create(b, loc, v.getType(),
+                                             b.getZeroAttr(v.getType()));
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
+    };
+    Type stored = storageType(element);
+    if (variant.vector == 1 || innerDim < 0) {
+      Value v = memref::LoadOp::create(b, loc, param.memref, toIndex(offset));
+      return {fromStorage(v), false};
+    }
+    if (innerDim == tensor.getRank() - 1) {
+      // Contiguous innermost dim (the run-time guard checked stride 1).
+      vectorLoadedInputs.insert(arg.getArgNumber());
+      int64_t align =
+          std::min<int64_t>(16, variant.vector * storageBytes(element));
+      Value v = vector::LoadOp::create(b, loc, vectorOf(stored), param.memref,
+                                       toIndex(offset), false,
+                                       llvm::MaybeAlign(align));
+      return {fromStorage(v), true};
+    }
+    // The innermost iteration dim walks a strided dim of this input: gather.
+    SmallVector<Value> lanes;
+    for (int64_t j = 0; j < variant.vector; ++j) {
+      Value laneOffset = arith::AddIOp::create(
+          b, loc, offset,
+          arith::MulIOp::create(b, loc, constIdx(j), param.strides[innerDim]));
+      lanes.push_back(
+          memref::LoadOp::create(b, loc, param.memref, toIndex(laneOffset)));
+    }
+    Value v = vector::FromElementsOp::create(b, loc, vectorOf(stored), lanes);
+    return {fromStorage(v), true};
+  }
+
+  FailureOr<Gen> generate(Value value, ArrayRef<int64_t> map) {
+    auto key = std::make_pair(value.getAsOpaquePointer(),
+                              std::vector<int64_t>(map.begin(), map.end()));
+    auto it = memo.find(key);
+    if (it != memo.end())
+      return it->second;
+    FailureOr<Gen> result = generateUncached(value, map);
+    if (succeeded(result))
+      memo[key] = *result;
+    return result;
+  }
+
+  /// Operand maps of the index-mapping ops; -1 marks a broadcast dim.
+  static SmallVector<int64_t> broadcastMap(RankedTensorType operand,
+                                           ArrayRef<int64_t> resultMap,
+                                           ArrayRef<int64_t> dims) {
+    SmallVector<int64_t> map;
+    for (auto [i, d] : llvm::enumerate(dims))
+      map.push_back(operand.getDimSize(i) == 1 ? -1 : resultMap[d]);
+    return map;
+  }
+
+  FailureOr<Gen> generateUncached(Value value, ArrayRef<int64_t> map) {
+    OpBuilder &b = *builder;
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      if (tensors.count(arg))
+        return load(arg, map);
+      return Gen{scalars.lookup(arg), false};
+    }
+    Operation *op = value.getDefiningOp();
+    if (auto constant = dyn_cast<arith::ConstantOp>(op))
+      return Gen{b.clone(*constant)->getResult(0), false};
+    if (auto bcast = dyn_cast<BroadcastInDimOp>(op)) {
+      auto operand = dyn_cast<RankedTensorType>(bcast.getInput().getType());
+      if (!operand)
+        return generate(bcast.getInput(), {});
+      return generate(bcast.getInput(),
+                      broadcastMap(operand, map, bcast.getDims()));
+    }
+    if (auto expand = dyn_cast<ExpandOp>(op)) {
+      auto operand = expand.getInput().getType();
+      SmallVector<int64_t> dims;
+      for (int64_t d = 0; d < operand.getRank(); ++d)
+        dims.push_back(d);
+      return generate(expand.getInput(), broadcastMap(operand, map, dims));
+    }
+    if (auto permute = dyn_cast<PermuteOp>(op)) {
+      SmallVector<int64_t> operandMap(map.size(), -1);
+      for (auto [i, p] : llvm::enumerate(permute.getPerm()))
+        operandMap[p] = map[i];
+      return generate(permute.getInput(), operandMap);
+    }
+    if (auto squeeze = dyn_cast<SqueezeOp>(op)) {
+      SmallVector<int64_t> operandMap;
+      unsigned next = 0;
+      for (int64_t d = 0; d < squeeze.getInput().getType().getRank(); ++d)
+        operandMap.push_back(
+            llvm::is_contained(squeeze.getDims(), d) ? -1 : map[next++]);
+      return generate(squeeze.getInput(), operandMap);
+    }
+    if (auto full = dyn_cast<FullOp>(op))
+      return generate(full.getValue(), {});
+    if (op->hasTrait<FusionElementwise>())
+      return elementwise(op, map);
+    return op->emitOpError("is not supported by the pointwise lowering");
+  }
+
+  FailureOr<Gen> elementwise(Operation *op, ArrayRef<int64_t> map) {
+    OpBuilder &b = *builder;
+    SmallVector<Gen> operands;
+    bool anyVector = false;
+    for (Value operand : op->getOperands()) {
+      bool isTensor = isa<RankedTensorType>(operand.getType());
+      FailureOr<Gen> g =
+          generate(operand, isTensor ? map : ArrayRef<int64_t>());
+      if (failed(g))
+        return failure();
+      operands.push_back(*g);
+      anyVector |= g->isVector;
+    }
+    SmallVector<Value> values;
+    for (Gen &g : operands)
+      values.push_back(anyVector ? splat(g) : g.value);
+    Type resultElement = getElementTypeOrSelf(op->getResult(0).getType());
+    Type operandElement = getElementTypeOrSelf(op->getOperand(0).getType());
+    auto shaped = [&](Type element) -> Type {
+      return anyVector ? Type(vectorOf(element)) : element;
+    };
+
+    if (auto cast = dyn_cast<CastOp>(op))
+      return Gen{emitCast(values[0], operandElement, resultElement, shaped),
+                 anyVector};
+
+    // 16-bit floats compute in f32 and round after each op, which is what
+    // the reference interpreter does too.
+    Type computeElement = operandElement;
+    if (isa<WhereOp>(op))
+      computeElement = getElementTypeOrSelf(op->getOperand(1).getType());
+    bool widen = isHalfFloat(computeElement);
+    if (widen) {
+      Type f32 = b.getF32Type();
+      for (auto [i, v] : llvm::enumerate(values))
+        if (isHalfFloat(getElementTypeOrSelf(v.getType())))
+          values[i] = arith::ExtFOp::create(b, loc, shaped(f32), v);
+      computeElement = f32;
+    }
+    FailureOr<Value> result =
+        emitOp(op, values, computeElement, shaped(computeElement));
+    if (failed(result))
+      return failure();
+    Value r = *result;
+    if (widen && isHalfFloat(resultElement))
+      r = arith::TruncFOp::create(b, loc, shaped(resultElement), r);
+    return Gen{r, anyVector};
+  }
+
+  Value floatConst(Type type, double v) {
+    Type element = getElementTypeOrSelf(type);
+    Attribute attr = builder->getFloatAttr(element, v);
+    if (auto vt = dyn_cast<VectorType>(type))
+      attr = DenseElementsAttr::get(vt, attr);
+    return arith::ConstantOp::create(*builder, loc, type,
+                                     cast<TypedAttr>(attr));
+  }
+  Value intConst(Type type, int64_t v) {
+    Type element = getElementTypeOrSelf(type);
+    Attribute attr = builder->getIntegerAttr(element, v);
+    if (auto vt = dyn_cast<VectorType>(type))
+      attr = DenseElementsAttr::get(vt, attr);
+    return arith::ConstantOp::create(*builder, loc, type,
+                                     cast<TypedAttr>(attr));
+  }
+  Value zero(Type type) {
+    return isa<FloatType>(getElementTypeOrSelf(type)) ? floatConst(type, 0)
+                                                      : intConst(type, 0);
+  }
+
+  Value emitCast(Value v, Type from, Type to, function_ref<Type(Type)> shaped) {
+    OpBuilder &b = *builder;
+    Type target = shaped(to);
+    if (from == to)
+      return v;
+    if (to.isInteger(1)) {
+      if (isa<FloatType>(from))
+        return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v,
+                                     zero(v.getType()));
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v,
+                                   zero(v.getType()));
+    }
+    bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
+    if (fromFloat && toFloat) {
+      if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+        return arith::ExtFOp::create(b, loc, target, v);
+      // bf16 <-> f16 have the same width: go through f32.
+      if (from.getIntOrFloatBitWidth() == to.getIntOrFloatBitWidth())
+        v = arith::ExtFOp::create(b, loc, shaped(b.getF32Type()), v);
+      return arith::TruncFOp::create(b, loc, target, v);
+    }
+    if (!fromFloat && toFloat) {
+      if (from.isInteger(1))
+        return arith::UIToFPOp::create(b, loc, target, v);
+      return arith::SIToFPOp::create(b, loc, target, v);
+    }
+    if (fromFloat && !toFloat) {
+      // NaN converts to 0 (PTX's cvt.rzi does that; LLVM calls it poison).
+      Value isNan =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
+      v = arith::SelectOp::create(b, loc, isNan, zero(v.getType()), v);
+      return arith::FPToSIOp::create(b, loc, target, v);
+    }
+    unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+    if (fw < tw)
+      return from.isInteger(1)
+                 ? arith::ExtUIOp::create(b, loc, target, v).getResult()
+                 : arith::ExtSIOp::create(b, loc, target, v).getResult();
+    return arith::TruncIOp::create(b, loc, target, v);
+  }
+
+  FailureOr<Value> emitOp(Operation *op, ArrayRef<Value> v, Type element,
+                          Type type) {
+    OpBuilder &b = *builder;
+    bool isFloat = isa<FloatType>(element);
+    using P = arith::CmpFPredicate;
+    using IP = arith::CmpIPredicate;
+    auto cmp = [&](P fp, IP ip, Value l, Value r) -> Value {
+      if (isFloat)
+        return arith::CmpFOp::create(b, loc, fp, l, r);
+      return arith::CmpIOp::create(b, loc, ip, l, r);
+    };
+    auto binary = [&](auto floatTag, auto intTag) -> Value {
+      using F = decltype(floatTag);
+      using I = decltype(intTag);
+      if (isFloat)
+        return F::create(b, loc, v[0], v[1]);
+      return I::create(b, loc, v[0], v[1]);
+    };
+    auto unaryF = [&](auto tag) -> Value {
+      return decltype(tag)::create(b, loc, v[0]);
+    };
+    auto one = [&]() {
+      return isFloat ? floatConst(type, 1) : intConst(type, 1);
+    };
+    return TypeSwitch<Operation *, FailureOr<Value>>(op)
+        .Case<AddOp>([&](AddOp add) -> Value {
+          Value rhs = v[1];
+          if (add.getAlpha()) {
+            double alpha = add.getAlpha()->convertToDouble();
+            Value a = isFloat ? floatConst(type, alpha)
+                              : intConst(type, static_cast<int64_t>(alpha));
+            rhs = isFloat ? arith::MulFOp::create(b, loc, rhs, a).getResult()
+                          : arith::MulIOp::create(b, loc, rhs, a).getResult();
+          }
+          if (isFloat)
+            return arith::AddFOp::create(b, loc, v[0], rhs);
+          return arith::AddIOp::create(b, loc, v[0], rhs);
+        })
+        .Case<SubOp>(
+            [&](auto) { return binary(arith::SubFOp(), arith::SubIOp()); })
+        .Case<MulOp>(
+            [&](auto) { return binary(arith::MulFOp(), arith::MulIOp()); })
+        .Case<DivOp>(
+            [&](auto) { return binary(arith::DivFOp(), arith::DivSIOp()); })
+        .Case<FmodOp>(
+            [&](auto) { return binary(arith::RemFOp(), arith::RemSIOp()); })
+        .Case<RemainderOp>([&](auto) -> Value {
+          // Python's %: the remainder takes the divisor's sign.
+          Value r = binary(arith::RemFOp(), arith::RemSIOp());
+          Value z = zero(type);
+          Value nonZero = cmp(P::UNE, IP::ne, r, z);
+          Value signsDiffer =
+              arith::XOrIOp::create(b, loc, cmp(P::OLT, IP::slt, r, z),
+                                    cmp(P::OLT, IP::slt, v[1], z));
+          Value fix = arith::AndIOp::create(b, loc, nonZero, signsDiffer);
+          Value adjusted =
+              isFloat ? arith::AddFOp::create(b, loc, r, v[1]).getResult()
+                      : arith::AddIOp::create(b, loc, r, v[1]).getResult();
+          return arith::SelectOp::create(b, loc, fix, adjusted, r);
+        })
+        .Case<PowOp>([&](auto) {
+          return math::PowFOp::create(b, loc, v[0], v[1]).getResult();
+        })
+        .Case<MaximumOp>(
+            [&](auto) { return binary(arith::MaximumFOp(), arith::MaxSIOp()); })
+        .Case<MinimumOp>(
+            [&](auto) { return binary(arith::MinimumFOp(), arith::MinSIOp()); })
+        .Case<Atan2Op>([&](auto) {
+          return math::Atan2Op::create(b, loc, v[0], v[1]).getResult();
+        })
+        .Case<LogicalAndOp, BitwiseAndOp>([&](auto) {
+          return arith::AndIOp::create(b, loc, v[0], v[1]).getResult();
+        })
+        .Case<LogicalOrOp, BitwiseOrOp>([&](auto) {
+          return arith::OrIOp::create(b, loc, v[0], v[1]).getResult();
+        })
+        .Case<LogicalXorOp, BitwiseXorOp>([&](auto) {
+          return arith::XOrIOp::create(b, loc, v[0], v[1]).getResult();
+        })
+        .Case<ShiftLeftOp>([&](auto) -> Value {
+          int64_t bits = element.getIntOrFloatBitWidth();
+          Value tooFar = arith::CmpIOp::create(b, loc, IP::uge, v[1],
+                                               intConst(type, bits));
+          Value safe =
+              arith::SelectOp::create(b, loc, tooFar, zero(type), v[1]);
+          Value shifted = arith::ShLIOp::create(b, loc, v[0], safe);
+          return arith::SelectOp::create(b, loc, tooFar, zero(type), shifted);
+        })
+        .Case<ShiftRightOp>([&](auto) -> Value {
+          int64_t bits = element.getIntOrFloatBitWidth();
+          Value amount =
+              arith::MinUIOp::create(b, loc, v[1], intConst(type, bits - 1));
+          return arith::ShRSIOp::create(b, loc, v[0], amount);
+        })
+        .Case<EqOp>([&](auto) { return cmp(P::OEQ, IP::eq, v[0], v[1]); })
+        .Case<NeOp>([&](auto) { return cmp(P::UNE, IP::ne, v[0], v[1]); })
+        .Case<LtOp>([&](auto) {
+          return cmp(P::OLT, element.isInteger(1) ? IP::ult : IP::slt, v[0],
+                     v[1]);
+        })
+        .Case<LeOp>([&](auto) {
+          return cmp(P::OLE, element.isInteger(1) ? IP::ule : IP::sle, v[0],
+                     v[1]);
+        })
+        .Case<GtOp>([&](auto) {
+          return cmp(P::OGT, element.isInteger(1) ? IP::ugt : IP::sgt, v[0],
+                     v[1]);
+        })
+        .Case<GeOp>([&](auto) {
+          return cmp(P::OGE, element.isInteger(1) ? IP::uge : IP::sge, v[0],
+                     v[1]);
+        })
+        .Case<WhereOp>([&](auto) {
+          return arith::SelectOp::create(b, loc, v[0], v[1], v[2]).getResult();
+        })
+        .Case<ClampOp>([&](auto) -> Value {
+          if (isFloat)
+            return arith::MinimumFOp::create(
+                b, loc, arith::MaximumFOp::create(b, loc, v[0], v[1]), v[2]);
+          return arith::MinSIOp::create(
+              b, loc, arith::MaxSIOp::create(b, loc, v[0], v[1]), v[2]);
+        })
+        .Case<LerpOp>([&](auto) -> Value {
+          Value diff = arith::SubFOp::create(b, loc, v[1], v[0]);
+          return arith::AddFOp::create(
+              b, loc, v[0], arith::MulFOp::create(b, loc, v[2], diff));
+        })
+        .Case<FmaOp>([&](auto) {
+          return math::FmaOp::create(b, loc, v[0], v[1], v[2]).getResult();
+        })
+        .Case<NegOp>([&](auto) -> Value {
+          if (isFloat)
+            return arith::NegFOp::create(b, loc, v[0]);
+          return arith::SubIOp::create(b, loc, zero(type), v[0]);
+        })
+        .Case<AbsOp>([&](auto) -> Value {
+          if (isFloat)
+            return math::AbsFOp::create(b, loc, v[0]);
+          return math::AbsIOp::create(b, loc, v[0]);
+        })
+        .Case<ExpOp>([&](auto) { return unaryF(math::ExpOp()); })
+        .Case<Exp2Op>([&](auto) { return unaryF(math::Exp2Op()); })
+        .Case<Expm1Op>([&](auto) { return unaryF(math::ExpM1Op()); })
+        .Case<LogOp>([&](auto) { return unaryF(math::LogOp()); })
+        .Case<Log2Op>([&](auto) { return unaryF(math::Log2Op()); })
+        .Case<Log1pOp>([&](auto) { return unaryF(math::Log1pOp()); })
+        .Case<SqrtOp>([&](auto) { return unaryF(math::SqrtOp()); })
+        .Case<RsqrtOp>([&](auto) { return unaryF(math::RsqrtOp()); })
+        .Case<SinOp>([&](auto) { return unaryF(math::SinOp()); })
+        .Case<CosOp>([&](auto) { return unaryF(math::CosOp()); })
+        .Case<TanOp>([&](auto) { return unaryF(math::TanOp()); })
+        .Case<TanhOp>([&](auto) { return unaryF(math::TanhOp()); })
+        .Case<ErfOp>([&](auto) { return unaryF(math::ErfOp()); })
+        .Case<ErfcOp>([&](auto) { return unaryF(math::ErfcOp()); })
+        .Case<FloorOp>([&](auto) { return unaryF(math::FloorOp()); })
+        .Case<CeilOp>([&](auto) { return unaryF(math::CeilOp()); })
+        .Case<RoundOp>([&](auto) { return unaryF(math::RoundEvenOp()); })
+        .Case<TruncOp>([&](auto) { return unaryF(math::TruncOp()); })
+        .Case<ReciprocalOp>([&](auto) -> Value {
+          return arith::DivFOp::create(b, loc, one(), v[0]);
+        })
+        .Case<SigmoidOp>([&](auto) -> Value {
+          Value e =
+              math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, v[0]));
+          return arith::DivFOp::create(b, loc, one(),
+                                       arith::AddFOp::create(b, loc, one(), e));
+        })
+        .Case<SiluOp>([&](auto) -> Value {
+          Value e =
+              math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, v[0]));
+          return arith::DivFOp::create(b, loc, v[0],
+                                       arith::AddFOp::create(b, loc, one(), e));
+        })
+        .Case<ReluOp>([&](auto) -> Value {
+          if (isFloat)
+            return arith::MaximumFOp::create(b, loc, v[0], zero(type));
+          return arith::MaxSIOp::create(b, loc, v[0], zero(type));
+        })
+        .Case<SignOp>([&](auto) -> Value {
+          Value z = zero(type);
+          Value pos = cmp(P::OGT, IP::sgt, v[0], z);
+          Value neg = cmp(P::OLT, IP::slt, v[0], z);
+          Value minusOne = isFloat ? floatConst(type, -1) : intConst(type, -1);
+          // Zero and NaN keep their value.
+          Value r = arith::SelectOp::create(b, loc, neg, minusOne, v[0]);
+          return arith::SelectOp::create(b, loc, pos, one(), r);
+        })
+        .Case<IsNanOp>([&](auto) -> Value {
+          return arith::CmpFOp::create(b, loc, P::UNO, v[0], v[0]);
+        })
+        .Case<IsInfOp>([&](auto) -> Value {
+          Value abs = math::AbsFOp::create(b, loc, v[0]);
+          return arith::CmpFOp::create(
+              b, loc, P::OEQ, abs,
+              floatConst(type, std::numeric_limits<double>::infinity()));
+        })
+        .Case<LogicalNotOp, BitwiseNotOp>([&](auto) -> Value {
+          return arith::XOrIOp::create(b, loc, v[0], intConst(type, -1));
+        })
+        .Default([&](Operation *other) -> FailureOr<Value> {
+          return other->emitOpError(
+              "has no pointwise lowering (run --fusion-decompose first?)");
+        });
+  }
+
+  KernelOp kernel;
+  Variant variant;
+  RankedTensorType iterType;
+  int64_t rank;
+  OpBuilder *builder = nullptr;
+  Location loc = UnknownLoc::get(kernel.getContext());
+  DenseMap<Value, TensorParam> tensors;
+  DenseMap<Value, Value> scalars;
+  SmallVector<Value> iterIndex;
+  std::map<std::pair<void *, std::vector<int64_t>>, Gen> memo;
+};
+
+/// Host-side index arithmetic for the launch program.
+class HostBuilder {
+public:
+  HostBuilder(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+  Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value floorDiv(Value x, Value y) {
+    return arith::FloorDivSIOp::create(b, loc, x, y);
+  }
+  Value ceilDiv(Value x, Value y) {
+    return arith::CeilDivSIOp::create(b, loc, x, y);
+  }
+  Value rem(Value x, Value y) { return arith::RemSIOp::create(b, loc, x, y); }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
+  /// Comparisons give 0 or 1 as an index, so guards combine with `mul`.
+  Value eq(Value x, Value y) {
+    return toIndex(
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y));
+  }
+  Value lt(Value x, Value y) {
+    return toIndex(
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, y));
+  }
+  Value select(Value cond, Value x, Value y) {
+    Value flag =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, cond, c(0));
+    return arith::SelectOp::create(b, loc, flag, x, y);
+  }
+
+private:
+  Value toIndex(Value flag) {
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), flag);
+  }
+  OpBuilder &b;
+  Location loc;
+};
+
+struct FusionLowerKernelsPass
+    : mlir::fusion::impl::FusionLowerKernelsBase<FusionLowerKernelsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<KernelOp> kernels;
+    module.walk([&](KernelOp k) { kernels.push_back(k); });
+    if (kernels.empty())
+      return;
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(&getContext()));
+    for (KernelOp kernel : kernels)
+      if (failed(lower(kernel)))
+        return signalPassFailure();
+  }
+
+  gpu::GPUModuleOp gpuModuleFor(FusionOp fusion) {
+    ModuleOp module = getOperation();
+    std::string name = (fusion.getSymName() + "_kernels").str();
+    if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>(name))
+      return existing;
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    return gpu::GPUModuleOp::create(b, fusion.getLoc(), name);
+  }
+
+  LogicalResult lower(KernelOp kernel) {
+    auto schedule =
+        dyn_cast_if_present<PointwiseScheduleAttr>(kernel.getScheduleAttr());
+    if (!schedule)
+      return kernel.emitOpError(
+          "needs a #fusion.pointwise schedule (run --fusion-schedule)");
+    if (kernel.getNumResults() == 0)
+      return kernel.emitOpError("has no results");
+    auto iterType = cast<RankedTensorType>(kernel.getResult(0).getType());
+    for (Type t : kernel.getResultTypes()) {
+      auto rt = cast<RankedTensorType>(t);
+      if (rt.getRank() != iterType.getRank())
+        return kernel.emitOpError(
+                   "pointwise kernels need results of one shape; got ranks ")
+               << iterType.getRank() << " and " << rt.getRank();
+      for (int64_t d = 0; d < rt.getRank(); ++d)
+        if (!rt.isDynamicDim(d) && !iterType.isDynamicDim(d) &&
+            rt.getDimSize(d) != iterType.getDimSize(d))
+          return kernel.emitOpError(
+                     "pointwise kernels need results of one shape; dim ")
+                 << d << " is " << iterType.getDimSize(d) << " and "
+                 << rt.getDimSize(d);
+    }
+    auto fusion = kernel->getParentOfType<FusionOp>();
+    for (Value input : kernel.getInputs())
+      if (isa<RankedTensorType>(input.getType()) && !isa<BlockArgument>(input))
+        return kernel.emitOpError(
+            "reads a tensor computed by another kernel; multi-kernel "
+            "fusions come with the reduction schedulers");
+    int64_t rank = iterType.getRank();
+    int64_t vector = schedule.getVector();
+    if (rank == 0)
+      vector = 1;
+
+    SmallVector<Variant> variants;
+    std::string base = kernel.getSymName().str();
+    if (schedule.getIndex64()) {
+      if (vector > 1)
+        variants.push_back(
+            {vector, true, base + "_v" + std::to_string(vector) + "_i64"});
+      variants.push_back({1, true, base + "_s_i64"});
+    } else {
+      if (vector > 1)
+        variants.push_back(
+            {vector, false, base + "_v" + std::to_string(vector) + "_i32"});
+      variants.push_back({1, false, base + "_s_i32"});
+      variants.push_back({1, true, base + "_s_i64"});
+    }
+
+    gpu::GPUModuleOp gpuModule = gpuModuleFor(fusion);
+    llvm::SmallSetVector<unsigned, 4> vectorLoaded;
+    llvm::SetVector<std::tuple<unsigned, int64_t, int64_t>> accesses;
+    SmallVector<gpu::GPUFuncOp> funcs;
+    for (Variant &variant : variants) {
+      PointwiseEmitter emitter(kernel, variant, iterType);
+      OpBuilder mb = OpBuilder::atBlockEnd(gpuModule.getBody());
+      auto func = gpu::GPUFuncOp::create(mb, kernel.getLoc(), variant.name,
+                                         emitter.signature(&getContext()));
+      func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), mb.getUnitAttr());
+      func.setKnownBlockSizeAttr(mb.getDenseI32ArrayAttr(
+          {static_cast<int32_t>(schedule.getBlock()), 1, 1}));
+      if (failed(emitter.emit(func)))
+        return failure();
+      if (variant.vector > 1)
+        vectorLoaded = emitter.vectorLoadedInputs;
+      accesses = emitter.accesses;
+      funcs.push_back(func);
+    }
+
+    // The host program, in place of the kernel.
+    OpBuilder b(kernel);
+    Location loc = kernel.getLoc();
+    HostBuilder h(b, loc);
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < rank; ++d) {
+      FailureOr<Value> size = reifyDim(b, loc, kernel.getResult(0), d);
+      if (failed(size))
+        return kernel.emitOpError("cannot express result dim ")
+               << d << " from the inputs";
+      sizes.push_back(*size);
+    }
+    Value numel = h.c(1);
+    for (Value s : sizes)
+      numel = h.mul(numel, s);
+
+    SmallVector<Value> outputs;
+    for (Type t : kernel.getResultTypes()) {
+      auto rt = cast<RankedTensorType>(t);
+      SmallVector<Value> dyn;
+      for (int64_t d = 0; d < rank; ++d)
+        if (rt.isDynamicDim(d))
+          dyn.push_back(sizes[d]);
+      outputs.push_back(EmptyOp::create(b, loc, rt, dyn, nullptr));
+    }
+
+    // Effective strides: a size-1 dim broadcasts, so its stride is 0.
+    SmallVector<Value> args;
+    SmallVector<SmallVector<Value>> inputStrides, inputDims;
+    for (Value input : kernel.getInputs()) {
+      auto tensor = dyn_cast<RankedTensorType>(input.getType());
+      inputStrides.emplace_back();
+      inputDims.emplace_back();
+      args.push_back(input);
+      if (!tensor)
+        continue;
+      for (int64_t d = 0; d < tensor.getRank(); ++d) {
+        Value dim = tensor.isDynamicDim(d)
+                        ? Value(DimOp::create(b, loc, input, d))
+                        : h.c(tensor.getDimSize(d));
+        Value stride = StrideOp::create(b, loc, input, d);
+        Value effective = h.select(h.eq(dim, h.c(1)), h.c(0), stride);
+        inputDims.back().push_back(dim);
+        inputStrides.back().push_back(effective);
+        args.push_back(effective);
+      }
+    }
+    args.append(outputs.begin(), outputs.end());
+    args.append(sizes.begin(), sizes.end());
+
+    // Dynamic extents that must agree are checked before any launch.
+    for (auto [k, d, it] : accesses) {
+      auto tensor = cast<RankedTensorType>(kernel.getInputs()[k].getType());
+      if (!tensor.isDynamicDim(d) && !iterType.isDynamicDim(it))
+        continue;
+      Value dim = inputDims[k][d];
+      Value ok = h.max(h.eq(dim, sizes[it]), h.eq(dim, h.c(1)));
+      std::string message;
+      llvm::raw_string_ostream os(message);
+      os << "input "
+         << cast<BlockArgument>(kernel.getInputs()[k]).getArgNumber() << " ("
+         << fusion.getInputName(
+                cast<BlockArgument>(kernel.getInputs()[k]).getArgNumber())
+         << ") dim " << d << " must equal result dim " << it << " or be 1";
+      CheckOp::create(b, loc, ok, message);
+    }
+
+    // Note [Variant guards]: the vectorized variant needs the innermost
+    // size to be a multiple of the width, 16-byte aligned buffers, unit
+    // innermost strides and other strides that keep vectors aligned; the
+    // 32-bit variants need every offset below 2^31.
+    Value vecOk = h.c(1);
+    if (vector > 1) {
+      vecOk = h.eq(h.rem(sizes[rank - 1], h.c(vector)), h.c(0));
+      for (unsigned k : vectorLoaded) {
+        Value input = kernel.getInputs()[k];
+        auto &strides = inputStrides[k];
+        vecOk = h.mul(vecOk, h.eq(strides.back(), h.c(1)));
+        for (size_t d = 0; d + 1 < strides.size(); ++d)
+          vecOk = h.mul(vecOk, h.eq(h.rem(strides[d], h.c(vector)), h.c(0)));
+        vecOk = h.mul(vecOk, PtrAlignedOp::create(b, loc, input, 16));
+      }
+      for (Value out : outputs)
+        vecOk = h.mul(vecOk, PtrAlignedOp::create(b, loc, out, 16));
+    }
+    const int64_t limit32 = (int64_t(1) << 31) - (int64_t(1) << 25);
+    Value fits32 = h.lt(numel, h.c(limit32));
+    for (auto [k, input] : llvm::enumerate(kernel.getInputs())) {
+      if (!isa<RankedTensorType>(input.getType()))
+        continue;
+      Value maxOffset = h.c(0);
+      for (auto [dim, stride] : llvm::zip(inputDims[k], inputStrides[k]))
+        maxOffset =
+            h.add(maxOffset, h.mul(h.max(h.sub(dim, h.c(1)), h.c(0)), stride));
+      fits32 = h.mul(fits32, h.lt(maxOffset, h.c(limit32)));
+    }
+
+    Value blockSize = h.c(schedule.getBlock());
+    for (auto [i, variant] : llvm::enumerate(variants)) {
+      Value guard;
+      if (variant.vector > 1)
+        guard = variant.index64 ? vecOk : h.mul(vecOk, fits32);
+      else if (!variant.index64 && i + 1 < variants.size())
+        guard = fits32;
+      Value count =
+          variant.vector > 1 ? h.floorDiv(numel, h.c(variant.vector)) : numel;
+      Value grid =
+          h.max(h.min(h.ceilDiv(count, blockSize), h.c(schedule.getMaxGrid())),
+                h.c(1));
+      SmallVector<Value> launchArgs(args);
+      launchArgs.push_back(count);
+      auto symbol = SymbolRefAttr::get(
+          &getContext(), gpuModule.getName(),
+          {FlatSymbolRefAttr::get(&getContext(), funcs[i].getName())});
+      auto launch =
+          LaunchOp::create(b, loc, symbol, guard, grid, h.c(1), h.c(1),
+                           blockSize, h.c(1), h.c(1), h.c(0), launchArgs);
+      // The kernel's parameter types, for packing once the gpu.func has
+      // become a binary.
+      launch->setAttr("param_types",
+                      b.getTypeArrayAttr(funcs[i].getArgumentTypes()));
+    }
+    kernel.replaceAllUsesWith(outputs);
+    kernel.erase();
+    return success();
+  }
+};
+
+} // namespace

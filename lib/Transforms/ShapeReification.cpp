@@ -1,0 +1,129 @@
+//===- ShapeReification.cpp - result sizes as host values -----------------===//
+// Walks from a tensor to the fusion inputs and size operands that determine
+// one of its dims.
+//===----------------------------------------------------------------------===//
+
+#include "fusion/Transforms/ShapeReification.h"
+
+#include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::fusion;
+
+/// The `k`-th dynamic-size operand of a shape op stands for the `k`-th
+/// dynamic dim of its result.
+static Value dynamicSizeOperand(RankedTensorType type, ValueRange sizes,
+                                int64_t dim) {
+  int64_t k = 0;
+  for (int64_t d = 0; d < dim; ++d)
+    k += type.isDynamicDim(d);
+  return k < static_cast<int64_t>(sizes.size()) ? sizes[k] : Value();
+}
+
+FailureOr<Value> mlir::fusion::reifyDim(OpBuilder &builder, Location loc,
+                                        Value tensor, int64_t dim,
+                                        function_ref<Value(Value)> mapValue) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  if (!type.isDynamicDim(dim))
+    return Value(
+        arith::ConstantIndexOp::create(builder, loc, type.getDimSize(dim)));
+  auto mapped = [&](Value v) -> FailureOr<Value> {
+    if (!mapValue)
+      return v;
+    Value m = mapValue(v);
+    if (!m)
+      return failure();
+    return m;
+  };
+  if (auto arg = dyn_cast<BlockArgument>(tensor)) {
+    auto input = mapped(arg);
+    if (failed(input))
+      return failure();
+    if (!isa<RankedTensorType>(input->getType()))
+      return failure();
+    // A kernel's block argument maps to a value that may itself be computed.
+    if (!isa<BlockArgument>(*input) && mapValue)
+      return reifyDim(builder, loc, *input, dim, nullptr);
+    return Value(DimOp::create(builder, loc, *input, dim));
+  }
+  Operation *op = tensor.getDefiningOp();
+  auto fromSizes = [&](ValueRange sizes) -> FailureOr<Value> {
+    Value size = dynamicSizeOperand(type, sizes, dim);
+    if (!size)
+      return failure();
+    return mapped(size);
+  };
+  return TypeSwitch<Operation *, FailureOr<Value>>(op)
+      .Case<BroadcastInDimOp, ExpandOp, ReshapeOp, FullOp, IotaOp, RandOp,
+            RandnOp, EmptyOp>(
+          [&](auto shapeOp) { return fromSizes(shapeOp.getSizes()); })
+      .Case<PermuteOp>([&](PermuteOp p) {
+        return reifyDim(builder, loc, p.getInput(), p.getPerm()[dim], mapValue);
+      })
+      .Case<SqueezeOp>([&](SqueezeOp s) -> FailureOr<Value> {
+        int64_t inputRank = s.getInput().getType().getRank();
+        int64_t seen = 0;
+        for (int64_t d = 0; d < inputRank; ++d) {
+          if (llvm::is_contained(s.getDims(), d))
+            continue;
+          if (seen++ == dim)
+            return reifyDim(builder, loc, s.getInput(), d, mapValue);
+        }
+        return failure();
+      })
+      .Case<SumOp, ProdOp, MaxOp, MinOp>([&](auto r) -> FailureOr<Value> {
+        int64_t inputRank = r.getInput().getType().getRank();
+        int64_t out = 0;
+        for (int64_t d = 0; d < inputRank; ++d) {
+          bool reduced = llvm::is_contained(r.getDims(), d);
+          if (reduced && !r.getKeepdim())
+            continue;
+          if (out++ == dim)
+            return reifyDim(builder, loc, r.getInput(), d, mapValue);
+        }
+        return failure();
+      })
+      .Case<VarMeanOp>([&](VarMeanOp r) -> FailureOr<Value> {
+        int64_t inputRank = r.getInput().getType().getRank();
+        int64_t out = 0;
+        for (int64_t d = 0; d < inputRank; ++d) {
+          bool reduced = llvm::is_contained(r.getDims(), d);
+          if (reduced && !r.getKeepdim())
+            continue;
+          if (out++ == dim)
+            return reifyDim(builder, loc, r.getInput(), d, mapValue);
+        }
+        return failure();
+      })
+      .Case<IndexSelectOp, GatherOp>([&](auto g) -> FailureOr<Value> {
+        if (isa<GatherOp>(g.getOperation()) ||
+            dim == static_cast<int64_t>(g.getDim()))
+          return reifyDim(builder, loc, g.getIndex(),
+                          isa<GatherOp>(g.getOperation()) ? dim : 0, mapValue);
+        return reifyDim(builder, loc, g.getInput(), dim, mapValue);
+      })
+      .Case<KernelOp>([&](KernelOp k) -> FailureOr<Value> {
+        unsigned index = cast<OpResult>(tensor).getResultNumber();
+        Value yielded = k.getBody().front().getTerminator()->getOperand(index);
+        return reifyDim(builder, loc, yielded, dim, [&](Value v) -> Value {
+          auto arg = dyn_cast<BlockArgument>(v);
+          if (arg && arg.getOwner() == &k.getBody().front())
+            return k.getInputs()[arg.getArgNumber()];
+          return v;
+        });
+      })
+      .Default([&](Operation *other) -> FailureOr<Value> {
+        // Element-wise ops (and anything shape-preserving) share the shape
+        // of their first tensor operand.
+        if (other->hasTrait<FusionElementwise>() ||
+            other->getNumOperands() > 0) {
+          for (Value operand : other->getOperands())
+            if (isa<RankedTensorType>(operand.getType()) &&
+                other->hasTrait<FusionElementwise>())
+              return reifyDim(builder, loc, operand, dim, mapValue);
+        }
+        return failure();
+      });
+}

@@ -1,0 +1,45 @@
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule --fusion-lower-kernels --split-input-file | FileCheck %s
+
+// bf16 math computes in f32 and rounds once per op; a column vector
+// broadcast along rows is read once per vector (scalar, then splat).
+// CHECK-LABEL: gpu.func @rows_k0_v8_i32
+// CHECK: memref.load %{{.*}} : memref<?xbf16>
+// CHECK: vector.broadcast %{{.*}} : bf16 to vector<8xbf16>
+// CHECK: arith.extf %{{.*}} : vector<8xbf16> to vector<8xf32>
+// CHECK: math.tanh %{{.*}} : vector<8xf32>
+// CHECK: arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
+fusion.fusion @rows(%x: tensor<?x?xbf16>, %s: tensor<?xbf16>) -> tensor<?x?xbf16> {
+  %m = fusion.dim %x, 0 : tensor<?x?xbf16>
+  %n = fusion.dim %x, 1 : tensor<?x?xbf16>
+  %b = fusion.broadcast_in_dim %s [0] (%m, %n) : tensor<?xbf16> -> tensor<?x?xbf16>
+  %0 = fusion.mul %x, %b : tensor<?x?xbf16>
+  %1 = fusion.tanh %0 : tensor<?x?xbf16>
+  fusion.return %1 : tensor<?x?xbf16>
+}
+
+// -----
+
+// i1 tensors are stored as bytes (so the byte-sized output sets the vector
+// width to 8); comparisons and where.
+// CHECK-LABEL: gpu.func @select_k0_v8_i32
+// CHECK: arith.cmpf olt
+// CHECK: arith.extui %{{.*}} : vector<8xi1> to vector<8xi8>
+// CHECK: vector.store %{{.*}} : memref<?xi8>, vector<8xi8>
+// CHECK: arith.select %{{.*}} : vector<8xi1>, vector<8xf32>
+fusion.fusion @select(%a: tensor<?xf32>, %b: tensor<?xf32>) -> (tensor<?xi1>, tensor<?xf32>) {
+  %lt = fusion.lt %a, %b : tensor<?xf32>
+  %w = fusion.where %lt, %a, %b : tensor<?xi1>, tensor<?xf32>
+  fusion.return %lt, %w : tensor<?xi1>, tensor<?xf32>
+}
+
+// -----
+
+// A transposed read walks a strided dim of the input: lanes are gathered.
+// CHECK-LABEL: gpu.func @transpose_k0_v4_i32
+// CHECK-COUNT-4: memref.load
+// CHECK: vector.from_elements
+fusion.fusion @transpose(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %t = fusion.permute %a [1, 0] : tensor<?x?xf32> -> tensor<?x?xf32>
+  %r = fusion.neg %t : tensor<?x?xf32>
+  fusion.return %r : tensor<?x?xf32>
+}

@@ -1,0 +1,65 @@
+// RUN: fusion-opt %s --fusion-segment --fusion-schedule --split-input-file -verify-diagnostics | FileCheck %s
+// RUN: fusion-opt %s --fusion-segment --fusion-schedule="sm-count=100" --split-input-file -verify-diagnostics | FileCheck %s --check-prefix=SM100
+
+// f32 everywhere: 16-byte vectors are 4 elements; 256-thread blocks and
+// 132 SMs x 8 resident blocks.
+// CHECK-LABEL: @f32_add
+// CHECK: kernel @f32_add_k0 schedule = #fusion.pointwise<vector = 4, unroll = 1, block = 256, max_grid = 1056, index64 = false, fast_math = false>
+// SM100-LABEL: @f32_add
+// SM100: max_grid = 800
+fusion.fusion @f32_add(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %0 = fusion.add %a, %b : tensor<?x?xf32>
+  fusion.return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+// The narrowest element (bf16) sets the vector width: 8.
+// CHECK-LABEL: @bf16_to_f32
+// CHECK: #fusion.pointwise<vector = 8,
+fusion.fusion @bf16_to_f32(%a: tensor<?xbf16>) -> tensor<?xf32> {
+  %0 = fusion.cast %a : tensor<?xbf16> to tensor<?xf32>
+  fusion.return %0 : tensor<?xf32>
+}
+
+// -----
+
+// Small static problems get smaller blocks; 2^31 elements need 64-bit indices.
+// CHECK-LABEL: @small
+// CHECK: #fusion.pointwise<vector = 4, unroll = 1, block = 32,
+fusion.fusion @small(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = fusion.neg %a : tensor<8xf32>
+  fusion.return %0 : tensor<8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: @huge
+// CHECK: index64 = true
+fusion.fusion @huge(%a: tensor<65536x32768xbf16>) -> tensor<65536x32768xbf16> {
+  %0 = fusion.neg %a : tensor<65536x32768xbf16>
+  fusion.return %0 : tensor<65536x32768xbf16>
+}
+
+// -----
+
+// A schedule written by hand is honoured.
+// CHECK-LABEL: @manual
+// CHECK: schedule = #fusion.pointwise<vector = 2, unroll = 1, block = 64, max_grid = 10, index64 = true, fast_math = false>
+fusion.fusion @manual(%a: tensor<?xf32>) -> tensor<?xf32> {
+  %0 = fusion.kernel @manual_k0 schedule = #fusion.pointwise<vector = 2, unroll = 1, block = 64, max_grid = 10, index64 = true, fast_math = false> (%a) : (tensor<?xf32>) -> tensor<?xf32> {
+  ^bb0(%x: tensor<?xf32>):
+    %1 = fusion.abs %x : tensor<?xf32>
+    fusion.yield %1 : tensor<?xf32>
+  }
+  fusion.return %0 : tensor<?xf32>
+}
+
+// -----
+
+// Reductions have no scheduler at this stage: a clear error on the op.
+fusion.fusion @reduction(%a: tensor<?x?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{has no scheduler yet}}
+  %0 = fusion.sum %a [1] : tensor<?x?xf32> -> tensor<?xf32>
+  fusion.return %0 : tensor<?xf32>
+}

@@ -1,0 +1,95 @@
+//===- fusion-translate.cpp - fusion IR to PTX or module files ------------===//
+// Compiles textual fusion IR through --fusion-to-ptx and writes PTX or a
+// module file for the runtime.
+//===----------------------------------------------------------------------===//
+
+#include "fusion/Registration.h"
+#include "fusion/Target/ModuleWriter.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::opt<std::string> input(cl::Positional, cl::desc("<input .mlir>"),
+                             cl::init("-"));
+  cl::opt<std::string> output("o", cl::desc("Output file"), cl::init("-"));
+  enum class Mode { PTX, Module, IR };
+  cl::opt<Mode> mode(
+      cl::desc("What to write:"),
+      cl::values(
+          clEnumValN(Mode::PTX, "fusion-to-ptx", "PTX of all kernels"),
+          clEnumValN(Mode::Module, "fusion-to-module",
+                     "a module file for the runtime"),
+          clEnumValN(Mode::IR, "fusion-to-lowered-ir",
+                     "the IR after the pipeline (host program + gpu.binary)")),
+      cl::init(Mode::PTX));
+  cl::opt<std::string> fusionName("fusion", cl::desc("The fusion to compile"),
+                                  cl::init(""));
+  cl::opt<std::string> chip("chip", cl::desc("Target SM"), cl::init("sm_90a"));
+  cl::opt<int64_t> smCount("sm-count", cl::desc("Multiprocessors"),
+                           cl::init(132));
+  cl::opt<bool> noCubin("no-cubin", cl::desc("Do not run ptxas"),
+                        cl::init(false));
+  cl::opt<bool> printStages("print-stages",
+                            cl::desc("Print the IR after every pass"),
+                            cl::init(false));
+  cl::ParseCommandLineOptions(argc, argv, "Fusion translator\n");
+
+  DialectRegistry registry;
+  fusion::registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  std::string error;
+  auto file = openInputFile(input, &error);
+  if (!file) {
+    llvm::errs() << "fusion-translate: " << error << "\n";
+    return 1;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  fusion::CompileOptions options;
+  options.chip = chip;
+  options.smCount = smCount;
+  options.emitCubin = !noCubin;
+  options.printStages = printStages;
+
+  std::string result;
+  if (mode == Mode::Module) {
+    auto bytes = fusion::compileToModuleFile(*module, fusionName, options);
+    if (failed(bytes))
+      return 1;
+    result = std::move(*bytes);
+  } else {
+    if (failed(fusion::lowerToPTX(*module, options)))
+      return 1;
+    if (mode == Mode::PTX) {
+      result = fusion::collectPTX(*module);
+    } else {
+      llvm::raw_string_ostream os(result);
+      module->print(os);
+    }
+  }
+  auto out = openOutputFile(output, &error);
+  if (!out) {
+    llvm::errs() << "fusion-translate: " << error << "\n";
+    return 1;
+  }
+  out->os() << result;
+  out->keep();
+  return 0;
+}
