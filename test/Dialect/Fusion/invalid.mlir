@@ -32,6 +32,31 @@ fusion.fusion @memref_result(%a: f32) -> (f32, memref<4xf32>) {
 
 // -----
 
+// Element types are the dialect's: no complex numbers ...
+// expected-error @+1 {{'fusion.fusion' op input 0 has element type 'complex<f32>'; element types are f64, f32, f16, bf16, i64, i32, i16, i8, i1, f8E4M3FN and f8E5M2 (and index for scalars)}}
+fusion.fusion @complex_input(%a: tensor<4xcomplex<f32>>) {
+  fusion.return
+}
+
+// -----
+
+// ... no odd integer widths, even as scalars ...
+// expected-error @+1 {{'fusion.fusion' op input 1 has element type 'i3'}}
+fusion.fusion @i3_input(%a: f32, %b: i3) {
+  fusion.return
+}
+
+// -----
+
+// ... and no index tensors (index is for scalar sizes).
+// expected-error @+1 {{'fusion.fusion' op result 0 has element type 'index'}}
+fusion.fusion @index_tensor_result(%a: f32) -> tensor<4xindex> {
+  %m = builtin.unrealized_conversion_cast %a : f32 to tensor<4xindex>
+  fusion.return %m : tensor<4xindex>
+}
+
+// -----
+
 // Entry block arguments match the signature (checked by the function
 // interface, before the fusion's own verifier).
 // expected-error @+1 {{type of entry block argument #0('f32') must match the type of the corresponding argument in function signature('tensor<4xf32>')}}

@@ -171,20 +171,41 @@ void FusionOp::print(OpAsmPrinter &p) {
       getArgAttrsAttrName(), getResAttrsAttrName());
 }
 
+/// The element types of the dialect (Fusion_Element in FusionOps.td).
+static bool isFusionElement(Type type) {
+  return type.isF64() || type.isF32() || type.isF16() || type.isBF16() ||
+         type.isSignlessInteger(64) || type.isSignlessInteger(32) ||
+         type.isSignlessInteger(16) || type.isSignlessInteger(8) ||
+         type.isSignlessInteger(1) ||
+         isa<Float8E4M3FNType, Float8E5M2Type>(type);
+}
+
+/// Inputs and results are ranked tensors of the dialect's element types, or
+/// scalars of those types or index.
+static LogicalResult verifySignatureType(Operation *op, StringRef what,
+                                         unsigned i, Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor && !type.isIntOrIndexOrFloat())
+    return op->emitOpError() << what << " " << i << " has type " << type << "; "
+                             << what << "s are ranked tensors or scalars";
+  Type element = tensor ? tensor.getElementType() : type;
+  if (!isFusionElement(element) && (tensor || !element.isIndex()))
+    return op->emitOpError()
+           << what << " " << i << " has element type " << element
+           << "; element types are f64, f32, f16, bf16, i64, i32, i16, i8, "
+              "i1, f8E4M3FN and f8E5M2 (and index for scalars)";
+  return success();
+}
+
 // The body's shape (one block) and its arguments' types are checked by ODS
 // and the function interface before this runs.
 LogicalResult FusionOp::verify() {
-  auto isValue = [](Type type) {
-    return isa<RankedTensorType>(type) || type.isIntOrIndexOrFloat();
-  };
   for (auto [i, type] : llvm::enumerate(getArgumentTypes()))
-    if (!isValue(type))
-      return emitOpError() << "input " << i << " has type " << type
-                           << "; inputs are ranked tensors or scalars";
+    if (failed(verifySignatureType(*this, "input", i, type)))
+      return failure();
   for (auto [i, type] : llvm::enumerate(getResultTypes()))
-    if (!isValue(type))
-      return emitOpError() << "result " << i << " has type " << type
-                           << "; results are ranked tensors or scalars";
+    if (failed(verifySignatureType(*this, "result", i, type)))
+      return failure();
   return success();
 }
 
