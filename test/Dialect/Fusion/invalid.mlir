@@ -41,7 +41,7 @@ fusion.fusion @complex_input(%a: tensor<4xcomplex<f32>>) {
 // -----
 
 // ... no odd integer widths, even as scalars ...
-// expected-error @+1 {{'fusion.fusion' op input 1 has element type 'i3'}}
+// expected-error-re @+1 {{'fusion.fusion' op input 1 has element type 'i3'; element types are {{.*}}}}
 fusion.fusion @i3_input(%a: f32, %b: i3) {
   fusion.return
 }
@@ -49,7 +49,7 @@ fusion.fusion @i3_input(%a: f32, %b: i3) {
 // -----
 
 // ... and no index tensors (index is for scalar sizes).
-// expected-error @+1 {{'fusion.fusion' op result 0 has element type 'index'}}
+// expected-error-re @+1 {{'fusion.fusion' op result 0 has element type 'index'; element types are {{.*}}}}
 fusion.fusion @index_tensor_result(%a: f32) -> tensor<4xindex> {
   %m = builtin.unrealized_conversion_cast %a : f32 to tensor<4xindex>
   fusion.return %m : tensor<4xindex>
@@ -218,7 +218,7 @@ fusion.fusion @exp_integer(%a: tensor<4xi32>) {
 
 // 8-bit floats are storage types: they are cast, not computed on.
 fusion.fusion @add_f8(%a: tensor<4xf8E4M3FN>) {
-  // expected-error @+1 {{'fusion.add' op operand #0 must be ranked tensor of}}
+  // expected-error-re @+1 {{'fusion.add' op operand #0 must be ranked tensor of {{.*}}, but got 'tensor<4xf8E4M3FN>'}}
   %0 = fusion.add %a, %a : tensor<4xf8E4M3FN>
   fusion.return
 }
@@ -227,7 +227,7 @@ fusion.fusion @add_f8(%a: tensor<4xf8E4M3FN>) {
 
 // Arithmetic is not defined on i1; logical ops are.
 fusion.fusion @add_i1(%a: tensor<4xi1>) {
-  // expected-error @+1 {{'fusion.add' op operand #0 must be ranked tensor of}}
+  // expected-error-re @+1 {{'fusion.add' op operand #0 must be ranked tensor of {{.*}}, but got 'tensor<4xi1>'}}
   %0 = fusion.add %a, %a : tensor<4xi1>
   fusion.return
 }
@@ -278,7 +278,7 @@ fusion.fusion @isnan_result(%a: tensor<4xf32>) {
 
 // Index values are sizes, not data.
 fusion.fusion @add_index(%a: index) {
-  // expected-error @+1 {{'fusion.add' op operand #0 must be}}
+  // expected-error-re @+1 {{'fusion.add' op operand #0 must be {{.*}}, but got 'index'}}
   %0 = fusion.add %a, %a : index
   fusion.return
 }
@@ -320,7 +320,7 @@ fusion.fusion @cast_scalar_to_tensor(%a: f32) {
 // -----
 
 fusion.fusion @cast_to_index(%a: i64) {
-  // expected-error @+1 {{'fusion.cast' op result #0 must be}}
+  // expected-error-re @+1 {{'fusion.cast' op result #0 must be {{.*}}, but got 'index'}}
   %0 = fusion.cast %a : i64 to index
   fusion.return
 }
@@ -328,7 +328,7 @@ fusion.fusion @cast_to_index(%a: i64) {
 // -----
 
 fusion.fusion @gelu_integer(%a: tensor<4xi32>) {
-  // expected-error @+1 {{'fusion.gelu' op operand #0 must be}}
+  // expected-error @+1 {{'fusion.gelu' op operand #0 must be ranked tensor of 64-bit float or 32-bit float or 16-bit float or bfloat16 type values or 64-bit float or 32-bit float or 16-bit float or bfloat16 type, but got 'tensor<4xi32>'}}
   %0 = fusion.gelu %a tanh : tensor<4xi32>
   fusion.return
 }
