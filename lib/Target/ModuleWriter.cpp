@@ -94,12 +94,11 @@ public:
           tensor ? fb::ArgKind::Tensor : fb::ArgKind::Scalar, *dtype,
           tensor ? &sizes : nullptr));
     }
+    // Host ops may sit between the variants of one launch; a guarded launch
+    // and the launches up to the next unguarded one form one group.
     for (Operation &op : body)
       if (failed(visit(&op)))
         return failure();
-    flushLaunchGroup();
-    if (pendingGroup.size())
-      return failure();
 
     std::vector<flatbuffers::Offset<fb::ExprInst>> exprOffsets;
     for (auto &e : exprs)
@@ -170,8 +169,6 @@ private:
   }
 
   LogicalResult visit(Operation *op) {
-    if (!isa<LaunchOp>(op))
-      flushLaunchGroup();
     using P = arith::CmpIPredicate;
     if (auto c = dyn_cast<arith::ConstantOp>(op)) {
       auto attr = dyn_cast<IntegerAttr>(c.getValue());
@@ -273,8 +270,12 @@ private:
     }
     if (auto launch = dyn_cast<LaunchOp>(op))
       return visitLaunch(launch);
-    if (auto ret = dyn_cast<ReturnOp>(op))
+    if (auto ret = dyn_cast<ReturnOp>(op)) {
+      if (!pendingGroup.empty())
+        return op->emitOpError("follows a guarded fusion.launch that has no "
+                               "unguarded fallback");
       return visitReturn(ret);
+    }
     // Float scalar arithmetic feeds kernels only as kernel parameters; the
     // lowering never leaves it on the host.
     return op->emitOpError("cannot be evaluated by the runtime's launch plan");

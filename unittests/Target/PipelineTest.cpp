@@ -1,0 +1,147 @@
+//===- PipelineTest.cpp - compiler and runtime together, without a GPU ----===//
+// Compiles example fusions to module files and checks the launch plans the
+// runtime evaluates from them: variant choice, grid sizes, output shapes and
+// input checks.
+//===----------------------------------------------------------------------===//
+
+#include "fusion/Registration.h"
+#include "fusion/Runtime/Executable.h"
+#include "fusion/Target/ModuleWriter.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <gtest/gtest.h>
+
+using namespace fusion::runtime;
+
+namespace {
+
+std::unique_ptr<Executable> compileExample(const std::string &name) {
+  mlir::DialectRegistry registry;
+  mlir::fusion::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  auto buffer = llvm::MemoryBuffer::getFile(std::string(FUSION_EXAMPLES_DIR) +
+                                            "/" + name + ".mlir");
+  EXPECT_TRUE(bool(buffer)) << name;
+  if (!buffer)
+    return nullptr;
+  auto module =
+      mlir::parseSourceString<mlir::ModuleOp>((*buffer)->getBuffer(), &context);
+  EXPECT_TRUE(bool(module));
+  mlir::fusion::CompileOptions options;
+  options.emitCubin = false; // ptxas is optional on CI machines
+  auto bytes = mlir::fusion::compileToModuleFile(*module, "", options);
+  EXPECT_TRUE(mlir::succeeded(bytes));
+  if (mlir::failed(bytes))
+    return nullptr;
+  auto exe = Executable::load(bytes->data(), bytes->size());
+  EXPECT_TRUE(exe.ok()) << exe.status().toString();
+  return exe.ok() ? std::move(exe.value()) : nullptr;
+}
+
+struct Tensor2D {
+  int64_t sizes[2];
+  int64_t strides[2];
+  Argument arg(uintptr_t address, DType dtype) {
+    return Argument::tensor(reinterpret_cast<void *>(address), dtype, sizes, 2,
+                            strides);
+  }
+};
+
+Tensor2D contiguous(int64_t m, int64_t n) { return {{m, n}, {n, 1}}; }
+
+std::string launchedKernel(Executable &exe, const EvaluatedPlan &plan) {
+  return exe.info().kernels[plan.launches.at(0).kernel].name;
+}
+
+TEST(Pipeline, AddReluTakesTheVectorPathWhenAligned) {
+  auto exe = compileExample("add_relu");
+  ASSERT_TRUE(exe);
+  ASSERT_EQ(exe->info().inputs.size(), 2u);
+  EXPECT_EQ(exe->info().inputs[1].name, "b");
+  Tensor2D a = contiguous(32768, 4096), b = contiguous(32768, 4096);
+  auto plan =
+      exe->plan({a.arg(0x100000, DType::F32), b.arg(0x200000, DType::F32)});
+  ASSERT_TRUE(plan.ok()) << plan.status().toString();
+  ASSERT_EQ(plan->launches.size(), 1u);
+  EXPECT_EQ(launchedKernel(*exe, *plan), "add_relu_k0_v4_i32");
+  // 2^27 elements in vectors of 4 need 2^17 blocks of 256; the grid is
+  // capped at 132 SMs x 8 blocks and the kernel loops over the rest.
+  EXPECT_EQ(plan->launches[0].grid[0], 1056u);
+  EXPECT_EQ(plan->launches[0].block[0], 256u);
+  EXPECT_EQ(plan->output(0).sizes[0], 32768);
+  EXPECT_EQ(plan->output(0).sizes[1], 4096);
+  EXPECT_EQ(plan->output(0).dtype, DType::F32);
+}
+
+TEST(Pipeline, MisalignedOrOddSizesFallBackToScalar) {
+  auto exe = compileExample("add_relu");
+  ASSERT_TRUE(exe);
+  Tensor2D a = contiguous(7, 1000), b = contiguous(7, 1000);
+  // One element past a 16-byte boundary.
+  auto plan =
+      exe->plan({a.arg(0x100004, DType::F32), b.arg(0x200000, DType::F32)});
+  ASSERT_TRUE(plan.ok()) << plan.status().toString();
+  EXPECT_EQ(launchedKernel(*exe, *plan), "add_relu_k0_s_i32");
+  EXPECT_EQ(plan->launches[0].grid[0], 28u); // ceil(7000 / 256)
+
+  Tensor2D c = contiguous(3, 1001), d = contiguous(3, 1001);
+  plan = exe->plan({c.arg(0x100000, DType::F32), d.arg(0x200000, DType::F32)});
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(launchedKernel(*exe, *plan), "add_relu_k0_s_i32");
+
+  // Non-contiguous rows (padded by 3) break vector alignment too.
+  Tensor2D e = {{16, 1024}, {1027, 1}}, f = contiguous(16, 1024);
+  plan = exe->plan({e.arg(0x100000, DType::F32), f.arg(0x200000, DType::F32)});
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(launchedKernel(*exe, *plan), "add_relu_k0_s_i32");
+}
+
+TEST(Pipeline, HugeTensorsUse64BitIndices) {
+  auto exe = compileExample("add_relu");
+  ASSERT_TRUE(exe);
+  Tensor2D a = contiguous(65536, 32768), b = contiguous(65536, 32768);
+  auto plan =
+      exe->plan({a.arg(0x100000, DType::F32), b.arg(0x200000, DType::F32)});
+  ASSERT_TRUE(plan.ok()) << plan.status().toString();
+  EXPECT_EQ(launchedKernel(*exe, *plan), "add_relu_k0_s_i64");
+}
+
+TEST(Pipeline, GeluBiasBroadcastsAndChecksTheBias) {
+  auto exe = compileExample("gelu_bias");
+  ASSERT_TRUE(exe);
+  Tensor2D x = contiguous(8192, 16384);
+  int64_t biasSize[1] = {16384}, biasStride[1] = {1};
+  auto bias = Argument::tensor(reinterpret_cast<void *>(0x300000), DType::BF16,
+                               biasSize, 1, biasStride);
+  auto plan = exe->plan({x.arg(0x100000, DType::BF16), bias});
+  ASSERT_TRUE(plan.ok()) << plan.status().toString();
+  EXPECT_EQ(launchedKernel(*exe, *plan), "gelu_bias_k0_v8_i32");
+  EXPECT_EQ(plan->output(0).dtype, DType::BF16);
+
+  int64_t wrongSize[1] = {16383};
+  auto wrongBias = Argument::tensor(reinterpret_cast<void *>(0x300000),
+                                    DType::BF16, wrongSize, 1, biasStride);
+  plan = exe->plan({x.arg(0x100000, DType::BF16), wrongBias});
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), ErrorCode::ConstraintViolation);
+  EXPECT_NE(plan.status().message().find("bias"), std::string::npos)
+      << plan.status().message();
+}
+
+TEST(Pipeline, WrongDTypeIsATypedError) {
+  auto exe = compileExample("add_relu");
+  ASSERT_TRUE(exe);
+  Tensor2D a = contiguous(4, 4), b = contiguous(4, 4);
+  auto plan =
+      exe->plan({a.arg(0x100000, DType::F32), b.arg(0x200000, DType::BF16)});
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), ErrorCode::WrongDType);
+  EXPECT_NE(plan.status().message().find("input 1 (b)"), std::string::npos)
+      << plan.status().message();
+}
+
+} // namespace
