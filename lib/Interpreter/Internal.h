@@ -71,6 +71,13 @@ llvm::Expected<DType> dtypeOfResult(Operation *op, Type type);
 llvm::Expected<llvm::SmallVector<int64_t, 4>>
 resultShape(Operation *op, RankedTensorType type, mlir::ValueRange sizes,
             const Env &env);
+/// The most elements one value may have (8 bytes each inside the
+/// interpreter): sizes from the IR or the inputs beyond it are errors rather
+/// than failed allocations.
+constexpr int64_t kMaxElements = int64_t(1) << 32;
+/// An error naming the op if `shape` has more than kMaxElements elements.
+llvm::Error checkElementCount(Operation *op, llvm::ArrayRef<int64_t> shape);
+
 /// Row-major strides of a shape.
 llvm::SmallVector<int64_t, 4> rowMajorStrides(llvm::ArrayRef<int64_t> shape);
 

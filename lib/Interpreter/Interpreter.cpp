@@ -128,6 +128,19 @@ llvm::Expected<SmallVector<int64_t, 4>> eval::resultShape(Operation *op,
   return shape;
 }
 
+llvm::Error eval::checkElementCount(Operation *op, ArrayRef<int64_t> shape) {
+  if (llvm::is_contained(shape, 0))
+    return llvm::Error::success();
+  int64_t n = 1;
+  for (int64_t size : shape) {
+    if (__builtin_mul_overflow(n, size, &n) || n > kMaxElements)
+      return opError(op, "result shape " + shapeString(shape) +
+                             " has more than 2^32 elements, too many for the "
+                             "interpreter");
+  }
+  return llvm::Error::success();
+}
+
 SmallVector<int64_t, 4> eval::rowMajorStrides(ArrayRef<int64_t> shape) {
   SmallVector<int64_t, 4> strides(shape.size(), 1);
   for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)

@@ -58,6 +58,8 @@ private:
     auto dtype = dtypeOfResult(op, op->getResult(0).getType());
     if (!dtype)
       return dtype.takeError();
+    if (auto err = checkElementCount(op, shape))
+      return err;
     out = DenseValue::make(*dtype, shape);
     return llvm::Error::success();
   }
@@ -180,7 +182,7 @@ llvm::Error ShapeEvaluator::slice(SliceOp slice) {
     // Bounds clamp to [0, size]; negative bounds are not wrapped.
     int64_t lo = std::clamp<int64_t>(start, 0, size);
     int64_t hi = std::clamp<int64_t>(stop, 0, size);
-    shape.push_back(hi > lo ? (hi - lo + step - 1) / step : 0);
+    shape.push_back(hi > lo ? (hi - lo - 1) / step + 1 : 0);
     strides.push_back(inStrides[d] * step);
     base += lo * inStrides[d];
   }

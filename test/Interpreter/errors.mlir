@@ -11,6 +11,10 @@
 // RUN: not fusion-interpret %s --fusion=mul --input=3 --input=4 2>&1 | FileCheck %s --check-prefix=SHAPES
 // RUN: not fusion-interpret %s --fusion=select --input=3=iota --input='2xi64=[0,3]' 2>&1 | FileCheck %s --check-prefix=INDEX
 // RUN: not fusion-interpret %s --fusion=mul 2>&1 | FileCheck %s --check-prefix=DYNAMIC
+// RUN: echo 'func.func @g() { return }' > %t.nofusion.mlir
+// RUN: not fusion-interpret %t.nofusion.mlir 2>&1 | FileCheck %s --check-prefix=NOFUSION
+// RUN: echo 'fusion.fusion @g() { fusion.bogus }' > %t.bad.mlir
+// RUN: not fusion-interpret %t.bad.mlir 2>&1 | FileCheck %s --check-prefix=PARSE
 
 // DTYPE: fusion-interpret: error: input 1 (bias): expected dtype bf16, got f32
 // SIZE: fusion-interpret: error: input 1 (bias): dim 0 expected size 4, got 5 (tensor<5xbf16> for tensor<4xbf16>)
@@ -21,8 +25,11 @@
 // NPY: fusion-interpret: error: cannot read '{{.*}}missing.npy'
 // WHICH: fusion-interpret: error: '{{.*}}errors.mlir' has 3 fusions (@biased @mul @select); pick one with --fusion=NAME
 // NAME: fusion-interpret: error: no fusion named @nope in
-// SHAPES: fusion-interpret: error: 'fusion.mul' at {{.*}}errors.mlir:[[@LINE+13]]:8: operand 1 has shape [4] but operand 0 has [3]; element-wise operands need one shape
-// INDEX: fusion-interpret: error: 'fusion.index_select' at {{.*}}errors.mlir:[[@LINE+17]]:8: index 3 at position 1 is out of range [0, 3) of dim 0
+// SHAPES: fusion-interpret: error: 'fusion.mul' at {{.*}}errors.mlir:[[@LINE+16]]:8: operand 1 has shape [4] but operand 0 has [3]; element-wise operands need one shape
+// INDEX: fusion-interpret: error: 'fusion.index_select' at {{.*}}errors.mlir:[[@LINE+20]]:8: index 3 at position 1 is out of range [0, 3) of dim 0
+// NOFUSION: fusion-interpret: error: '{{.*}}nofusion.mlir' has no fusion.fusion
+// PARSE: error: custom op 'fusion.bogus' is unknown
+// PARSE: fusion-interpret: error: cannot parse '{{.*}}bad.mlir'
 // DYNAMIC: fusion-interpret: error: input 0 (a): tensor<?xf32> has dynamic dims; give the shape, e.g. --input=2xf32
 
 fusion.fusion @biased(%x: tensor<?x4xf32> {fusion.name = "x"}, %bias: tensor<4xbf16> {fusion.name = "bias"}) -> tensor<?x4xf32> {

@@ -187,6 +187,13 @@ llvm::Expected<HostValue> makeInput(StringRef spec, Type type, uint64_t k,
   if (!tensorType && !sizes.empty())
     return makeError(who + ": is a scalar but the spec has dims");
 
+  int64_t count = 1;
+  bool tooLarge = false;
+  for (int64_t size : sizes)
+    tooLarge |= __builtin_mul_overflow(count, size, &count) ||
+                count > (int64_t(1) << 32);
+  if (tooLarge && !llvm::is_contained(sizes, 0))
+    return makeError(who + ": '" + spec + "' has more than 2^32 elements");
   HostTensor t(*dtype, sizes);
   if (!hasValues) {
     fillRandom(t, k);
@@ -271,6 +278,8 @@ llvm::Error run(MLIRContext &context) {
                        "'");
   } else if (fusions.size() == 1) {
     fusion = fusions.front();
+  } else if (fusions.empty()) {
+    return makeError("'" + inputFile + "' has no fusion.fusion");
   } else {
     std::string names;
     for (FusionOp f : fusions)

@@ -332,4 +332,29 @@ fusion.fusion @f(%n: index) -> tensor<?xf32> {
             "-2");
 }
 
+TEST_F(Shape, HugeResultsAreErrorsNotCrashes) {
+  std::string source = R"(
+fusion.fusion @f(%n: index) -> tensor<?x?xf32> {
+  %v = arith.constant 0.0 : f32
+  %r = fusion.full %v (%n, %n) : f32 -> tensor<?x?xf32>
+  fusion.return %r : tensor<?x?xf32>
+}
+)";
+  EXPECT_EQ(runError(source, {HostValue::index(int64_t(1) << 40)}),
+            "'fusion.full' at test.mlir:4:8: result shape [1099511627776, "
+            "1099511627776] has more than 2^32 elements, too many for the "
+            "interpreter");
+  // Huge steps don't overflow the slice size.
+  std::string slice = R"(
+fusion.fusion @f(%x: tensor<?xi32>, %st: index) -> tensor<?xi32> {
+  %c0 = arith.constant 0 : index
+  %c9 = arith.constant 9 : index
+  %r = fusion.slice %x [%c0] [%c9] [%st] : tensor<?xi32> -> tensor<?xi32>
+  fusion.return %r : tensor<?xi32>
+}
+)";
+  EXPECT_TRUE(sameInts(
+      run1(slice, {iota(DType::I32, {10}), HostValue::index(INT64_MAX)}), {0}));
+}
+
 } // namespace
