@@ -7,8 +7,13 @@ execute_process(
   COMMAND_ERROR_IS_FATAL ANY)
 separate_arguments(FUSION_LLVM_LIBS UNIX_COMMAND "${FUSION_LLVM_LIBS}")
 list(FILTER FUSION_LLVM_LIBS EXCLUDE REGEX "Polly")
+list(TRANSFORM FUSION_LLVM_LIBS REPLACE "^-l(.*)$" "${LLVM_LIBRARY_DIR}/lib\\1.a")
+# zlib and zstd statically too: the GPU machine has no libzstd.
+find_library(FUSION_ZSTD_STATIC libzstd.a REQUIRED)
+find_library(FUSION_Z_STATIC libz.a REQUIRED)
 set(FUSION_LLVM_STATIC_LINK
-    -Wl,--start-group ${FUSION_LLVM_LIBS} -Wl,--end-group rt dl m z zstd)
+    -Wl,--start-group ${FUSION_LLVM_LIBS} -Wl,--end-group
+    ${FUSION_ZSTD_STATIC} ${FUSION_Z_STATIC} rt dl m)
 
 get_property(fusion_mlir_libs GLOBAL PROPERTY MLIR_ALL_LIBS)
 foreach(lib ${fusion_mlir_libs} MLIRSupport MLIRTableGen)

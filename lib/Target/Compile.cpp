@@ -25,6 +25,8 @@ LogicalResult mlir::fusion::lowerToPTX(ModuleOp module,
   FusionToPTXOptions pipeline;
   pipeline.chip = options.chip;
   pipeline.smCount = options.smCount;
+  pipeline.unroll = options.unroll;
+  pipeline.blocksPerSM = options.blocksPerSM;
   buildFusionToPTXPipeline(pm, pipeline);
   return pm.run(module);
 }

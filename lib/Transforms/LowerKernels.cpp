@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -53,6 +54,8 @@ struct Variant {
   int64_t vector;
   bool index64;
   std::string name;
+  int64_t unroll = 1;
+  bool fastMath = false;
 };
 
 /// Emits the body of one gpu.func for one variant of a pointwise kernel.
@@ -124,14 +127,72 @@ public:
     Value first = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, blockId, blockDim), threadId);
     Value step = arith::MulIOp::create(b, loc, gridDim, blockDim);
-    auto loop = scf::ForOp::create(b, loc, first, count, step);
-    b.setInsertionPoint(loop.getBody()->getTerminator());
     builder = &b;
     this->loc = loc;
+    auto yield = cast<YieldOp>(body.getTerminator());
 
-    // Delinearize the work item into iteration indices; the innermost index
-    // counts vectors.
-    Value work = loop.getInductionVar();
+    // Note [Unrolled pointwise loop]: each iteration of the main loop takes
+    // `unroll` work items `step` apart and emits every load of every item
+    // before the first store, so a thread has `unroll` times the bytes in
+    // flight (stores could alias later loads, so the backend cannot hoist
+    // loads above them itself). A remainder loop takes the last items one
+    // at a time.
+    int64_t unroll = std::max<int64_t>(1, variant.unroll);
+    Value next = first;
+    if (unroll > 1) {
+      Value stepU = arith::MulIOp::create(b, loc, step, constIdx(unroll));
+      // c is in the main loop while c + (unroll - 1) * step < count.
+      Value bound = arith::MaxSIOp::create(
+          b, loc,
+          arith::SubIOp::create(
+              b, loc, count,
+              arith::MulIOp::create(b, loc, step, constIdx(unroll - 1))),
+          constIdx(0));
+      auto main = scf::ForOp::create(b, loc, first, bound, stepU);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(main.getBody()->getTerminator());
+        SmallVector<SmallVector<Gen>> values;
+        SmallVector<Value> items;
+        for (int64_t u = 0; u < unroll; ++u) {
+          Value item = arith::AddIOp::create(
+              b, loc, main.getInductionVar(),
+              arith::MulIOp::create(b, loc, step, constIdx(u)));
+          items.push_back(item);
+          auto generated = generateItem(item, sizes, yield);
+          if (failed(generated))
+            return failure();
+          values.push_back(*generated);
+        }
+        for (int64_t u = 0; u < unroll; ++u)
+          storeItem(items[u], values[u], yield, outputs);
+      }
+      // The first item the main loop did not take.
+      Value taken = arith::CeilDivSIOp::create(
+          b, loc,
+          arith::MaxSIOp::create(
+              b, loc, arith::SubIOp::create(b, loc, bound, first), constIdx(0)),
+          stepU);
+      next = arith::AddIOp::create(b, loc, first,
+                                   arith::MulIOp::create(b, loc, taken, stepU));
+    }
+    auto loop = scf::ForOp::create(b, loc, next, count, step);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    auto generated = generateItem(loop.getInductionVar(), sizes, yield);
+    if (failed(generated))
+      return failure();
+    storeItem(loop.getInductionVar(), *generated, yield, outputs);
+    b.setInsertionPointToEnd(&func.getBody().front());
+    gpu::ReturnOp::create(b, loc);
+    return success();
+  }
+
+  /// Generates the yielded values of the work item `work` (a vector of
+  /// the innermost dim, or one element).
+  FailureOr<SmallVector<Gen>> generateItem(Value work, ArrayRef<Value> sizes,
+                                           YieldOp yield) {
+    OpBuilder &b = *builder;
+    memo.clear();
     iterIndex.assign(rank, Value());
     Value rest = work;
     for (int64_t d = rank - 1; d >= 0; --d) {
@@ -149,26 +210,32 @@ public:
         iterIndex[d] = arith::MulIOp::create(b, loc, iterIndex[d],
                                              constIdx(variant.vector));
     }
-
-    auto yield = cast<YieldOp>(body.getTerminator());
     SmallVector<int64_t> identity;
     for (int64_t d = 0; d < rank; ++d)
       identity.push_back(d);
-    Value outOffset =
-        variant.vector > 1
-            ? arith::MulIOp::create(b, loc, work, constIdx(variant.vector))
-                  .getResult()
-            : work;
-    for (auto [value, out] : llvm::zip(yield.getOperands(), outputs)) {
+    SmallVector<Gen> values;
+    for (Value value : yield.getOperands()) {
       FailureOr<Gen> gen = generate(value, identity);
       if (failed(gen))
         return failure();
-      Type element = cast<RankedTensorType>(value.getType()).getElementType();
-      store(*gen, element, out, outOffset);
+      values.push_back(*gen);
     }
-    b.setInsertionPointToEnd(&func.getBody().front());
-    gpu::ReturnOp::create(b, loc);
-    return success();
+    return values;
+  }
+
+  /// Outputs are contiguous with the iteration shape: item c starts at
+  /// element c * vector.
+  void storeItem(Value work, ArrayRef<Gen> values, YieldOp yield,
+                 ArrayRef<Value> outputs) {
+    Value offset = variant.vector > 1
+                       ? arith::MulIOp::create(*builder, loc, work,
+                                               constIdx(variant.vector))
+                             .getResult()
+                       : work;
+    for (auto [gen, value, out] :
+         llvm::zip(values, yield.getOperands(), outputs))
+      store(gen, cast<RankedTensorType>(value.getType()).getElementType(), out,
+            offset);
   }
 
   /// Inputs read with vector loads along their innermost dim (the
@@ -417,6 +484,31 @@ private:
                                                       : intConst(type, 0);
   }
 
+  // Note [Approximate tanh]: PTX's tanh.approx.f32 (one MUFU instruction,
+  // max relative error about 2^-11) instead of libdevice's tanhf, which
+  // costs dozens of instructions and makes bf16 gelu compute-bound. Used
+  // only when the schedule allows fast math (16-bit float results, whose
+  // own rounding is coarser than the approximation).
+  Value approxTanh(Value v) {
+    OpBuilder &b = *builder;
+    auto tanh1 = [&](Value x) -> Value {
+      return LLVM::InlineAsmOp::create(
+                 b, loc, b.getF32Type(), ValueRange{x},
+                 b.getStringAttr("tanh.approx.f32 $0, $1;"),
+                 b.getStringAttr("=f,f"), UnitAttr(), UnitAttr(),
+                 LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr())
+          .getResult(0);
+    };
+    auto vt = dyn_cast<VectorType>(v.getType());
+    if (!vt)
+      return tanh1(v);
+    SmallVector<Value> lanes;
+    for (int64_t i = 0; i < vt.getNumElements(); ++i)
+      lanes.push_back(
+          tanh1(vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{i})));
+    return vector::FromElementsOp::create(b, loc, vt, lanes);
+  }
+
   Value emitCast(Value v, Type from, Type to, function_ref<Type(Type)> shaped) {
     OpBuilder &b = *builder;
     Type target = shaped(to);
@@ -609,7 +701,11 @@ private:
         .Case<SinOp>([&](auto) { return unaryF(math::SinOp()); })
         .Case<CosOp>([&](auto) { return unaryF(math::CosOp()); })
         .Case<TanOp>([&](auto) { return unaryF(math::TanOp()); })
-        .Case<TanhOp>([&](auto) { return unaryF(math::TanhOp()); })
+        .Case<TanhOp>([&](auto) -> Value {
+          if (variant.fastMath && element.isF32())
+            return approxTanh(v[0]);
+          return math::TanhOp::create(b, loc, v[0]);
+        })
         .Case<ErfOp>([&](auto) { return unaryF(math::ErfOp()); })
         .Case<ErfcOp>([&](auto) { return unaryF(math::ErfcOp()); })
         .Case<FloorOp>([&](auto) { return unaryF(math::FloorOp()); })
@@ -788,6 +884,12 @@ struct FusionLowerKernelsPass
       variants.push_back({1, true, base + "_s_i64"});
     }
 
+    for (Variant &variant : variants) {
+      // The fallbacks handle odd layouts; unrolling serves the fast path.
+      variant.unroll = variant.vector > 1 ? schedule.getUnroll() : 1;
+      variant.fastMath = schedule.getFastMath();
+    }
+
     gpu::GPUModuleOp gpuModule = gpuModuleFor(fusion);
     llvm::SmallSetVector<unsigned, 4> vectorLoaded;
     llvm::SetVector<std::tuple<unsigned, int64_t, int64_t>> accesses;
@@ -914,8 +1016,11 @@ struct FusionLowerKernelsPass
         guard = fits32;
       Value count =
           variant.vector > 1 ? h.floorDiv(numel, h.c(variant.vector)) : numel;
+      // Enough blocks for `unroll` items per thread, capped by max_grid;
+      // past the cap the kernel's grid-stride loop takes the rest.
       Value grid =
-          h.max(h.min(h.ceilDiv(count, blockSize), h.c(schedule.getMaxGrid())),
+          h.max(h.min(h.ceilDiv(count, h.mul(blockSize, h.c(variant.unroll))),
+                      h.c(schedule.getMaxGrid())),
                 h.c(1));
       SmallVector<Value> launchArgs(args);
       launchArgs.push_back(count);

@@ -23,6 +23,8 @@ void mlir::fusion::buildFusionToPTXPipeline(OpPassManager &pm,
   pm.addPass(createFusionSegment());
   FusionScheduleOptions schedule;
   schedule.smCount = options.smCount;
+  schedule.unroll = options.unroll;
+  schedule.blocksPerSM = options.blocksPerSM;
   pm.addPass(createFusionSchedule(schedule));
   pm.addPass(createFusionLowerKernels());
   pm.addPass(createCanonicalizerPass());

@@ -1,12 +1,13 @@
 // RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule --fusion-lower-kernels --split-input-file | FileCheck %s
 
 // bf16 math computes in f32 and rounds once per op; a column vector
-// broadcast along rows is read once per vector (scalar, then splat).
+// broadcast along rows is read once per vector (scalar, then splat); a bf16
+// result allows approximate tanh.
 // CHECK-LABEL: gpu.func @rows_k0_v8_i32
 // CHECK: memref.load %{{.*}} : memref<?xbf16>
 // CHECK: vector.broadcast %{{.*}} : bf16 to vector<8xbf16>
 // CHECK: arith.extf %{{.*}} : vector<8xbf16> to vector<8xf32>
-// CHECK: math.tanh %{{.*}} : vector<8xf32>
+// CHECK: llvm.inline_asm "tanh.approx.f32
 // CHECK: arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
 fusion.fusion @rows(%x: tensor<?x?xbf16>, %s: tensor<?xbf16>) -> tensor<?x?xbf16> {
   %m = fusion.dim %x, 0 : tensor<?x?xbf16>
@@ -42,4 +43,29 @@ fusion.fusion @transpose(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %t = fusion.permute %a [1, 0] : tensor<?x?xf32> -> tensor<?x?xf32>
   %r = fusion.neg %t : tensor<?x?xf32>
   fusion.return %r : tensor<?x?xf32>
+}
+
+// -----
+
+// bf16 results allow approximate tanh (one MUFU op per element); the
+// unrolled main loop loads both items before storing either.
+// CHECK-LABEL: gpu.func @fast_k0_v8_i32
+// CHECK: scf.for
+// CHECK: vector.load
+// CHECK: vector.load
+// CHECK-NOT: vector.store
+// CHECK: llvm.inline_asm "tanh.approx.f32 $0, $1;", "=f,f"
+// CHECK: vector.store
+// CHECK: vector.store
+// CHECK: scf.for
+// All variants compute the same function: the scalar one approximates too.
+// CHECK-LABEL: gpu.func @fast_k0_s_i32
+// CHECK: llvm.inline_asm "tanh.approx.f32
+fusion.fusion @fast(%a: tensor<?xbf16>) -> tensor<?xbf16> {
+  %0 = fusion.kernel @fast_k0 schedule = #fusion.pointwise<vector = 8, unroll = 2, block = 128, max_grid = 100, index64 = false, fast_math = true> (%a) : (tensor<?xbf16>) -> tensor<?xbf16> {
+  ^bb0(%x: tensor<?xbf16>):
+    %1 = fusion.tanh %x : tensor<?xbf16>
+    fusion.yield %1 : tensor<?xbf16>
+  }
+  fusion.return %0 : tensor<?xbf16>
 }

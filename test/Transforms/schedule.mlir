@@ -1,12 +1,15 @@
 // RUN: fusion-opt %s --fusion-segment --fusion-schedule --split-input-file -verify-diagnostics | FileCheck %s
-// RUN: fusion-opt %s --fusion-segment --fusion-schedule="sm-count=100" --split-input-file -verify-diagnostics | FileCheck %s --check-prefix=SM100
+// RUN: fusion-opt %s --fusion-segment --fusion-schedule="sm-count=100 blocks-per-sm=4" --split-input-file -verify-diagnostics | FileCheck %s --check-prefix=SM100
+// RUN: fusion-opt %s --fusion-segment --fusion-schedule="unroll=4 blocks-per-sm=2" --split-input-file -verify-diagnostics | FileCheck %s --check-prefix=OVERRIDE
 
-// f32 everywhere: 16-byte vectors are 4 elements; 256-thread blocks and
-// 132 SMs x 8 resident blocks.
+// f32 everywhere: 16-byte vectors are 4 elements, two per thread, 256-thread
+// blocks and no cap on the grid unless blocks-per-sm asks for one.
 // CHECK-LABEL: @f32_add
-// CHECK: kernel @f32_add_k0 schedule = #fusion.pointwise<vector = 4, unroll = 1, block = 256, max_grid = 1056, index64 = false, fast_math = false>
+// CHECK: kernel @f32_add_k0 schedule = #fusion.pointwise<vector = 4, unroll = 2, block = 256, max_grid = 2147483647, index64 = false, fast_math = false>
 // SM100-LABEL: @f32_add
-// SM100: max_grid = 800
+// SM100: max_grid = 400
+// OVERRIDE-LABEL: @f32_add
+// OVERRIDE: unroll = 4, block = 256, max_grid = 264,
 fusion.fusion @f32_add(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %0 = fusion.add %a, %b : tensor<?x?xf32>
   fusion.return %0 : tensor<?x?xf32>
@@ -14,9 +17,10 @@ fusion.fusion @f32_add(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf
 
 // -----
 
-// The narrowest element (bf16) sets the vector width: 8.
+// The narrowest element (bf16) sets the vector width: 8. An f32 result
+// keeps exact math.
 // CHECK-LABEL: @bf16_to_f32
-// CHECK: #fusion.pointwise<vector = 8,
+// CHECK: #fusion.pointwise<vector = 8, {{.*}}fast_math = false>
 fusion.fusion @bf16_to_f32(%a: tensor<?xbf16>) -> tensor<?xf32> {
   %0 = fusion.cast %a : tensor<?xbf16> to tensor<?xf32>
   fusion.return %0 : tensor<?xf32>
@@ -26,7 +30,7 @@ fusion.fusion @bf16_to_f32(%a: tensor<?xbf16>) -> tensor<?xf32> {
 
 // Small static problems get smaller blocks; 2^31 elements need 64-bit indices.
 // CHECK-LABEL: @small
-// CHECK: #fusion.pointwise<vector = 4, unroll = 1, block = 32,
+// CHECK: #fusion.pointwise<vector = 4, unroll = 2, block = 32,
 fusion.fusion @small(%a: tensor<8xf32>) -> tensor<8xf32> {
   %0 = fusion.neg %a : tensor<8xf32>
   fusion.return %0 : tensor<8xf32>
@@ -35,7 +39,7 @@ fusion.fusion @small(%a: tensor<8xf32>) -> tensor<8xf32> {
 // -----
 
 // CHECK-LABEL: @huge
-// CHECK: index64 = true
+// CHECK: index64 = true, fast_math = true
 fusion.fusion @huge(%a: tensor<65536x32768xbf16>) -> tensor<65536x32768xbf16> {
   %0 = fusion.neg %a : tensor<65536x32768xbf16>
   fusion.return %0 : tensor<65536x32768xbf16>

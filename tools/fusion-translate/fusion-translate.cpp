@@ -37,6 +37,11 @@ int main(int argc, char **argv) {
   cl::opt<std::string> chip("chip", cl::desc("Target SM"), cl::init("sm_90a"));
   cl::opt<int64_t> smCount("sm-count", cl::desc("Multiprocessors"),
                            cl::init(132));
+  cl::opt<int64_t> unroll("unroll", cl::desc("Pointwise unroll (0: heuristic)"),
+                          cl::init(0));
+  cl::opt<int64_t> blocksPerSM(
+      "blocks-per-sm", cl::desc("Pointwise blocks per SM (0: heuristic)"),
+      cl::init(0));
   cl::opt<bool> noCubin("no-cubin", cl::desc("Do not run ptxas"),
                         cl::init(false));
   cl::opt<bool> printStages("print-stages",
@@ -65,6 +70,8 @@ int main(int argc, char **argv) {
   fusion::CompileOptions options;
   options.chip = chip;
   options.smCount = smCount;
+  options.unroll = unroll;
+  options.blocksPerSM = blocksPerSM;
   options.emitCubin = !noCubin;
   options.printStages = printStages;
 

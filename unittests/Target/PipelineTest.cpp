@@ -68,9 +68,9 @@ TEST(Pipeline, AddReluTakesTheVectorPathWhenAligned) {
   ASSERT_TRUE(plan.ok()) << plan.status().toString();
   ASSERT_EQ(plan->launches.size(), 1u);
   EXPECT_EQ(launchedKernel(*exe, *plan), "add_relu_k0_v4_i32");
-  // 2^27 elements in vectors of 4 need 2^17 blocks of 256; the grid is
-  // capped at 132 SMs x 8 blocks and the kernel loops over the rest.
-  EXPECT_EQ(plan->launches[0].grid[0], 1056u);
+  // 2^27 elements in vectors of 4, two vectors per thread, 256 threads a
+  // block: 2^16 blocks.
+  EXPECT_EQ(plan->launches[0].grid[0], 65536u);
   EXPECT_EQ(plan->launches[0].block[0], 256u);
   EXPECT_EQ(plan->output(0).sizes[0], 32768);
   EXPECT_EQ(plan->output(0).sizes[1], 4096);

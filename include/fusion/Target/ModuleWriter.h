@@ -34,6 +34,9 @@ namespace mlir::fusion {
 struct CompileOptions {
   std::string chip = "sm_90a";
   int64_t smCount = 132;
+  /// Pointwise schedule overrides (0: the heuristic's choice).
+  int64_t unroll = 0;
+  int64_t blocksPerSM = 0;
   bool emitCubin = true;
   /// Print the IR after every pass of the pipeline to stderr.
   bool printStages = false;

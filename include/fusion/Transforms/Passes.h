@@ -7,6 +7,7 @@
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -27,6 +28,13 @@ struct FusionToPTXOptions : public PassPipelineOptions<FusionToPTXOptions> {
   PassOptions::Option<int64_t> smCount{
       *this, "sm-count", llvm::cl::desc("Multiprocessors of the target"),
       llvm::cl::init(132)};
+  PassOptions::Option<int64_t> unroll{
+      *this, "unroll", llvm::cl::desc("Pointwise unroll (0: heuristic)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> blocksPerSM{
+      *this, "blocks-per-sm",
+      llvm::cl::desc("Pointwise blocks per SM (0: heuristic)"),
+      llvm::cl::init(0)};
   PassOptions::Option<int> optLevel{
       *this, "O", llvm::cl::desc("LLVM optimization level"), llvm::cl::init(3)};
 };

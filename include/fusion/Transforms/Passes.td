@@ -42,6 +42,11 @@ def FusionSchedule : Pass<"fusion-schedule", "ModuleOp"> {
            "Resident threads per multiprocessor">,
     Option<"printSchedules", "print-schedules", "bool", /*default=*/"false",
            "Print every scheduling decision to stderr">,
+    Option<"unroll", "unroll", "int64_t", /*default=*/"0",
+           "Work items per thread and loop iteration (0: heuristic)">,
+    Option<"blocksPerSM", "blocks-per-sm", "int64_t", /*default=*/"0",
+           "Cap the grid at this many blocks per SM; the grid-stride loop "
+           "takes the rest (0: no cap)">,
   ];
 }
 
@@ -56,7 +61,7 @@ def FusionLowerKernels : Pass<"fusion-lower-kernels", "ModuleOp"> {
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
-    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
   ];
 }

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine, from the unpacked bundle (utils/build-gpu-bundle.sh):
+# the runtime's GPU unit tests, the lit tests (GPU ones included), and the
+# pointwise benchmark. Logs go to $OUT when it is set.
+set -uo pipefail
+cd "$(dirname "$0")"
+out=${OUT:-$PWD/out}
+mkdir -p "$out"
+status=0
+export PATH=$PWD/bin:$PATH
+export FUSION_RUNTIME_LIBRARY=$PWD/lib/libfusion_runtime.so
+export PYTHONUNBUFFERED=1
+nvidia-smi -L || true
+
+echo "== runtime unit tests (GPU tests included)"
+bin/FusionRuntimeTests --gtest_brief=1 2>&1 | tee "$out/runtime-tests.log" | tail -5
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+
+echo "== the static compiler on this machine"
+bin/fusion-translate examples/gelu_bias.mlir --fusion-to-module -o /tmp/gelu_bias.fusionmod \
+  && echo "fusion-translate: compiled gelu_bias here ($(stat -c %s /tmp/gelu_bias.fusionmod) bytes)" \
+  || status=1
+
+if [ -x bin/fusion-run ]; then
+echo "== lit"
+python3 -m pip install -q --no-index --no-deps --target /tmp/litsite wheels/lit-*.whl
+PYTHONPATH=/tmp/litsite python3 -m lit -sv test/GPU 2>&1 | tee "$out/lit.log" | tail -15
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+else
+  echo "== lit: skipped (no fusion-run in this bundle)"
+fi
+
+if [ "${SKIP_BENCH:-0}" != 1 ]; then
+  echo "== pointwise benchmark"
+  python3 bench/pointwise_bench.py --modules modules --json "$out/bench.json" \
+    2>&1 | tee "$out/bench.log" | grep -v Warning
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+echo "gpu-tests: status $status"
+exit $status
