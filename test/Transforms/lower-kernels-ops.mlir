@@ -1,4 +1,4 @@
-// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule --fusion-lower-kernels --split-input-file | FileCheck %s
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule --fusion-lower-kernels --split-input-file -verify-diagnostics | FileCheck %s
 
 // bf16 math computes in f32 and rounds once per op; a column vector
 // broadcast along rows is read once per vector (scalar, then splat); a bf16
@@ -68,4 +68,17 @@ fusion.fusion @fast(%a: tensor<?xbf16>) -> tensor<?xbf16> {
     fusion.yield %1 : tensor<?xbf16>
   }
   fusion.return %0 : tensor<?xbf16>
+}
+
+// -----
+
+// fp8 conversions are refused on the op, not deep in LLVM translation.
+fusion.fusion @to_f8(%a: tensor<?xf32>) -> tensor<?xf8E4M3FN> {
+  %0 = fusion.kernel @to_f8_k0 schedule = #fusion.pointwise<vector = 4, unroll = 1, block = 128, max_grid = 100, index64 = false, fast_math = false> (%a) : (tensor<?xf32>) -> tensor<?xf8E4M3FN> {
+  ^bb0(%x: tensor<?xf32>):
+    // expected-error @+1 {{converts fp8 values, which the pointwise GPU lowering does not support yet}}
+    %1 = fusion.cast %x : tensor<?xf32> to tensor<?xf8E4M3FN>
+    fusion.yield %1 : tensor<?xf8E4M3FN>
+  }
+  fusion.return %0 : tensor<?xf8E4M3FN>
 }
