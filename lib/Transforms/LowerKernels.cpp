@@ -933,6 +933,25 @@ struct FusionLowerKernelsPass
     Value numel = h.c(1);
     for (Value s : sizes)
       numel = h.mul(numel, s);
+    // All results share the iteration space; symbolic sizes that could
+    // differ are checked before launching (outputs of different shapes need
+    // separate kernels, which segmentation does not make yet).
+    for (unsigned r = 1; r < kernel.getNumResults(); ++r) {
+      for (int64_t d = 0; d < rank; ++d) {
+        FailureOr<Value> size = reifyDim(b, loc, kernel.getResult(r), d);
+        if (failed(size))
+          return kernel.emitOpError("cannot express result ")
+                 << r << " dim " << d << " from the inputs";
+        if (*size == sizes[d])
+          continue;
+        std::string message;
+        llvm::raw_string_ostream(message)
+            << "result " << r << " dim " << d << " must equal result 0 dim "
+            << d << ": outputs of different shapes in one pointwise kernel "
+            << "are not supported yet";
+        CheckOp::create(b, loc, h.eq(*size, sizes[d]), message);
+      }
+    }
 
     SmallVector<Value> outputs;
     for (Type t : kernel.getResultTypes()) {

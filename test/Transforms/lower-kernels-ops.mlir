@@ -82,3 +82,16 @@ fusion.fusion @to_f8(%a: tensor<?xf32>) -> tensor<?xf8E4M3FN> {
   }
   fusion.return %0 : tensor<?xf8E4M3FN>
 }
+
+// -----
+
+// Results of different symbolic shapes in one kernel: checked at run time
+// with a message that says why, before anything launches.
+// CHECK-LABEL: fusion.fusion @two_shapes
+// CHECK: check %{{.*}}, "result 1 dim 0 must equal result 0 dim 0: outputs of different shapes in one pointwise kernel are not supported yet"
+fusion.fusion @two_shapes(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %0 = fusion.add %a, %b : tensor<?x?xf32>
+  %t = fusion.permute %a [1, 0] : tensor<?x?xf32> -> tensor<?x?xf32>
+  %1 = fusion.neg %t : tensor<?x?xf32>
+  fusion.return %0, %1 : tensor<?x?xf32>, tensor<?x?xf32>
+}
