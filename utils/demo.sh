@@ -2,7 +2,7 @@
 # Fusion's demo: one fusion through the compiler, stage by stage.
 #
 #   bash utils/demo.sh                      examples/gelu_bias.mlir (or the first example)
-#   bash utils/demo.sh examples/softmax.mlir
+#   bash utils/demo.sh examples/normalization/softmax.mlir
 #
 # Stages: the definition -> --fusion-decompose -> the --fusion-to-ptx pipeline
 # (IR after each pass) -> PTX (verified by ptxas) -> a timed run on the GPU
