@@ -24,7 +24,7 @@ bin/fusion-translate examples/gelu_bias.mlir --fusion-to-module -o /tmp/gelu_bia
 if [ -x bin/fusion-run ]; then
 echo "== lit"
 python3 -m pip install -q --no-index --no-deps --target /tmp/litsite wheels/lit-*.whl
-PYTHONPATH=/tmp/litsite python3 -m lit -sv test/GPU 2>&1 | tee "$out/lit.log" | tail -15
+PYTHONPATH=/tmp/litsite python3 -c "import lit.main; lit.main.main()" -sv test/GPU 2>&1 | tee "$out/lit.log" | tail -15
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 else
   echo "== lit: skipped (no fusion-run in this bundle)"
