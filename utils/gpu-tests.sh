@@ -11,6 +11,7 @@ export PATH=$PWD/bin:$PATH
 export FUSION_RUNTIME_LIBRARY=$PWD/lib/libfusion_runtime.so
 export PYTHONUNBUFFERED=1
 nvidia-smi -L || true
+ls /usr/local/cuda/nvvm/libdevice/ 2>&1 | head -2
 
 echo "== runtime unit tests (GPU tests included)"
 bin/FusionRuntimeTests --gtest_brief=1 2>&1 | tee "$out/runtime-tests.log" | tail -5
@@ -24,7 +25,7 @@ bin/fusion-translate examples/gelu_bias.mlir --fusion-to-module -o /tmp/gelu_bia
 if [ -x bin/fusion-run ]; then
 echo "== lit"
 python3 -m pip install -q --no-index --no-deps --target /tmp/litsite wheels/lit-*.whl
-PYTHONPATH=/tmp/litsite python3 -c "import lit.main; lit.main.main()" -sv test/GPU 2>&1 | tee "$out/lit.log" | tail -15
+PYTHONPATH=/tmp/litsite python3 -c "import lit.main; lit.main.main()" -sv -j "${LIT_JOBS:-4}" test/GPU 2>&1 | tee "$out/lit.log" | tail -15
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 else
   echo "== lit: skipped (no fusion-run in this bundle)"

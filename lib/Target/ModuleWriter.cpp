@@ -396,18 +396,25 @@ private:
         return op->emitError("cannot write ") << ptxPath;
       os << ptx;
     }
+    SmallString<128> logPath;
+    if (llvm::sys::fs::createTemporaryFile("fusion", "ptxas.log", logPath))
+      return op->emitError("cannot create a temporary file for ptxas");
     std::string arch = "-arch=" + options.chip;
     SmallVector<StringRef> args = {ptxas,   arch, "-O3",
                                    ptxPath, "-o", cubinPath};
+    std::optional<StringRef> redirects[] = {std::nullopt, logPath, logPath};
     std::string error;
-    int rc =
-        llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, {}, 0, 0, &error);
+    int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0,
+                                       0, &error);
     auto buffer = llvm::MemoryBuffer::getFile(cubinPath);
+    auto log = llvm::MemoryBuffer::getFile(logPath);
     llvm::sys::fs::remove(ptxPath);
     llvm::sys::fs::remove(cubinPath);
+    llvm::sys::fs::remove(logPath);
     if (rc != 0 || !buffer)
-      return op->emitError() << "ptxas (" << ptxas << ") failed with code "
-                             << rc << " " << error;
+      return op->emitError()
+             << "ptxas (" << ptxas << ") failed with code " << rc << " "
+             << error << ": " << (log ? (*log)->getBuffer() : StringRef());
     StringRef bytes = (*buffer)->getBuffer();
     cubin.assign(bytes.begin(), bytes.end());
     cubins[name] = cubin;

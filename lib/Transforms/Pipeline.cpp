@@ -12,8 +12,37 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+#include <cstdlib>
 
 using namespace mlir;
+
+/// The CUDA toolkit whose libdevice math calls (__nv_expf, ...) link
+/// against: $CUDA_HOME, $CUDA_ROOT or $CUDA_PATH, else /usr/local/cuda, else
+/// the folder above the ptxas on PATH. MLIR's own default is empty in
+/// Debian's build, so without this a machine without CUDA_HOME leaves the
+/// math calls unresolved and ptxas fails.
+static std::string findCudaToolkit() {
+  auto hasLibdevice = [](StringRef root) {
+    return !root.empty() &&
+           llvm::sys::fs::exists(root + "/nvvm/libdevice/libdevice.10.bc");
+  };
+  for (const char *var : {"CUDA_HOME", "CUDA_ROOT", "CUDA_PATH"})
+    if (const char *value = std::getenv(var); value && hasLibdevice(value))
+      return value;
+  if (hasLibdevice("/usr/local/cuda"))
+    return "/usr/local/cuda";
+  if (auto ptxas = llvm::sys::findProgramByName("ptxas")) {
+    StringRef root =
+        llvm::sys::path::parent_path(llvm::sys::path::parent_path(*ptxas));
+    if (hasLibdevice(root))
+      return root.str();
+  }
+  return "";
+}
 
 void mlir::fusion::buildFusionToPTXPipeline(OpPassManager &pm,
                                             const FusionToPTXOptions &options) {
@@ -38,6 +67,7 @@ void mlir::fusion::buildFusionToPTXPipeline(OpPassManager &pm,
   pm.addPass(createGpuNVVMAttachTarget(target));
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = "isa";
+  binary.toolkitPath = findCudaToolkit();
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 
