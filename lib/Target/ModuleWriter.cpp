@@ -260,12 +260,14 @@ private:
     }
     if (auto empty = dyn_cast<EmptyOp>(op))
       return visitEmpty(empty);
+    // Views are resolved where they are returned (Note [Views]).
+    if (isa<ReshapeOp, SqueezeOp, PermuteOp>(op))
+      return success();
     if (auto check = dyn_cast<CheckOp>(op)) {
       auto c = reg(check.getCondition(), op);
       if (failed(c))
         return failure();
-      checks.push_back(fb::CreateExprCheckDirect(
-          fbb, *c, constant(1), check.getMessage().str().c_str()));
+      addCheck(*c, check.getMessage().str());
       return success();
     }
     if (auto launch = dyn_cast<LaunchOp>(op))
@@ -313,6 +315,96 @@ private:
     return success();
   }
 
+  /// Sizes and strides (registers) of an input seen through views.
+  struct View {
+    int32_t input;
+    std::vector<int32_t> sizes, strides;
+  };
+
+  // Note [Views]: reshape, squeeze and permute of an input need no kernel
+  // when their result is returned: the output aliases the input with other
+  // sizes and strides. A reshape is a view only of a contiguous tensor; the
+  // plan checks that at run time (and the element count) and says so.
+  FailureOr<View> viewOf(Value v, Operation *user) {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      View view{static_cast<int32_t>(arg.getArgNumber()), {}, {}};
+      auto type = cast<RankedTensorType>(v.getType());
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        view.sizes.push_back(
+            emit({fb::ExprOp::InputSize, view.input, static_cast<int32_t>(d)}));
+        view.strides.push_back(emit(
+            {fb::ExprOp::InputStride, view.input, static_cast<int32_t>(d)}));
+      }
+      return view;
+    }
+    Operation *op = v.getDefiningOp();
+    if (!op || !isa<ReshapeOp, SqueezeOp, PermuteOp>(op))
+      return failure();
+    FailureOr<View> source = viewOf(op->getOperand(0), user);
+    if (failed(source))
+      return failure();
+    View view{source->input, {}, {}};
+    if (auto permute = dyn_cast<PermuteOp>(op)) {
+      for (int64_t p : permute.getPerm()) {
+        view.sizes.push_back(source->sizes[p]);
+        view.strides.push_back(source->strides[p]);
+      }
+      return view;
+    }
+    if (auto squeeze = dyn_cast<SqueezeOp>(op)) {
+      for (size_t d = 0; d < source->sizes.size(); ++d) {
+        if (llvm::is_contained(squeeze.getDims(), static_cast<int64_t>(d))) {
+          addCheck(emit({fb::ExprOp::Eq, source->sizes[d], constant(1)}),
+                   "squeezed dim " + std::to_string(d) + " of input " +
+                       std::to_string(view.input) + " (" +
+                       fusion.getInputName(view.input) + ") must have size 1");
+          continue;
+        }
+        view.sizes.push_back(source->sizes[d]);
+        view.strides.push_back(source->strides[d]);
+      }
+      return view;
+    }
+    auto reshape = cast<ReshapeOp>(op);
+    auto sizes = sizeRegisters(reshape.getType(), reshape.getSizes(), user);
+    if (failed(sizes))
+      return failure();
+    std::string name = "input " + std::to_string(view.input) + " (" +
+                       fusion.getInputName(view.input) + ")";
+    // Contiguous: each stride is the product of the later sizes (a size-1
+    // dim's stride does not matter).
+    int32_t expected = constant(1);
+    int32_t contiguous = constant(1);
+    for (size_t d = source->sizes.size(); d-- > 0;) {
+      int32_t ok =
+          emit({fb::ExprOp::Max,
+                emit({fb::ExprOp::Eq, source->strides[d], expected}),
+                emit({fb::ExprOp::Eq, source->sizes[d], constant(1)})});
+      contiguous = emit({fb::ExprOp::Mul, contiguous, ok});
+      expected = emit({fb::ExprOp::Mul, expected, source->sizes[d]});
+    }
+    addCheck(contiguous, name + " must be contiguous to be reshaped without "
+                                "a copy");
+    int32_t count = constant(1);
+    for (int32_t size : *sizes)
+      count = emit({fb::ExprOp::Mul, count, size});
+    addCheck(emit({fb::ExprOp::Eq, count, expected}),
+             "reshape of " + name + " must keep the number of elements");
+    view.sizes = *sizes;
+    view.strides.assign(sizes->size(), 0);
+    int32_t stride = constant(1);
+    for (size_t d = sizes->size(); d-- > 0;) {
+      view.strides[d] = stride;
+      stride = emit({fb::ExprOp::Mul, stride, (*sizes)[d]});
+    }
+    return view;
+  }
+
+  void addCheck(int32_t condition, const std::string &message) {
+    checks.push_back(fb::CreateExprCheckDirect(fbb, condition, constant(1),
+                                               message.c_str()));
+  }
+
   LogicalResult visitReturn(ReturnOp ret) {
     for (Value v : ret.getOperands()) {
       auto it = bufferIndex.find(v);
@@ -324,25 +416,16 @@ private:
         outputs.push_back(it->second);
         continue;
       }
-      auto arg = dyn_cast<BlockArgument>(v);
       auto type = dyn_cast<RankedTensorType>(v.getType());
-      if (!arg || !type)
+      FailureOr<View> view = type ? viewOf(v, ret) : FailureOr<View>(failure());
+      if (failed(view))
         return ret.emitOpError("returns a value that is neither a buffer nor "
-                               "an input tensor");
-      // An input returned as it is: an alias, no kernel and no copy.
-      std::vector<int32_t> sizes, strides;
-      for (int64_t d = 0; d < type.getRank(); ++d) {
-        sizes.push_back(emit({fb::ExprOp::InputSize,
-                              static_cast<int32_t>(arg.getArgNumber()),
-                              static_cast<int32_t>(d)}));
-        strides.push_back(emit({fb::ExprOp::InputStride,
-                                static_cast<int32_t>(arg.getArgNumber()),
-                                static_cast<int32_t>(d)}));
-      }
+                               "a view of an input tensor");
+      // An input, or a view of one, returned: an alias, no kernel, no copy.
       outputs.push_back(buffers.size());
       buffers.push_back(fb::CreateBufferSpecDirect(
-          fbb, fb::BufferKind::Output, *toDType(type.getElementType()), &sizes,
-          false, static_cast<int32_t>(arg.getArgNumber()), &strides));
+          fbb, fb::BufferKind::Output, *toDType(type.getElementType()),
+          &view->sizes, false, view->input, &view->strides));
     }
     return success();
   }

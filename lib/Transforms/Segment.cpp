@@ -22,8 +22,23 @@ namespace {
 
 /// Host ops compute sizes and scalars; everything producing a tensor runs in
 /// a kernel.
+/// A view: a reshape, squeeze or permute of a fusion input (or of another
+/// view) whose result is only returned or viewed again. It needs no kernel:
+/// the runtime hands out the input's memory with other sizes and strides.
+bool isHostView(Operation *op) {
+  if (!isa<ReshapeOp, SqueezeOp, PermuteOp>(op))
+    return false;
+  Value input = op->getOperand(0);
+  if (!isa<BlockArgument>(input) &&
+      !(input.getDefiningOp() && isHostView(input.getDefiningOp())))
+    return false;
+  return llvm::all_of(op->getUsers(), [](Operation *user) {
+    return isa<ReturnOp>(user) || isHostView(user);
+  });
+}
+
 bool isHostOp(Operation *op) {
-  if (isa<ReturnOp, KernelOp, EmptyOp, LaunchOp>(op))
+  if (isa<ReturnOp, KernelOp, EmptyOp, LaunchOp>(op) || isHostView(op))
     return true;
   return llvm::none_of(op->getResultTypes(),
                        [](Type t) { return isa<RankedTensorType>(t); });

@@ -41,3 +41,25 @@ fusion.fusion @dim_of_computed(%a: tensor<?xf32>) -> tensor<?xf32> {
   %r = fusion.add %e, %o : tensor<?xf32>
   fusion.return %r : tensor<?xf32>
 }
+
+// -----
+
+// Views of inputs that are only returned stay on the host (no kernel); the
+// exp does need one.
+// CHECK-LABEL: fusion.fusion @views
+// CHECK: %[[FLAT:.*]] = reshape %arg0
+// CHECK: %[[T:.*]] = permute %arg0 [1, 0]
+// CHECK: %[[E:.*]] = kernel @views_k0 (%arg0)
+// CHECK-NOT: reshape
+// CHECK-NOT: permute
+// CHECK: yield
+// CHECK: return %[[FLAT]], %[[T]], %[[E]]
+fusion.fusion @views(%x: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) {
+  %m = fusion.dim %x, 0 : tensor<?x?xf32>
+  %n = fusion.dim %x, 1 : tensor<?x?xf32>
+  %mn = arith.muli %m, %n : index
+  %flat = fusion.reshape %x (%mn) : tensor<?x?xf32> -> tensor<?xf32>
+  %t = fusion.permute %x [1, 0] : tensor<?x?xf32> -> tensor<?x?xf32>
+  %e = fusion.exp %x : tensor<?x?xf32>
+  fusion.return %flat, %t, %e : tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+}

@@ -18,18 +18,12 @@ using namespace fusion::runtime;
 
 namespace {
 
-std::unique_ptr<Executable> compileExample(const std::string &name) {
+std::unique_ptr<Executable> compileSource(llvm::StringRef source) {
   mlir::DialectRegistry registry;
   mlir::fusion::registerAllDialects(registry);
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
-  auto buffer = llvm::MemoryBuffer::getFile(std::string(FUSION_EXAMPLES_DIR) +
-                                            "/" + name + ".mlir");
-  EXPECT_TRUE(bool(buffer)) << name;
-  if (!buffer)
-    return nullptr;
-  auto module =
-      mlir::parseSourceString<mlir::ModuleOp>((*buffer)->getBuffer(), &context);
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
   EXPECT_TRUE(bool(module));
   mlir::fusion::CompileOptions options;
   options.emitCubin = false; // ptxas is optional on CI machines
@@ -40,6 +34,15 @@ std::unique_ptr<Executable> compileExample(const std::string &name) {
   auto exe = Executable::load(bytes->data(), bytes->size());
   EXPECT_TRUE(exe.ok()) << exe.status().toString();
   return exe.ok() ? std::move(exe.value()) : nullptr;
+}
+
+std::unique_ptr<Executable> compileExample(const std::string &name) {
+  auto buffer = llvm::MemoryBuffer::getFile(std::string(FUSION_EXAMPLES_DIR) +
+                                            "/" + name + ".mlir");
+  EXPECT_TRUE(bool(buffer)) << name;
+  if (!buffer)
+    return nullptr;
+  return compileSource((*buffer)->getBuffer());
 }
 
 struct Tensor2D {
@@ -141,6 +144,48 @@ TEST(Pipeline, WrongDTypeIsATypedError) {
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.status().code(), ErrorCode::WrongDType);
   EXPECT_NE(plan.status().message().find("input 1 (b)"), std::string::npos)
+      << plan.status().message();
+}
+
+// Views of inputs need no kernel: the outputs alias the input's memory.
+constexpr const char *kViews = R"mlir(
+fusion.fusion @views(%x: tensor<?x?xf32> {fusion.name = "x"}) -> (tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) {
+  %m = fusion.dim %x, 0 : tensor<?x?xf32>
+  %n = fusion.dim %x, 1 : tensor<?x?xf32>
+  %mn = arith.muli %m, %n : index
+  %flat = fusion.reshape %x (%mn) : tensor<?x?xf32> -> tensor<?xf32>
+  %t = fusion.permute %x [1, 0] : tensor<?x?xf32> -> tensor<?x?xf32>
+  %e = fusion.exp %x : tensor<?x?xf32>
+  fusion.return %flat, %t, %e : tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+}
+)mlir";
+
+TEST(Pipeline, ViewsOfInputsAliasWithoutAKernel) {
+  auto exe = compileSource(kViews);
+  ASSERT_TRUE(exe);
+  ASSERT_EQ(exe->info().outputs.size(), 3u);
+  EXPECT_EQ(exe->info().outputs[0].aliasInput, 0);
+  EXPECT_EQ(exe->info().outputs[1].aliasInput, 0);
+  EXPECT_EQ(exe->info().outputs[2].aliasInput, -1);
+  Tensor2D x = contiguous(6, 10);
+  auto plan = exe->plan({x.arg(0x100000, DType::F32)});
+  ASSERT_TRUE(plan.ok()) << plan.status().toString();
+  ASSERT_EQ(plan->launches.size(), 1u); // only exp needs a kernel
+  EXPECT_EQ(plan->output(0).rank, 1);
+  EXPECT_EQ(plan->output(0).sizes[0], 60);
+  EXPECT_EQ(plan->output(0).strides[0], 1);
+  EXPECT_EQ(plan->output(1).sizes[0], 10);
+  EXPECT_EQ(plan->output(1).sizes[1], 6);
+  EXPECT_EQ(plan->output(1).strides[0], 1);
+  EXPECT_EQ(plan->output(1).strides[1], 10);
+
+  // A padded (non-contiguous) input cannot be reshaped without a copy.
+  Tensor2D padded = {{6, 10}, {13, 1}};
+  plan = exe->plan({padded.arg(0x100000, DType::F32)});
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), ErrorCode::ConstraintViolation);
+  EXPECT_NE(plan.status().message().find("input 0 (x) must be contiguous"),
+            std::string::npos)
       << plan.status().message();
 }
 
