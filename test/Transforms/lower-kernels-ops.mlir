@@ -72,15 +72,45 @@ fusion.fusion @fast(%a: tensor<?xbf16>) -> tensor<?xbf16> {
 
 // -----
 
-// fp8 conversions are refused on the op, not deep in LLVM translation.
-fusion.fusion @to_f8(%a: tensor<?xf32>) -> tensor<?xf8E4M3FN> {
-  %0 = fusion.kernel @to_f8_k0 schedule = #fusion.pointwise<vector = 4, unroll = 1, block = 128, max_grid = 100, index64 = false, fast_math = false> (%a) : (tensor<?xf32>) -> tensor<?xf8E4M3FN> {
-  ^bb0(%x: tensor<?xf32>):
-    // expected-error @+1 {{converts fp8 values, which the pointwise GPU lowering does not support yet}}
+// fp8 conversions are integer arithmetic on the bits (Note [fp8 on the
+// GPU]): f32 -> f8E4M3FN rounds the f32 bits and stores the bytes bitcast to
+// fp8; f8E5M2 -> f32 decodes the loaded bytes. The vectorized and the scalar
+// variants both convert, with no extf/truncf on fp8.
+// CHECK-LABEL: gpu.func @to_f8_k0_v4_i32
+// CHECK-NOT: arith.extf
+// CHECK: %[[X:.*]] = vector.load %{{.*}} : memref<?xf32>, vector<4xf32>
+// CHECK: arith.bitcast %[[X]] : vector<4xf32> to vector<4xi32>
+// CHECK: %[[E4:.*]] = arith.bitcast %{{.*}} : vector<4xi8> to vector<4xf8E4M3FN>
+// CHECK: %[[Y:.*]] = vector.load %{{.*}} : memref<?xf8E5M2>, vector<4xf8E5M2>
+// CHECK: %[[YB:.*]] = arith.bitcast %[[Y]] : vector<4xf8E5M2> to vector<4xi8>
+// CHECK: arith.extui %[[YB]] : vector<4xi8> to vector<4xi32>
+// CHECK: %[[F:.*]] = arith.bitcast %{{.*}} : vector<4xi32> to vector<4xf32>
+// CHECK-NOT: arith.truncf
+// CHECK: vector.store %[[E4]], %{{.*}} : memref<?xf8E4M3FN>, vector<4xf8E4M3FN>
+// CHECK: vector.store %[[F]], %{{.*}} : memref<?xf32>, vector<4xf32>
+// CHECK-LABEL: gpu.func @to_f8_k0_s_i32
+// CHECK-NOT: arith.extf
+// CHECK: %[[SX:.*]] = memref.load %{{.*}} : memref<?xf32>
+// CHECK: arith.bitcast %[[SX]] : f32 to i32
+// CHECK: %[[SE4:.*]] = arith.bitcast %{{.*}} : i8 to f8E4M3FN
+// CHECK: %[[SY:.*]] = memref.load %{{.*}} : memref<?xf8E5M2>
+// CHECK: %[[SYB:.*]] = arith.bitcast %[[SY]] : f8E5M2 to i8
+// CHECK: arith.extui %[[SYB]] : i8 to i32
+// CHECK: %[[SF:.*]] = arith.bitcast %{{.*}} : i32 to f32
+// CHECK-NOT: arith.truncf
+// CHECK: memref.store %[[SE4]], %{{.*}} : memref<?xf8E4M3FN>
+// CHECK: memref.store %[[SF]], %{{.*}} : memref<?xf32>
+// CHECK-LABEL: gpu.func @to_f8_k0_s_i64
+// CHECK: arith.bitcast %{{.*}} : i8 to f8E4M3FN
+// CHECK: arith.bitcast %{{.*}} : f8E5M2 to i8
+fusion.fusion @to_f8(%a: tensor<?xf32>, %e: tensor<?xf8E5M2>) -> (tensor<?xf8E4M3FN>, tensor<?xf32>) {
+  %0:2 = fusion.kernel @to_f8_k0 schedule = #fusion.pointwise<vector = 4, unroll = 1, block = 128, max_grid = 100, index64 = false, fast_math = false> (%a, %e) : (tensor<?xf32>, tensor<?xf8E5M2>) -> (tensor<?xf8E4M3FN>, tensor<?xf32>) {
+  ^bb0(%x: tensor<?xf32>, %y: tensor<?xf8E5M2>):
     %1 = fusion.cast %x : tensor<?xf32> to tensor<?xf8E4M3FN>
-    fusion.yield %1 : tensor<?xf8E4M3FN>
+    %2 = fusion.cast %y : tensor<?xf8E5M2> to tensor<?xf32>
+    fusion.yield %1, %2 : tensor<?xf8E4M3FN>, tensor<?xf32>
   }
-  fusion.return %0 : tensor<?xf8E4M3FN>
+  fusion.return %0#0, %0#1 : tensor<?xf8E4M3FN>, tensor<?xf32>
 }
 
 // -----
