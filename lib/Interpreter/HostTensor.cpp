@@ -90,6 +90,23 @@ int64_t mlir::fusion::interp::dtypeBytes(DType dtype) {
   return 0;
 }
 
+std::optional<double>
+mlir::fusion::interp::parseScalarText(llvm::StringRef text) {
+  text = text.trim();
+  if (text == "true")
+    return 1.0;
+  if (text == "false")
+    return 0.0;
+  if (text.empty())
+    return std::nullopt;
+  std::string s = text.str();
+  char *end = nullptr;
+  double value = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size())
+    return std::nullopt;
+  return value;
+}
+
 bool mlir::fusion::interp::isFloatDType(DType dtype) {
   switch (dtype) {
   case DType::F64:

@@ -73,30 +73,19 @@ FailureOr<Value> mlir::fusion::reifyDim(OpBuilder &builder, Location loc,
         }
         return failure();
       })
-      .Case<SumOp, ProdOp, MaxOp, MinOp>([&](auto r) -> FailureOr<Value> {
-        int64_t inputRank = r.getInput().getType().getRank();
-        int64_t out = 0;
-        for (int64_t d = 0; d < inputRank; ++d) {
-          bool reduced = llvm::is_contained(r.getDims(), d);
-          if (reduced && !r.getKeepdim())
-            continue;
-          if (out++ == dim)
-            return reifyDim(builder, loc, r.getInput(), d, mapValue);
-        }
-        return failure();
-      })
-      .Case<VarMeanOp>([&](VarMeanOp r) -> FailureOr<Value> {
-        int64_t inputRank = r.getInput().getType().getRank();
-        int64_t out = 0;
-        for (int64_t d = 0; d < inputRank; ++d) {
-          bool reduced = llvm::is_contained(r.getDims(), d);
-          if (reduced && !r.getKeepdim())
-            continue;
-          if (out++ == dim)
-            return reifyDim(builder, loc, r.getInput(), d, mapValue);
-        }
-        return failure();
-      })
+      .Case<SumOp, ProdOp, MaxOp, MinOp, VarMeanOp>(
+          [&](auto r) -> FailureOr<Value> {
+            // Result dim `dim` is the `dim`-th input dim that survives.
+            int64_t inputRank = r.getInput().getType().getRank();
+            int64_t out = 0;
+            for (int64_t d = 0; d < inputRank; ++d) {
+              if (llvm::is_contained(r.getDims(), d) && !r.getKeepdim())
+                continue;
+              if (out++ == dim)
+                return reifyDim(builder, loc, r.getInput(), d, mapValue);
+            }
+            return failure();
+          })
       .Case<IndexSelectOp, GatherOp>([&](auto g) -> FailureOr<Value> {
         if (isa<GatherOp>(g.getOperation()) ||
             dim == static_cast<int64_t>(g.getDim()))

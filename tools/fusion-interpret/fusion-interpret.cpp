@@ -81,23 +81,6 @@ llvm::Error makeError(const Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-/// Parses "1.5", "-2", "inf", "nan", "true", "false".
-std::optional<double> parseNumber(StringRef text) {
-  text = text.trim();
-  if (text == "true")
-    return 1.0;
-  if (text == "false")
-    return 0.0;
-  if (text.empty())
-    return std::nullopt;
-  std::string s = text.str();
-  char *end = nullptr;
-  double v = std::strtod(s.c_str(), &end);
-  if (end != s.c_str() + s.size())
-    return std::nullopt;
-  return v;
-}
-
 /// Random values of input `k`: floats uniform in [-1, 1), integers in
 /// [-10, 10], bools fair; from Philox with key `seed` and offset `k`, so
 /// inputs don't change when other inputs are added.
@@ -140,7 +123,7 @@ llvm::Expected<HostValue> makeInput(StringRef spec, Type type, uint64_t k,
   auto [shapePart, valuePart] = spec.split('=');
   bool hasValues = spec.contains('=');
   // A scalar input takes a plain number.
-  if (!tensorType && !hasValues && parseNumber(spec)) {
+  if (!tensorType && !hasValues && interp::parseScalarText(spec)) {
     valuePart = spec;
     shapePart = "";
     hasValues = true;
@@ -209,7 +192,7 @@ llvm::Expected<HostValue> makeInput(StringRef spec, Type type, uint64_t k,
     list.split(items, ',', -1, /*KeepEmpty=*/false);
     SmallVector<double> values;
     for (StringRef item : items) {
-      auto v = parseNumber(item);
+      auto v = interp::parseScalarText(item);
       if (!v)
         return makeError(who + ": '" + item.trim() + "' is not a number");
       values.push_back(*v);

@@ -23,23 +23,6 @@ llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-/// Parses "1.5", "-2", "1e3", "inf", "nan", "true", "false".
-std::optional<double> parseNumber(llvm::StringRef text) {
-  text = text.trim();
-  if (text == "true")
-    return 1.0;
-  if (text == "false")
-    return 0.0;
-  if (text.empty())
-    return std::nullopt;
-  std::string s = text.str();
-  char *end = nullptr;
-  double value = std::strtod(s.c_str(), &end);
-  if (end != s.c_str() + s.size())
-    return std::nullopt;
-  return value;
-}
-
 /// The MLIR spelling ("bf16", "f8E4M3FN") or the runtime's ("f8e4m3").
 std::optional<DType> parseDTypeName(llvm::StringRef name) {
   if (auto dtype = interp::parseDType(name))
@@ -221,7 +204,7 @@ fusion_run::parseInput(llvm::StringRef spec, size_t k,
 
   bool wantsScalar =
       signature && signature->kind != InputSignature::Kind::Tensor;
-  std::optional<double> number = parseNumber(text);
+  std::optional<double> number = mlir::fusion::interp::parseScalarText(text);
 
   // The shape: dims separated by 'x', optionally ending in a dtype.
   std::vector<int64_t> sizes;

@@ -42,6 +42,10 @@ llvm::StringRef dtypeName(DType dtype);
 std::optional<DType> parseDType(llvm::StringRef name);
 /// Bytes per element in storage.
 int64_t dtypeBytes(DType dtype);
+
+/// Parses a scalar written on a command line: "1.5", "-2", "1e3", "inf",
+/// "nan", "true" (1) or "false" (0). None if the text is not a number.
+std::optional<double> parseScalarText(llvm::StringRef text);
 /// f64, f32, f16, bf16 and the fp8 types.
 bool isFloatDType(DType dtype);
 /// Bit width of an integer dtype (64 ... 1).
