@@ -1,4 +1,5 @@
-"""Pointwise benchmark: Fusion beside torch eager and torch.compile, one run.
+"""Benchmark of the public cases Fusion compiles today (pointwise and inner
+reductions), beside torch eager and torch.compile, in one run.
 
 Runs the public pointwise cases of shared/BENCHMARKS.md (add_relu in f32,
 gelu_bias in bf16) at the public shapes through the Fusion runtime (module
@@ -80,7 +81,20 @@ def case_gelu_bias(m, n):
     return make, eager, bytes_moved, (1e-2, 1e-2)
 
 
-CASES = {"add_relu": case_add_relu, "gelu_bias": case_gelu_bias}
+def case_inner_sum(m, n):
+    def make():
+        return (torch.empty(m, n, device="cuda").uniform_(-2, 2),)
+
+    def eager(x):
+        return x.sum(-1)
+
+    bytes_moved = m * n * 4 + m * 4
+    # f32 sums in another order: relative error grows with the row length.
+    return make, eager, bytes_moved, (1e-4, 1e-3)
+
+
+CASES = {"add_relu": case_add_relu, "gelu_bias": case_gelu_bias,
+         "inner_sum": case_inner_sum}
 
 
 def host_time_us(fn, args, calls=2000):

@@ -34,15 +34,16 @@ fi
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
   echo "== pointwise benchmark"
   python3 bench/pointwise_bench.py --modules modules --json "$out/bench.json" \
+    --cases "${BENCH_CASES:-add_relu,gelu_bias,inner_sum}" \
     2>&1 | tee "$out/bench.log" | grep -v Warning
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 if [ -x bin/fusion-run ] && [ "${SKIP_BENCH:-0}" != 1 ]; then
   echo "== fusion-run --bench (C++ runtime: kernel time, copy fraction, host time per launch)"
-  for c in add_relu gelu_bias; do
+  for c in add_relu gelu_bias inner_sum; do
     for s in 32768x4096 8192x16384 262144x1024; do
       n=${s#*x}
-      case $c in add_relu) in2="--input=$s";; gelu_bias) in2="--input=$n";; esac
+      case $c in add_relu) in2="--input=$s";; gelu_bias) in2="--input=$n";; *) in2="";; esac
       bin/fusion-run modules/$c.fusionmod --input=$s $in2 --bench --iters=30 \
         --json="$out/run-$c-$s.json" 2>&1 | grep -E "^(PASS|FAIL|BENCH)" || status=1
     done

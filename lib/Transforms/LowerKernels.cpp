@@ -187,6 +187,205 @@ public:
     return success();
   }
 
+  /// The body of an inner reduction (Note [Inner reduction lowering]).
+  LogicalResult emitInnerReduction(gpu::GPUFuncOp func, Operation *reduction,
+                                   int64_t block) {
+    MLIRContext *ctx = func.getContext();
+    Location loc = kernel.getLoc();
+    OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+    builder = &b;
+    this->loc = loc;
+    Type idx = indexType(ctx);
+    auto args = func.getArguments();
+    unsigned a = 0;
+    Block &body = kernel.getBody().front();
+    for (auto [input, blockArg] :
+         llvm::zip(kernel.getInputs(), body.getArguments())) {
+      if (auto tensor = dyn_cast<RankedTensorType>(input.getType())) {
+        TensorParam param;
+        param.memref = args[a++];
+        for (int64_t d = 0; d < tensor.getRank(); ++d)
+          param.strides.push_back(args[a++]);
+        tensors[blockArg] = param;
+      } else {
+        scalars[blockArg] = args[a++];
+      }
+    }
+    Value output = args[a++];
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < rank; ++d)
+      sizes.push_back(args[a++]);
+    Value rows = args[a++];
+
+    Type element = iterType.getElementType();
+    Type resultElement =
+        cast<RankedTensorType>(reduction->getResult(0).getType())
+            .getElementType();
+    bool isFloat = isa<FloatType>(element);
+    Type acc = isFloat ? (element.isF64() ? Type(b.getF64Type())
+                                          : Type(b.getF32Type()))
+                       : Type(b.getI64Type());
+    int64_t v = variant.vector;
+    Type accVec = v > 1 ? Type(VectorType::get({v}, acc)) : acc;
+    enum class Kind { Sum, Prod, Max, Min };
+    Kind kind = isa<SumOp>(reduction)    ? Kind::Sum
+                : isa<ProdOp>(reduction) ? Kind::Prod
+                : isa<MaxOp>(reduction)  ? Kind::Max
+                                         : Kind::Min;
+    auto initValue = [&](Type type) -> Value {
+      double inf = std::numeric_limits<double>::infinity();
+      switch (kind) {
+      case Kind::Sum:
+        return isFloat ? floatConst(type, 0) : intConst(type, 0);
+      case Kind::Prod:
+        return isFloat ? floatConst(type, 1) : intConst(type, 1);
+      case Kind::Max:
+        return isFloat ? floatConst(type, -inf)
+                       : intConst(type, std::numeric_limits<int64_t>::min());
+      case Kind::Min:
+        return isFloat ? floatConst(type, inf)
+                       : intConst(type, std::numeric_limits<int64_t>::max());
+      }
+      return Value();
+    };
+    auto combine = [&](Value x, Value y) -> Value {
+      switch (kind) {
+      case Kind::Sum:
+        return isFloat ? arith::AddFOp::create(b, loc, x, y).getResult()
+                       : arith::AddIOp::create(b, loc, x, y).getResult();
+      case Kind::Prod:
+        return isFloat ? arith::MulFOp::create(b, loc, x, y).getResult()
+                       : arith::MulIOp::create(b, loc, x, y).getResult();
+      case Kind::Max:
+        return isFloat ? arith::MaximumFOp::create(b, loc, x, y).getResult()
+                       : arith::MaxSIOp::create(b, loc, x, y).getResult();
+      case Kind::Min:
+        return isFloat ? arith::MinimumFOp::create(b, loc, x, y).getResult()
+                       : arith::MinSIOp::create(b, loc, x, y).getResult();
+      }
+      return Value();
+    };
+    auto widen = [&](Value x) -> Value {
+      Type target =
+          isa<VectorType>(x.getType()) ? Type(VectorType::get({v}, acc)) : acc;
+      if (x.getType() == target)
+        return x;
+      if (isFloat)
+        return arith::ExtFOp::create(b, loc, target, x);
+      return arith::ExtSIOp::create(b, loc, target, x);
+    };
+    auto warpReduce = [&](Value x) -> Value {
+      for (int64_t offset = 16; offset >= 1; offset /= 2) {
+        Value other =
+            gpu::ShuffleOp::create(b, loc, x, static_cast<int32_t>(offset), 32,
+                                   gpu::ShuffleMode::XOR)
+                .getShuffleResult();
+        x = combine(x, other);
+      }
+      return x;
+    };
+
+    auto toIdx = [&](Value x) {
+      return arith::IndexCastOp::create(b, loc, idx, x).getResult();
+    };
+    Value threadId = toIdx(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+    Value blockId = toIdx(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+    Value gridDim = toIdx(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+    Value rowLength = sizes[rank - 1];
+    Value start = arith::MulIOp::create(b, loc, threadId, constIdx(v));
+    Value stride = constIdx(block * v);
+    Value lane = arith::RemUIOp::create(b, loc, threadId, constIdx(32));
+    Value warp = arith::DivUIOp::create(b, loc, threadId, constIdx(32));
+    Value shared = func.addWorkgroupAttribution(
+        MemRefType::get({32}, acc, MemRefLayoutAttrInterface(),
+                        gpu::AddressSpaceAttr::get(
+                            ctx, gpu::GPUDialect::getWorkgroupAddressSpace())),
+        loc);
+    auto rowLoop = scf::ForOp::create(b, loc, blockId, rows, gridDim);
+    b.setInsertionPoint(rowLoop.getBody()->getTerminator());
+    Value row = rowLoop.getInductionVar();
+    // The outer iteration indices of this row.
+    iterIndex.assign(rank, Value());
+    Value rest = row;
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      if (d == 0) {
+        iterIndex[d] = rest;
+      } else {
+        iterIndex[d] = arith::RemUIOp::create(b, loc, rest, sizes[d]);
+        rest = arith::DivUIOp::create(b, loc, rest, sizes[d]);
+      }
+    }
+    SmallVector<int64_t> identity;
+    for (int64_t d = 0; d < rank; ++d)
+      identity.push_back(d);
+    Value init = initValue(accVec);
+    auto colLoop =
+        scf::ForOp::create(b, loc, start, rowLength, stride, ValueRange{init});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(colLoop.getBody());
+      memo.clear();
+      iterIndex[rank - 1] = colLoop.getInductionVar();
+      FailureOr<Gen> gen = generate(reduction->getOperand(0), identity);
+      if (failed(gen))
+        return failure();
+      Value x = widen(v > 1 ? splat(*gen) : gen->value);
+      Value next = combine(colLoop.getRegionIterArgs()[0], x);
+      scf::YieldOp::create(b, loc, next);
+    }
+    Value partial = colLoop.getResult(0);
+    if (v > 1) {
+      vector::CombiningKind ck =
+          kind == Kind::Sum    ? vector::CombiningKind::ADD
+          : kind == Kind::Prod ? vector::CombiningKind::MUL
+          : kind == Kind::Max  ? (isFloat ? vector::CombiningKind::MAXIMUMF
+                                          : vector::CombiningKind::MAXSI)
+                               : (isFloat ? vector::CombiningKind::MINIMUMF
+                                          : vector::CombiningKind::MINSI);
+      partial = vector::ReductionOp::create(b, loc, ck, partial);
+    }
+    partial = warpReduce(partial);
+    Value zero = constIdx(0);
+    Value isLane0 =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, zero);
+    auto writeWarp = scf::IfOp::create(b, loc, isLane0, false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(writeWarp.thenBlock()->getTerminator());
+      memref::StoreOp::create(b, loc, partial, shared, toIndex(warp));
+    }
+    gpu::BarrierOp::create(b, loc);
+    Value isWarp0 =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, warp, zero);
+    auto finish = scf::IfOp::create(b, loc, isWarp0, false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(finish.thenBlock()->getTerminator());
+      Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            lane, constIdx(block / 32));
+      Value laneIdx =
+          toIndex(arith::SelectOp::create(b, loc, inRange, lane, zero));
+      Value loaded = memref::LoadOp::create(b, loc, shared, laneIdx);
+      Value x =
+          arith::SelectOp::create(b, loc, inRange, loaded, initValue(acc));
+      x = warpReduce(x);
+      auto store = scf::IfOp::create(b, loc, isLane0, false);
+      b.setInsertionPoint(store.thenBlock()->getTerminator());
+      Value result = x;
+      if (resultElement != acc)
+        result =
+            isFloat
+                ? arith::TruncFOp::create(b, loc, resultElement, x).getResult()
+                : arith::TruncIOp::create(b, loc, resultElement, x).getResult();
+      memref::StoreOp::create(b, loc, result, output, toIndex(row));
+    }
+    // The next row reuses the shared partials.
+    gpu::BarrierOp::create(b, loc);
+    b.setInsertionPointToEnd(&func.getBody().front());
+    gpu::ReturnOp::create(b, loc);
+    return success();
+  }
+
   /// Generates the yielded values of the work item `work` (a vector of
   /// the innermost dim, or one element).
   FailureOr<SmallVector<Gen>> generateItem(Value work, ArrayRef<Value> sizes,
@@ -1050,12 +1249,112 @@ struct FusionLowerKernelsPass
     return gpu::GPUModuleOp::create(b, fusion.getLoc(), name);
   }
 
+  struct LaunchArgs {
+    SmallVector<Value> args;
+    Value vecOk, fits32;
+  };
+
+  /// The host side shared by the kernel kinds: effective strides of the
+  /// inputs, the checks that symbolic extents agree, and the run-time guards
+  /// of the vectorized and 32-bit variants. `sizes` are the iteration
+  /// extents; the launch arguments are the inputs (with their strides), the
+  /// outputs and the sizes (the work count is appended by the caller).
+  FailureOr<LaunchArgs> hostArgs(
+      KernelOp kernel, FusionOp fusion, HostBuilder &h, ArrayRef<Value> sizes,
+      const llvm::SetVector<std::tuple<unsigned, int64_t, int64_t>> &accesses,
+      const llvm::SmallSetVector<unsigned, 4> &vectorLoaded, int64_t vector,
+      ValueRange outputs) {
+    OpBuilder b(kernel);
+    Location loc = kernel.getLoc();
+    int64_t rank = sizes.size();
+    Value numel = h.c(1);
+    for (Value size : sizes)
+      numel = h.mul(numel, size);
+    // Effective strides: a size-1 dim broadcasts, so its stride is 0.
+    SmallVector<Value> args;
+    SmallVector<SmallVector<Value>> inputStrides, inputDims;
+    for (Value input : kernel.getInputs()) {
+      auto tensor = dyn_cast<RankedTensorType>(input.getType());
+      inputStrides.emplace_back();
+      inputDims.emplace_back();
+      args.push_back(input);
+      if (!tensor)
+        continue;
+      for (int64_t d = 0; d < tensor.getRank(); ++d) {
+        Value dim = tensor.isDynamicDim(d)
+                        ? Value(DimOp::create(b, loc, input, d))
+                        : h.c(tensor.getDimSize(d));
+        Value stride = StrideOp::create(b, loc, input, d);
+        Value effective = h.select(h.eq(dim, h.c(1)), h.c(0), stride);
+        inputDims.back().push_back(dim);
+        inputStrides.back().push_back(effective);
+        args.push_back(effective);
+      }
+    }
+    args.append(outputs.begin(), outputs.end());
+    args.append(sizes.begin(), sizes.end());
+
+    // Dynamic extents that must agree are checked before any launch.
+    for (auto [k, d, it] : accesses) {
+      auto tensor = cast<RankedTensorType>(kernel.getInputs()[k].getType());
+      if (!tensor.isDynamicDim(d) && !isa<BlockArgument>(sizes[it]) &&
+          sizes[it].getDefiningOp<arith::ConstantOp>())
+        continue;
+      Value dim = inputDims[k][d];
+      Value ok = h.max(h.eq(dim, sizes[it]), h.eq(dim, h.c(1)));
+      std::string message;
+      llvm::raw_string_ostream os(message);
+      os << "input "
+         << cast<BlockArgument>(kernel.getInputs()[k]).getArgNumber() << " ("
+         << fusion.getInputName(
+                cast<BlockArgument>(kernel.getInputs()[k]).getArgNumber())
+         << ") dim " << d << " must equal result dim " << it << " or be 1";
+      CheckOp::create(b, loc, ok, message);
+    }
+
+    // Note [Variant guards]: the vectorized variant needs the innermost
+    // size to be a multiple of the width, 16-byte aligned buffers, unit
+    // innermost strides and other strides that keep vectors aligned; the
+    // 32-bit variants need every offset below 2^31.
+    Value vecOk = h.c(1);
+    if (vector > 1) {
+      vecOk = h.eq(h.rem(sizes[rank - 1], h.c(vector)), h.c(0));
+      for (unsigned k : vectorLoaded) {
+        Value input = kernel.getInputs()[k];
+        auto &strides = inputStrides[k];
+        vecOk = h.mul(vecOk, h.eq(strides.back(), h.c(1)));
+        for (size_t d = 0; d + 1 < strides.size(); ++d)
+          vecOk = h.mul(vecOk, h.eq(h.rem(strides[d], h.c(vector)), h.c(0)));
+        vecOk = h.mul(vecOk, PtrAlignedOp::create(b, loc, input, 16));
+      }
+      for (Value out : outputs)
+        vecOk = h.mul(vecOk, PtrAlignedOp::create(b, loc, out, 16));
+    }
+    const int64_t limit32 = (int64_t(1) << 31) - (int64_t(1) << 25);
+    Value fits32 = h.lt(numel, h.c(limit32));
+    for (auto [k, input] : llvm::enumerate(kernel.getInputs())) {
+      if (!isa<RankedTensorType>(input.getType()))
+        continue;
+      Value maxOffset = h.c(0);
+      for (auto [dim, stride] : llvm::zip(inputDims[k], inputStrides[k]))
+        maxOffset =
+            h.add(maxOffset, h.mul(h.max(h.sub(dim, h.c(1)), h.c(0)), stride));
+      fits32 = h.mul(fits32, h.lt(maxOffset, h.c(limit32)));
+    }
+
+    return LaunchArgs{args, vecOk, fits32};
+  }
+
   LogicalResult lower(KernelOp kernel) {
+    if (auto reduce = dyn_cast_if_present<InnerReductionScheduleAttr>(
+            kernel.getScheduleAttr()))
+      return lowerInnerReduction(kernel, reduce);
     auto schedule =
         dyn_cast_if_present<PointwiseScheduleAttr>(kernel.getScheduleAttr());
     if (!schedule)
       return kernel.emitOpError(
-          "needs a #fusion.pointwise schedule (run --fusion-schedule)");
+          "needs a #fusion.pointwise or #fusion.inner_reduction schedule (run "
+          "--fusion-schedule)");
     if (kernel.getNumResults() == 0)
       return kernel.emitOpError("has no results");
     auto iterType = cast<RankedTensorType>(kernel.getResult(0).getType());
@@ -1170,76 +1469,12 @@ struct FusionLowerKernelsPass
       outputs.push_back(EmptyOp::create(b, loc, rt, dyn, nullptr));
     }
 
-    // Effective strides: a size-1 dim broadcasts, so its stride is 0.
-    SmallVector<Value> args;
-    SmallVector<SmallVector<Value>> inputStrides, inputDims;
-    for (Value input : kernel.getInputs()) {
-      auto tensor = dyn_cast<RankedTensorType>(input.getType());
-      inputStrides.emplace_back();
-      inputDims.emplace_back();
-      args.push_back(input);
-      if (!tensor)
-        continue;
-      for (int64_t d = 0; d < tensor.getRank(); ++d) {
-        Value dim = tensor.isDynamicDim(d)
-                        ? Value(DimOp::create(b, loc, input, d))
-                        : h.c(tensor.getDimSize(d));
-        Value stride = StrideOp::create(b, loc, input, d);
-        Value effective = h.select(h.eq(dim, h.c(1)), h.c(0), stride);
-        inputDims.back().push_back(dim);
-        inputStrides.back().push_back(effective);
-        args.push_back(effective);
-      }
-    }
-    args.append(outputs.begin(), outputs.end());
-    args.append(sizes.begin(), sizes.end());
-
-    // Dynamic extents that must agree are checked before any launch.
-    for (auto [k, d, it] : accesses) {
-      auto tensor = cast<RankedTensorType>(kernel.getInputs()[k].getType());
-      if (!tensor.isDynamicDim(d) && !iterType.isDynamicDim(it))
-        continue;
-      Value dim = inputDims[k][d];
-      Value ok = h.max(h.eq(dim, sizes[it]), h.eq(dim, h.c(1)));
-      std::string message;
-      llvm::raw_string_ostream os(message);
-      os << "input "
-         << cast<BlockArgument>(kernel.getInputs()[k]).getArgNumber() << " ("
-         << fusion.getInputName(
-                cast<BlockArgument>(kernel.getInputs()[k]).getArgNumber())
-         << ") dim " << d << " must equal result dim " << it << " or be 1";
-      CheckOp::create(b, loc, ok, message);
-    }
-
-    // Note [Variant guards]: the vectorized variant needs the innermost
-    // size to be a multiple of the width, 16-byte aligned buffers, unit
-    // innermost strides and other strides that keep vectors aligned; the
-    // 32-bit variants need every offset below 2^31.
-    Value vecOk = h.c(1);
-    if (vector > 1) {
-      vecOk = h.eq(h.rem(sizes[rank - 1], h.c(vector)), h.c(0));
-      for (unsigned k : vectorLoaded) {
-        Value input = kernel.getInputs()[k];
-        auto &strides = inputStrides[k];
-        vecOk = h.mul(vecOk, h.eq(strides.back(), h.c(1)));
-        for (size_t d = 0; d + 1 < strides.size(); ++d)
-          vecOk = h.mul(vecOk, h.eq(h.rem(strides[d], h.c(vector)), h.c(0)));
-        vecOk = h.mul(vecOk, PtrAlignedOp::create(b, loc, input, 16));
-      }
-      for (Value out : outputs)
-        vecOk = h.mul(vecOk, PtrAlignedOp::create(b, loc, out, 16));
-    }
-    const int64_t limit32 = (int64_t(1) << 31) - (int64_t(1) << 25);
-    Value fits32 = h.lt(numel, h.c(limit32));
-    for (auto [k, input] : llvm::enumerate(kernel.getInputs())) {
-      if (!isa<RankedTensorType>(input.getType()))
-        continue;
-      Value maxOffset = h.c(0);
-      for (auto [dim, stride] : llvm::zip(inputDims[k], inputStrides[k]))
-        maxOffset =
-            h.add(maxOffset, h.mul(h.max(h.sub(dim, h.c(1)), h.c(0)), stride));
-      fits32 = h.mul(fits32, h.lt(maxOffset, h.c(limit32)));
-    }
+    FailureOr<LaunchArgs> launch = hostArgs(kernel, fusion, h, sizes, accesses,
+                                            vectorLoaded, vector, outputs);
+    if (failed(launch))
+      return failure();
+    SmallVector<Value> args = launch->args;
+    Value vecOk = launch->vecOk, fits32 = launch->fits32;
 
     Value blockSize = h.c(schedule.getBlock());
     for (auto [i, variant] : llvm::enumerate(variants)) {
@@ -1270,6 +1505,126 @@ struct FusionLowerKernelsPass
                       b.getTypeArrayAttr(funcs[i].getArgumentTypes()));
     }
     kernel.replaceAllUsesWith(outputs);
+    kernel.erase();
+    return success();
+  }
+
+  // Note [Inner reduction lowering]: one block per row (blocks loop over
+  // rows past the grid), each thread accumulates a vector of partials over
+  // the row in the accumulation type, folds them, the warp folds with
+  // xor-shuffles, warps meet in 32 shared slots, and warp 0 folds those and
+  // writes the row's result. The variants and their run-time guards are the
+  // pointwise ones: vectorized when the row is unit-stride, aligned and a
+  // multiple of the width; scalar with 32- and 64-bit indices otherwise.
+  LogicalResult lowerInnerReduction(KernelOp kernel,
+                                    InnerReductionScheduleAttr schedule) {
+    Operation *reduction = nullptr;
+    kernel.getBody().walk([&](Operation *op) {
+      if (isa<SumOp, ProdOp, MaxOp, MinOp>(op))
+        reduction = op;
+    });
+    if (!reduction || kernel.getNumResults() != 1)
+      return kernel.emitOpError(
+          "has an inner_reduction schedule but not one reduction result");
+    for (Value input : kernel.getInputs())
+      if (isa<RankedTensorType>(input.getType()) && !isa<BlockArgument>(input))
+        return kernel.emitOpError(
+            "reads a tensor computed by another kernel; multi-kernel "
+            "fusions are not segmented yet");
+    auto fusion = kernel->getParentOfType<FusionOp>();
+    auto iterType = cast<RankedTensorType>(reduction->getOperand(0).getType());
+    int64_t rank = iterType.getRank();
+    int64_t vector = schedule.getVector();
+    std::string base = kernel.getSymName().str();
+    SmallVector<Variant> variants;
+    if (vector > 1)
+      variants.push_back({vector, schedule.getIndex64(),
+                          base + "_v" + std::to_string(vector) +
+                              (schedule.getIndex64() ? "_i64" : "_i32")});
+    if (!schedule.getIndex64())
+      variants.push_back({1, false, base + "_s_i32"});
+    variants.push_back({1, true, base + "_s_i64"});
+
+    gpu::GPUModuleOp gpuModule = gpuModuleFor(fusion);
+    llvm::SmallSetVector<unsigned, 4> vectorLoaded;
+    llvm::SetVector<std::tuple<unsigned, int64_t, int64_t>> accesses;
+    SmallVector<gpu::GPUFuncOp> funcs;
+    for (Variant &variant : variants) {
+      PointwiseEmitter emitter(kernel, variant, iterType);
+      OpBuilder mb = OpBuilder::atBlockEnd(gpuModule.getBody());
+      auto func = gpu::GPUFuncOp::create(mb, kernel.getLoc(), variant.name,
+                                         emitter.signature(&getContext()));
+      func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), mb.getUnitAttr());
+      func.setKnownBlockSizeAttr(mb.getDenseI32ArrayAttr(
+          {static_cast<int32_t>(schedule.getBlock()), 1, 1}));
+      if (failed(
+              emitter.emitInnerReduction(func, reduction, schedule.getBlock())))
+        return failure();
+      if (variant.vector > 1)
+        vectorLoaded = emitter.vectorLoadedInputs;
+      accesses = emitter.accesses;
+      funcs.push_back(func);
+    }
+
+    OpBuilder b(kernel);
+    Location loc = kernel.getLoc();
+    HostBuilder h(b, loc);
+    Block &body = kernel.getBody().front();
+    auto toHost = [&](Value v) -> Value {
+      auto arg = dyn_cast<BlockArgument>(v);
+      if (arg && arg.getOwner() == &body)
+        return kernel.getInputs()[arg.getArgNumber()];
+      return v;
+    };
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < rank; ++d) {
+      FailureOr<Value> size =
+          reifyDim(b, loc, reduction->getOperand(0), d, toHost);
+      if (failed(size))
+        return kernel.emitOpError("cannot express reduced dim ")
+               << d << " from the inputs";
+      sizes.push_back(*size);
+    }
+    Value rows = h.c(1);
+    for (int64_t d = 0; d + 1 < rank; ++d)
+      rows = h.mul(rows, sizes[d]);
+    auto resultType = cast<RankedTensorType>(kernel.getResult(0).getType());
+    SmallVector<Value> dyn;
+    for (int64_t d = 0; d < resultType.getRank(); ++d) {
+      if (!resultType.isDynamicDim(d))
+        continue;
+      FailureOr<Value> size = reifyDim(b, loc, kernel.getResult(0), d);
+      if (failed(size))
+        return kernel.emitOpError("cannot express result dim ")
+               << d << " from the inputs";
+      dyn.push_back(*size);
+    }
+    Value output = EmptyOp::create(b, loc, resultType, dyn, nullptr);
+    FailureOr<LaunchArgs> launch =
+        hostArgs(kernel, fusion, h, sizes, accesses, vectorLoaded, vector,
+                 ValueRange{output});
+    if (failed(launch))
+      return failure();
+    for (auto [i, variant] : llvm::enumerate(variants)) {
+      Value guard;
+      if (variant.vector > 1)
+        guard = variant.index64 ? launch->vecOk
+                                : h.mul(launch->vecOk, launch->fits32);
+      else if (!variant.index64)
+        guard = launch->fits32;
+      Value grid = h.max(h.min(rows, h.c(schedule.getMaxGrid())), h.c(1));
+      SmallVector<Value> launchArgs(launch->args);
+      launchArgs.push_back(rows);
+      auto symbol = SymbolRefAttr::get(
+          &getContext(), gpuModule.getName(),
+          {FlatSymbolRefAttr::get(&getContext(), funcs[i].getName())});
+      auto op = LaunchOp::create(b, loc, symbol, guard, grid, h.c(1), h.c(1),
+                                 h.c(schedule.getBlock()), h.c(1), h.c(1),
+                                 h.c(0), launchArgs);
+      op->setAttr("param_types",
+                  b.getTypeArrayAttr(funcs[i].getArgumentTypes()));
+    }
+    kernel.replaceAllUsesWith(ValueRange{output});
     kernel.erase();
     return success();
   }

@@ -5,6 +5,8 @@
 
 #include "fusion/Transforms/Passes.h"
 
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <limits>
@@ -39,6 +41,13 @@ struct FusionSchedulePass
     WalkResult result = getOperation().walk([&](KernelOp kernel) {
       if (kernel.getScheduleAttr())
         return WalkResult::advance();
+      if (Operation *reduction = innerReduction(kernel)) {
+        kernel.setScheduleAttr(innerReductionSchedule(kernel, reduction));
+        if (printSchedules)
+          llvm::errs() << "fusion-schedule: " << kernel.getSymName() << ": "
+                       << kernel.getScheduleAttr() << "\n";
+        return WalkResult::advance();
+      }
       Operation *unsupported = nullptr;
       kernel.getBody().walk([&](Operation *op) {
         if (!unsupported && !isPointwiseOp(op))
@@ -58,6 +67,63 @@ struct FusionSchedulePass
     });
     if (result.wasInterrupted())
       signalPassFailure();
+  }
+
+  /// The one reduction of an inner-reduction kernel: a sum, prod, max or
+  /// min over the innermost dim whose result is the kernel's only result,
+  /// fed by element-wise work. Null when the kernel is not of that shape.
+  Operation *innerReduction(KernelOp kernel) {
+    Operation *reduction = nullptr;
+    bool other = false;
+    kernel.getBody().walk([&](Operation *op) {
+      if (isa<SumOp, ProdOp, MaxOp, MinOp>(op)) {
+        other |= reduction != nullptr;
+        reduction = op;
+      } else if (!isPointwiseOp(op)) {
+        other = true;
+      }
+    });
+    if (!reduction || other || kernel.getNumResults() != 1)
+      return nullptr;
+    auto input = cast<RankedTensorType>(reduction->getOperand(0).getType());
+    ArrayRef<int64_t> dims =
+        TypeSwitch<Operation *, ArrayRef<int64_t>>(reduction)
+            .Case<SumOp, ProdOp, MaxOp, MinOp>(
+                [](auto r) { return r.getDims(); });
+    if (input.getRank() == 0 || dims.size() != 1 ||
+        dims[0] != input.getRank() - 1 || input.getElementType().isInteger(1))
+      return nullptr;
+    Operation *yield = kernel.getBody().front().getTerminator();
+    if (!reduction->getResult(0).hasOneUse() ||
+        *reduction->getResult(0).getUsers().begin() != yield)
+      return nullptr;
+    return reduction;
+  }
+
+  // Note [Inner reduction heuristic]: one block per row; 16-byte loads of
+  // the narrowest input; as many threads as there are vectors in a row, a
+  // power of two between 32 and 512 (256 when the row length is symbolic),
+  // so short rows do not leave most of a block idle.
+  InnerReductionScheduleAttr innerReductionSchedule(KernelOp kernel,
+                                                    Operation *reduction) {
+    int64_t minBytes = 8;
+    for (Type t : kernel.getInputs().getTypes())
+      if (auto tensor = dyn_cast<RankedTensorType>(t))
+        minBytes = std::min(minBytes, storageBytes(tensor.getElementType()));
+    int64_t vector = std::min<int64_t>(16 / minBytes, 8);
+    auto input = cast<RankedTensorType>(reduction->getOperand(0).getType());
+    int64_t rowLength = input.getDimSize(input.getRank() - 1);
+    int64_t block = 256;
+    if (!ShapedType::isDynamic(rowLength)) {
+      int64_t vectors = std::max<int64_t>(1, (rowLength + vector - 1) / vector);
+      block = std::clamp<int64_t>(llvm::PowerOf2Ceil(vectors), 32, 512);
+    }
+    int64_t maxGrid = blocksPerSM > 0 ? smCount * blocksPerSM
+                                      : std::numeric_limits<int32_t>::max();
+    bool index64 =
+        input.hasStaticShape() && input.getNumElements() >= (int64_t(1) << 31);
+    return InnerReductionScheduleAttr::get(&getContext(), vector, block,
+                                           maxGrid, index64);
   }
 
   // Note [Pointwise heuristic]: the kernel streams memory, so what matters is

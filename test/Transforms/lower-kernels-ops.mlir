@@ -125,3 +125,36 @@ fusion.fusion @two_shapes(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> (tensor<?
   %1 = fusion.neg %t : tensor<?x?xf32>
   fusion.return %0, %1 : tensor<?x?xf32>, tensor<?x?xf32>
 }
+
+// -----
+
+// An inner reduction: one block per row, a vector of f32 partials per
+// thread over the row, a fold, xor-shuffles across the warp, 32 shared slots
+// across warps, and warp 0 writing the row's result (bf16 inputs accumulate
+// in f32 and round once).
+// CHECK-LABEL: gpu.func @rowmax_k0_v8_i32
+// CHECK-SAME: workgroup(%{{.*}} : memref<32xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
+// CHECK: scf.for
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<8xf32>)
+// CHECK: vector.load {{.*}} : memref<?xbf16>, vector<8xbf16>
+// CHECK: arith.extf {{.*}} : vector<8xbf16> to vector<8xf32>
+// CHECK: arith.maximumf {{.*}} : vector<8xf32>
+// CHECK: vector.reduction <maximumf>
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: memref.store {{.*}} : memref<32xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: arith.truncf {{.*}} : f32 to bf16
+// CHECK: memref.store {{.*}} : memref<?xbf16>
+// CHECK: gpu.barrier
+// CHECK-LABEL: gpu.func @rowmax_k0_s_i32
+// CHECK-LABEL: gpu.func @rowmax_k0_s_i64
+fusion.fusion @rowmax(%a: tensor<?x?xbf16>) -> tensor<?xbf16> {
+  %0 = fusion.kernel @rowmax_k0 schedule = #fusion.inner_reduction<vector = 8, block = 64, max_grid = 1000, index64 = false> (%a) : (tensor<?x?xbf16>) -> tensor<?xbf16> {
+  ^bb0(%x: tensor<?x?xbf16>):
+    %1 = fusion.max %x [1] : tensor<?x?xbf16> -> tensor<?xbf16>
+    fusion.yield %1 : tensor<?xbf16>
+  }
+  fusion.return %0 : tensor<?xbf16>
+}

@@ -61,9 +61,48 @@ fusion.fusion @manual(%a: tensor<?xf32>) -> tensor<?xf32> {
 
 // -----
 
-// Reductions have no scheduler at this stage: a clear error on the op.
-fusion.fusion @reduction(%a: tensor<?x?xf32>) -> tensor<?xf32> {
+// Outer reductions have no scheduler at this stage: a clear error on the op.
+fusion.fusion @outer(%a: tensor<?x?xf32>) -> tensor<?xf32> {
   // expected-error @+1 {{has no scheduler yet}}
+  %0 = fusion.sum %a [0] : tensor<?x?xf32> -> tensor<?xf32>
+  fusion.return %0 : tensor<?xf32>
+}
+
+// -----
+
+// A reduction over the innermost dim fed by element-wise work: the inner
+// reduction scheduler. Rows of 4096 bf16 in vectors of 8 want 512 threads.
+// CHECK-LABEL: @inner
+// CHECK: schedule = #fusion.inner_reduction<vector = 8, block = 512, max_grid = 2147483647, index64 = false>
+fusion.fusion @inner(%a: tensor<?x4096xbf16>) -> tensor<?x1xbf16> {
+  %e = fusion.exp %a : tensor<?x4096xbf16>
+  %0 = fusion.max %e [1] keepdim : tensor<?x4096xbf16> -> tensor<?x1xbf16>
+  fusion.return %0 : tensor<?x1xbf16>
+}
+
+// -----
+
+// Short rows get small blocks; symbolic rows 256 threads.
+// CHECK-LABEL: @short_rows
+// CHECK: #fusion.inner_reduction<vector = 4, block = 32,
+// CHECK-LABEL: @symbolic_rows
+// CHECK: #fusion.inner_reduction<vector = 4, block = 256,
+fusion.fusion @short_rows(%a: tensor<?x37xf32>) -> tensor<?xf32> {
+  %0 = fusion.sum %a [1] : tensor<?x37xf32> -> tensor<?xf32>
+  fusion.return %0 : tensor<?xf32>
+}
+fusion.fusion @symbolic_rows(%a: tensor<?x?xf32>) -> tensor<?xf32> {
   %0 = fusion.sum %a [1] : tensor<?x?xf32> -> tensor<?xf32>
   fusion.return %0 : tensor<?xf32>
+}
+
+// -----
+
+// A reduction whose result feeds more work (softmax-like) is not an inner
+// reduction kernel yet: the diagnostic names the reduction.
+fusion.fusion @epilogue(%a: tensor<?x?xf32>) -> tensor<?x1xf32> {
+  // expected-error @+1 {{has no scheduler yet}}
+  %0 = fusion.sum %a [1] keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
+  %1 = fusion.exp %0 : tensor<?x1xf32>
+  fusion.return %1 : tensor<?x1xf32>
 }

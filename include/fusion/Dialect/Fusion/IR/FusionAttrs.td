@@ -29,4 +29,22 @@ def Fusion_PointwiseScheduleAttr : Fusion_Attr<"PointwiseSchedule", "pointwise">
   let assemblyFormat = "`<` struct(params) `>`";
 }
 
+def Fusion_InnerReductionScheduleAttr
+    : Fusion_Attr<"InnerReductionSchedule", "inner_reduction"> {
+  let summary = "Schedule of a reduction over the innermost dim";
+  let description = [{
+    One block of `block` threads per row (rows are the outer dims; blocks
+    loop over rows past `max_grid`). Threads read `vector` consecutive
+    elements at a time, accumulate in f32 (f64 for f64, i64 for integers),
+    then reduce across the warp with shuffles and across warps through
+    shared memory. Element-wise work before the reduction (casts, scaling)
+    is fused into the loads. The vectorized variant needs the row length to
+    be a multiple of `vector`, unit innermost strides and 16-byte alignment
+    (checked at run time, with scalar fallbacks).
+  }];
+  let parameters = (ins "int64_t":$vector, "int64_t":$block,
+                        "int64_t":$max_grid, "bool":$index64);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
 #endif // FUSION_ATTRS_TD
