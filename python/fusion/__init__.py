@@ -1,9 +1,25 @@
-"""Fusion: run compiled fusion modules on PyTorch tensors.
+"""Fusion: an MLIR-based fusion compiler for NVIDIA GPUs, from Python.
 
-This stage exposes the runtime (module files compiled by fusion-translate)
-through ctypes; the FusionDefinition builder comes with the Python frontend.
+    from fusion import FusionDefinition, DataType
+
+    with FusionDefinition() as fd:
+        x = fd.define_tensor(shape=[-1, -1], dtype=DataType.BFloat16)
+        fd.add_output(fd.ops.relu(x))
+    fd.to_mlir()           # the fusion dialect's textual IR
+    fd.execute([tensor])   # torch CUDA: compiled; numpy/CPU: reference interpreter
+
+The runtime binding (`Executable`, module files compiled by fusion-translate)
+stays available as before. Pure Python (ctypes), any CPython 3.8+.
 """
 
-from .runtime import Executable, FusionError, load_library
+from .errors import (FusionError, FusionDefinitionError, FusionInputError,
+                     FusionCompileError, FusionExecutionError)
+from .runtime import Executable, load_library
+from .dtypes import DataType
+from .frontend import FusionDefinition, Tensor, Scalar, Value
+from .execution import cache_stats, clear_cache, find_tool
 
-__all__ = ["Executable", "FusionError", "load_library"]
+__all__ = ["Executable", "FusionError", "load_library", "DataType",
+           "FusionDefinition", "Tensor", "Scalar", "Value",
+           "FusionDefinitionError", "FusionInputError", "FusionCompileError",
+           "FusionExecutionError", "cache_stats", "clear_cache", "find_tool"]

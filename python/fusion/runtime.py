@@ -19,13 +19,7 @@ _TORCH_DTYPES = {
 }
 
 
-class FusionError(RuntimeError):
-    """An error reported by the runtime, with its code name."""
-
-    def __init__(self, code, name, message):
-        super().__init__(f"{name}: {message}")
-        self.code = code
-        self.name = name
+from .errors import FusionError  # noqa: E402  (FusionError(code, name, message))
 
 
 class _Arg(ctypes.Structure):
@@ -43,6 +37,15 @@ class _Tensor(ctypes.Structure):
                 ("sizes", ctypes.c_int64 * MAX_RANK),
                 ("strides", ctypes.c_int64 * MAX_RANK),
                 ("allocated", ctypes.c_int32), ("reserved", ctypes.c_int32)]
+
+
+class ScalarArg:
+    """A scalar fusion input: a Python number and its dtype (an MLIR name
+    such as "f32", "i64", "i1" or "index")."""
+
+    def __init__(self, value, dtype):
+        self.value = value
+        self.dtype = dtype
 
 
 _lib = None
@@ -113,6 +116,15 @@ class Executable:
         args = (_Arg * len(inputs))()
         keep = []
         for i, t in enumerate(inputs):
+            if isinstance(t, ScalarArg):
+                name = "i64" if t.dtype == "index" else t.dtype.lower()
+                name = {"f8e4m3fn": "f8e4m3"}.get(name, name)
+                code = _DTYPES.index(name)
+                is_float = name.startswith("f")
+                args[i] = _Arg(1, code, None, 0, None, None,
+                               0 if is_float else int(t.value),
+                               float(t.value) if is_float else 0.0)
+                continue
             dtype = _TORCH_DTYPES.get(str(t.dtype).replace("torch.", ""))
             if dtype is None:
                 raise FusionError(1, "WrongDType",
