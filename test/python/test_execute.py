@@ -1,0 +1,204 @@
+"""Running definitions on numpy arrays through the reference interpreter
+(fusion-interpret), against numpy computations; input errors; dumps."""
+import math
+
+import numpy as np
+import pytest
+
+from fusion import (DataType, FusionDefinition, FusionInputError, FusionError,
+                    FusionDefinitionError)
+
+D = DataType
+rng = np.random.default_rng(0)
+
+
+def rand(*shape, dtype=np.float32):
+    return rng.standard_normal(shape).astype(dtype)
+
+
+@pytest.fixture(autouse=True)
+def _needs_interpreter(interpreter):
+    pass
+
+
+def run(build, inputs, **kw):
+    fd = FusionDefinition("f")
+    with fd:
+        build(fd)
+    return fd.execute(inputs, **kw)
+
+
+def test_add_mul_exp_relu():
+    x, y = rand(3, 5), rand(5)
+
+    def build(fd):
+        a = fd.define_tensor([-1, -1], D.Float32)
+        b = fd.define_tensor([-1], D.Float32)
+        fd.add_output(fd.ops.relu(fd.ops.add(a, b)))
+        fd.add_output(fd.ops.mul(fd.ops.exp(a), 2.0))
+    out = run(build, [x, y])
+    np.testing.assert_allclose(out[0], np.maximum(x + y, 0), rtol=1e-6)
+    np.testing.assert_allclose(out[1], np.exp(x) * 2, rtol=1e-6)
+    assert out[0].dtype == np.float32 and out[0].shape == (3, 5)
+
+
+def test_softmax_layer_norm():
+    x, w, b = rand(4, 8), rand(8), rand(8)
+
+    def build(fd):
+        t = fd.define_tensor([-1, 8], D.Float32)
+        tw = fd.define_tensor([8], D.Float32)
+        tb = fd.define_tensor([8], D.Float32)
+        fd.add_output(fd.ops.softmax(t, -1))
+        fd.add_output(fd.ops.layer_norm(t, [8], tw, tb, eps=1e-5))
+    out = run(build, [x, w, b])
+    e = np.exp(x - x.max(-1, keepdims=True))
+    np.testing.assert_allclose(out[0], e / e.sum(-1, keepdims=True), rtol=1e-5, atol=1e-7)
+    ln = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5) * w + b
+    np.testing.assert_allclose(out[1], ln, rtol=1e-4, atol=1e-5)
+
+
+def test_sum_var_mean_where():
+    x = rand(3, 6)
+
+    def build(fd):
+        t = fd.define_tensor([-1, -1], D.Float32)
+        fd.add_output(fd.ops.sum(t, [1]))
+        v, m = fd.ops.var_mean(t, [0], correction=1, keepdim=True)
+        fd.add_output(v)
+        fd.add_output(m)
+        fd.add_output(fd.ops.where(fd.ops.gt(t, 0), t, -1))
+    out = run(build, [x])
+    np.testing.assert_allclose(out[0], x.sum(1), rtol=1e-5)
+    np.testing.assert_allclose(out[1], x.var(0, ddof=1, keepdims=True), rtol=1e-5)
+    np.testing.assert_allclose(out[2], x.mean(0, keepdims=True), rtol=1e-5, atol=1e-7)
+    np.testing.assert_array_equal(out[3], np.where(x > 0, x, -1).astype(np.float32))
+
+
+def bf16_round(x):
+    """float32 -> bf16 (round to nearest even) -> float32, in numpy."""
+    bits = x.astype(np.float32).view(np.uint32)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return bits.view(np.float32)
+
+
+def test_cast_bf16_in_and_out():
+    x = rand(2, 7)
+    raw_bf16 = (bf16_round(x).view(np.uint32) >> 16).astype(np.uint16)
+
+    def build(fd):
+        t = fd.define_tensor([-1, -1], D.Float32)
+        h = fd.define_tensor([-1, -1], D.BFloat16)    # raw uint16 bits in numpy
+        fd.add_output(fd.ops.cast(t, D.BFloat16))
+        fd.add_output(fd.ops.add(h, 1.0))               # stays bf16
+        fd.add_output(fd.ops.cast(h, D.Float32))
+    out = run(build, [x, raw_bf16])
+    for o in out[:2]:
+        assert o.dtype.itemsize in (2, 4)  # ml_dtypes.bfloat16 if installed, else f32
+    np.testing.assert_array_equal(np.asarray(out[0], np.float32), bf16_round(x))
+    np.testing.assert_array_equal(np.asarray(out[1], np.float32), bf16_round(bf16_round(x) + 1))
+    np.testing.assert_array_equal(out[2], bf16_round(x))
+
+
+def test_scalars_ints_and_bools():
+    x = rng.integers(-5, 5, size=(4,)).astype(np.int32)
+
+    def build(fd):
+        t = fd.define_tensor([4], D.Int32)
+        s = fd.define_scalar(dtype=D.Int64)
+        f = fd.define_scalar(dtype=D.Float32)
+        fd.add_output(fd.ops.add(t, s))          # int tensor + int scalar: i32
+        fd.add_output(fd.ops.mul(t, f))          # -> f32
+        fd.add_output(fd.ops.lt(t, 0))
+    out = run(build, [x, 3, 0.5])
+    assert out[0].dtype == np.int32
+    np.testing.assert_array_equal(out[0], x + 3)
+    np.testing.assert_allclose(out[1], x * 0.5)
+    np.testing.assert_array_equal(out[2], x < 0)
+
+
+def test_broadcast_and_shape_ops():
+    x = rand(2, 3)
+
+    def build(fd):
+        t = fd.define_tensor([-1, -1], D.Float32)
+        fd.add_output(fd.ops.permute(t, [1, 0]))
+        fd.add_output(fd.ops.reshape(t, [-1]))
+        fd.add_output(fd.ops.broadcast_in_dim(t, [4, -1, -1], [1, 2]))
+        fd.add_output(fd.ops.cat([t, t], 0))
+        fd.add_output(fd.ops.pad(t, [1, 1], 0.0))
+    out = run(build, [x])
+    np.testing.assert_array_equal(out[0], x.T)
+    np.testing.assert_array_equal(out[1], x.reshape(-1))
+    np.testing.assert_array_equal(out[2], np.broadcast_to(x, (4, 2, 3)))
+    np.testing.assert_array_equal(out[3], np.concatenate([x, x]))
+    np.testing.assert_array_equal(out[4], np.pad(x, [(0, 0), (1, 1)]))
+
+
+def test_non_contiguous_numpy_input():
+    x = rand(4, 6)[:, ::2]
+
+    def build(fd):
+        t = fd.define_tensor([-1, -1], D.Float32)
+        fd.add_output(fd.ops.neg(t))
+    out = run(build, [x])
+    np.testing.assert_array_equal(out[0], -x)
+
+
+# --- input errors -----------------------------------------------------------------------
+
+def make_fd():
+    with FusionDefinition("f") as fd:
+        a = fd.define_tensor([-1, 4], D.Float32, name="a")
+        fd.add_output(fd.ops.relu(a))
+    return fd
+
+
+@pytest.mark.parametrize("inputs,message", [
+    ([], "expects 1 inputs, got 0"),
+    ([np.zeros((2, 4), np.float64)], r"input 0 \(a\): expected dtype f32, got float64"),
+    ([np.zeros((2, 4, 1), np.float32)], "expected rank 2"),
+    ([np.zeros((2, 5), np.float32)], "dim 1 expected size 4, got 5"),
+    ([[1.0, 2.0]], "expected a tensor .* got list"),
+    ([1.5], "expected a tensor .* got float"),
+])
+def test_input_errors(inputs, message):
+    with pytest.raises(FusionInputError, match=message):
+        make_fd().execute(inputs)
+
+
+def test_execute_inside_with_block_is_an_error():
+    with FusionDefinition() as fd:
+        a = fd.define_tensor([1], D.Float32)
+        fd.add_output(a)
+        with pytest.raises(FusionDefinitionError, match="finish the definition"):
+            fd.execute([np.zeros(1, np.float32)])
+
+
+def test_interpreter_runtime_error_is_an_exception():
+    with FusionDefinition() as fd:
+        a = fd.define_tensor([-1], D.Int32)
+        fd.add_output(fd.ops.div(a, 0))
+    with pytest.raises(FusionError, match="division by zero"):
+        fd.execute([np.ones(3, np.int32)])
+
+
+def test_dump_ir_and_ptx(capsys):
+    fd = make_fd()
+    fd.execute([np.ones((2, 4), np.float32)], dump="ir,ptx", schedule={"unroll": 2})
+    out = capsys.readouterr().out
+    assert "===== fusion IR (@f) =====" in out and "fusion.relu" in out
+    assert "===== fusion ptx (@f) =====" in out and ".entry" in out
+
+
+def test_dump_from_environment(capsys, monkeypatch):
+    monkeypatch.setenv("FUSION_DUMP", "ir")
+    make_fd().execute([np.ones((2, 4), np.float32)])
+    assert "fusion.relu" in capsys.readouterr().out
+
+
+def test_bad_schedule_and_dump_keys():
+    with pytest.raises(FusionError, match="unknown schedule key"):
+        make_fd().execute([np.ones((2, 4), np.float32)], schedule={"unrol": 2})
+    with pytest.raises(FusionError, match="unknown dump kind"):
+        make_fd().execute([np.ones((2, 4), np.float32)], dump="asm")
