@@ -40,7 +40,7 @@ if [ "${SKIP_BENCH:-0}" != 1 ]; then
 fi
 if [ -x bin/fusion-run ] && [ "${SKIP_BENCH:-0}" != 1 ]; then
   echo "== fusion-run --bench (C++ runtime: kernel time, copy fraction, host time per launch)"
-  for c in add_relu gelu_bias inner_sum; do
+  for c in ${RUN_CASES:-add_relu gelu_bias inner_sum}; do
     for s in 32768x4096 8192x16384 262144x1024; do
       n=${s#*x}
       case $c in add_relu) in2="--input=$s";; gelu_bias) in2="--input=$n";; *) in2="";; esac
