@@ -10,6 +10,8 @@
 # 5. clang-format check (utils/check-format.sh)
 # 6. if build/bin/fusion-translate exists: examples/*.mlir -> PTX, verified
 #    with ptxas -arch=sm_90a
+# 7. Python frontend: pytest on test/python (installs pytest and numpy with
+#    pip if missing; GPU tests skip without torch CUDA)
 # Exits non-zero if any step fails; the last line is a one-line summary.
 #
 # Environment: FUSION_BUILD_DIR (build), FUSION_JOBS (2), FUSION_PTX_ARCH
@@ -144,6 +146,32 @@ else
     fail ptx "ptxas is missing in CI"
   else
     pass ptx "$ok examples compiled${PTXAS:+ and verified by ptxas}"
+  fi
+fi
+
+
+# --- Python frontend (pytest) ------------------------------------------------------
+banner "python (pytest test/python)"
+PYTHON="${PYTHON:-python3}"
+if ! "$PYTHON" -c 'import pytest, numpy' 2>/dev/null; then
+  echo "installing pytest and numpy with pip"
+  "$PYTHON" -m pip install -q pytest numpy || true
+fi
+if ! "$PYTHON" -c 'import pytest, numpy' 2>/dev/null; then
+  fail python "pytest or numpy missing and pip could not install them"
+else
+  set +e
+  FUSION_BUILD_DIR="$BUILD_DIR" "$PYTHON" -m pytest -q -rs test/python 2>&1 | tee "$LOG_DIR/pytest.log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  # pytest's last line: "N passed, M skipped in Xs" (exit 5: no tests collected).
+  detail=$(grep -E '^=* ?[0-9]+ (passed|failed|error|skipped)|no tests ran' "$LOG_DIR/pytest.log" | tail -1 | sed -E 's/=+//g; s/^ +| +$//g' || true)
+  if ((rc == 0)); then
+    pass python "$detail"
+  elif ((rc == 5)); then
+    fail python "pytest collected no tests"
+  else
+    fail python "${detail:-pytest exit code $rc}"
   fi
 fi
 
