@@ -43,7 +43,9 @@ if [ -x bin/fusion-run ] && [ "${SKIP_BENCH:-0}" != 1 ]; then
   for c in ${RUN_CASES:-add_relu gelu_bias inner_sum}; do
     for s in 32768x4096 8192x16384 262144x1024; do
       n=${s#*x}
-      case $c in add_relu) in2="--input=$s";; gelu_bias) in2="--input=$n";; *) in2="";; esac
+      # inner_sum: f32 sums differ from the f64 reference by ~1e-5 (see
+      # test/GPU/reductions.mlir).
+      case $c in add_relu) in2="--input=$s";; gelu_bias) in2="--input=$n";; *) in2="--atol=1e-3";; esac
       bin/fusion-run modules/$c.fusionmod --input=$s $in2 --bench --iters=30 \
         --json="$out/run-$c-$s.json" 2>&1 | grep -E "^(PASS|FAIL|BENCH)" || status=1
     done

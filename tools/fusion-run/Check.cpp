@@ -41,7 +41,26 @@ std::string fusion_run::formatNumber(double value) {
   return buffer;
 }
 
+// Overrides from --rtol/--atol (negative: keep the dtype's default).
+static double rtolOverride = -1, atolOverride = -1;
+
+void fusion_run::setToleranceOverride(double rtol, double atol) {
+  rtolOverride = rtol;
+  atolOverride = atol;
+}
+
 Tolerance fusion_run::toleranceFor(DType dtype) {
+  Tolerance tol = defaultToleranceFor(dtype);
+  if (!tol.exact) {
+    if (rtolOverride >= 0)
+      tol.rtol = rtolOverride;
+    if (atolOverride >= 0)
+      tol.atol = atolOverride;
+  }
+  return tol;
+}
+
+Tolerance fusion_run::defaultToleranceFor(DType dtype) {
   switch (dtype) {
   case DType::F64:
     return {1e-12, 1e-14, false};

@@ -27,6 +27,13 @@ struct Tolerance {
 /// f64 1e-12 relative, f32 1e-5 + 1e-6, f16 1e-3 + 1e-3, bf16 8e-3 + 8e-3
 /// (one bf16 ulp), fp8 one ulp, integers and bools exact.
 Tolerance toleranceFor(interp::DType dtype);
+/// The per-dtype defaults, before --rtol/--atol.
+Tolerance defaultToleranceFor(interp::DType dtype);
+/// Float tolerances from the command line; a negative value keeps the
+/// default. Reductions need them: their error grows with the reduced length
+/// (an f32 sum of K values of size about 1 is off by about sqrt(K) * 2^-24 * K
+/// in the worst order), which a per-element tolerance cannot know.
+void setToleranceOverride(double rtol, double atol);
 
 /// A box of an output: `sizes[d]` elements from `origin[d]` in every dim.
 struct Box {

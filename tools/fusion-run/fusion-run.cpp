@@ -67,6 +67,16 @@ static cl::opt<bool>
 static cl::opt<uint64_t> seed("seed",
                               cl::desc("Seed of the random inputs (default 0)"),
                               cl::init(0), cl::cat(category));
+static cl::opt<double>
+    rtolOption("rtol",
+               cl::desc("Relative tolerance for float outputs (default: by "
+                        "dtype)"),
+               cl::init(-1), cl::cat(category));
+static cl::opt<double>
+    atolOption("atol",
+               cl::desc("Absolute tolerance for float outputs (default: by "
+                        "dtype)"),
+               cl::init(-1), cl::cat(category));
 static cl::opt<bool> noCheck("no-check",
                              cl::desc("Skip the comparison with the reference"),
                              cl::cat(category));
@@ -1017,5 +1027,6 @@ int main(int argc, char **argv) {
       "  fusion-run f.mlir --input=1000003 --input=1000003 --misalign\n"
       "  fusion-run f.mlir --input=8x4 --input=8x4 --reference-only\n\n"
       "Exit status: 0 pass, 1 failure or error, 2 no CUDA device.\n");
+  setToleranceOverride(rtolOption, atolOption);
   return runTool();
 }
