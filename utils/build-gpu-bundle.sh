@@ -57,7 +57,11 @@ SITE
 mkdir -p "$stage/examples"
 cp examples/*.mlir "$stage/examples/"
 cp -r python bench utils/gpu-tests.sh "$stage/"
-python3 -m pip download -q --no-deps --only-binary=:all: -d "$stage/wheels" lit
+python3 -m pip download -q --no-deps --only-binary=:all: -d "$stage/wheels" \
+  lit pytest pluggy iniconfig packaging
+mkdir -p "$stage/test/python"
+cp test/python/test_gpu.py "$stage/test/python/"
+[ -f test/python/conftest.py ] && cp test/python/conftest.py "$stage/test/python/"
 find "$stage" -name __pycache__ -prune -exec rm -rf {} +
 
 mkdir -p .bundle

@@ -24,11 +24,18 @@ bin/fusion-translate examples/gelu_bias.mlir --fusion-to-module -o /tmp/gelu_bia
 
 if [ -x bin/fusion-run ]; then
 echo "== lit"
-python3 -m pip install -q --no-index --no-deps --target /tmp/litsite wheels/lit-*.whl
+python3 -m pip install -q --no-index --no-deps --target /tmp/litsite wheels/*.whl
 PYTHONPATH=/tmp/litsite python3 -c "import lit.main; lit.main.main()" -sv -j "${LIT_JOBS:-4}" test/GPU 2>&1 | tee "$out/lit.log" | tail -15
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 else
   echo "== lit: skipped (no fusion-run in this bundle)"
+fi
+
+if [ -d test/python ]; then
+  echo "== pytest (the Python frontend on torch CUDA tensors)"
+  PYTHONPATH=/tmp/litsite:$PWD/python FUSION_TOOLS_DIR=$PWD/bin \
+    python3 -m pytest -q test/python 2>&1 | tee "$out/pytest.log" | tail -5
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
