@@ -267,6 +267,18 @@ private:
       auto c = reg(check.getCondition(), op);
       if (failed(c))
         return failure();
+      if (check.getActual() && check.getExpected()) {
+        // lhs is the expected value when the check holds and the actual one
+        // when it fails, so the runtime's "(lhs != rhs)" shows both sizes.
+        auto actual = reg(check.getActual(), op);
+        auto expected = reg(check.getExpected(), op);
+        if (failed(actual) || failed(expected))
+          return failure();
+        int32_t shown = emit({fb::ExprOp::Select, *c, *expected, *actual});
+        checks.push_back(fb::CreateExprCheckDirect(
+            fbb, shown, *expected, check.getMessage().str().c_str()));
+        return success();
+      }
       addCheck(*c, check.getMessage().str());
       return success();
     }

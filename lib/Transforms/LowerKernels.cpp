@@ -1309,7 +1309,7 @@ struct FusionLowerKernelsPass
          << fusion.getInputName(
                 cast<BlockArgument>(kernel.getInputs()[k]).getArgNumber())
          << ") dim " << d << " must equal result dim " << it << " or be 1";
-      CheckOp::create(b, loc, ok, message);
+      CheckOp::create(b, loc, ok, message, dim, sizes[it]);
     }
 
     // Note [Variant guards]: the vectorized variant needs the innermost
@@ -1455,7 +1455,8 @@ struct FusionLowerKernelsPass
             << "result " << r << " dim " << d << " must equal result 0 dim "
             << d << ": outputs of different shapes in one pointwise kernel "
             << "are not supported yet";
-        CheckOp::create(b, loc, h.eq(*size, sizes[d]), message);
+        CheckOp::create(b, loc, h.eq(*size, sizes[d]), message, *size,
+                        sizes[d]);
       }
     }
 

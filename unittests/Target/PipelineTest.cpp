@@ -133,6 +133,11 @@ TEST(Pipeline, GeluBiasBroadcastsAndChecksTheBias) {
   EXPECT_EQ(plan.status().code(), ErrorCode::ConstraintViolation);
   EXPECT_NE(plan.status().message().find("bias"), std::string::npos)
       << plan.status().message();
+  // The error shows the size found and the size required.
+  EXPECT_NE(plan.status().message().find("16383"), std::string::npos)
+      << plan.status().message();
+  EXPECT_NE(plan.status().message().find("16384"), std::string::npos)
+      << plan.status().message();
 }
 
 TEST(Pipeline, WrongDTypeIsATypedError) {

@@ -101,15 +101,19 @@ def Fusion_LaunchOp : Fusion_Op<"launch", [AttrSizedOperandSegments,
   }];
 }
 
-def Fusion_CheckOp : Fusion_Op<"check", [
+def Fusion_CheckOp : Fusion_Op<"check", [AttrSizedOperandSegments,
     MemoryEffects<[MemWrite<DefaultResource>]>]> {
   let summary = "A run-time condition on the inputs (host program)";
   let description = [{
-    The runtime rejects inputs for which `condition` is zero, with `message`
-    and the offending values, before anything is launched.
+    The runtime rejects inputs for which `condition` is zero, with `message`,
+    before anything is launched; with `actual` and `expected` the error shows
+    those two values (e.g. the size found and the size required).
   }];
-  let arguments = (ins Index:$condition, StrAttr:$message);
-  let assemblyFormat = "$condition `,` $message attr-dict";
+  let arguments = (ins Index:$condition, StrAttr:$message,
+                       Optional<Index>:$actual, Optional<Index>:$expected);
+  let assemblyFormat = [{
+    $condition `,` $message (`(` $actual^ `vs` $expected `)`)? attr-dict
+  }];
 }
 
 #endif // FUSION_KERNEL_OPS_TD
