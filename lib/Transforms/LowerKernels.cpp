@@ -89,11 +89,11 @@ public:
     return FunctionType::get(ctx, params, {});
   }
 
-  LogicalResult emit(gpu::GPUFuncOp func) {
-    MLIRContext *ctx = func.getContext();
-    Location loc = kernel.getLoc();
-    OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
-    Type idx = indexType(ctx);
+  /// Maps the kernel's inputs to the gpu.func's parameters (the layout
+  /// `signature` describes) and returns the output memrefs, the iteration
+  /// sizes and the work count.
+  std::tuple<SmallVector<Value>, SmallVector<Value>, Value>
+  bindParams(gpu::GPUFuncOp func) {
     auto args = func.getArguments();
     unsigned a = 0;
     Block &body = kernel.getBody().front();
@@ -116,6 +116,16 @@ public:
     for (int64_t d = 0; d < rank; ++d)
       sizes.push_back(args[a++]);
     Value count = args[a++];
+    return {outputs, sizes, count};
+  }
+
+  LogicalResult emit(gpu::GPUFuncOp func) {
+    MLIRContext *ctx = func.getContext();
+    Location loc = kernel.getLoc();
+    OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+    Type idx = indexType(ctx);
+    Block &body = kernel.getBody().front();
+    auto [outputs, sizes, count] = bindParams(func);
 
     auto toIdx = [&](Value v) {
       return arith::IndexCastOp::create(b, loc, idx, v).getResult();
@@ -196,26 +206,8 @@ public:
     builder = &b;
     this->loc = loc;
     Type idx = indexType(ctx);
-    auto args = func.getArguments();
-    unsigned a = 0;
-    Block &body = kernel.getBody().front();
-    for (auto [input, blockArg] :
-         llvm::zip(kernel.getInputs(), body.getArguments())) {
-      if (auto tensor = dyn_cast<RankedTensorType>(input.getType())) {
-        TensorParam param;
-        param.memref = args[a++];
-        for (int64_t d = 0; d < tensor.getRank(); ++d)
-          param.strides.push_back(args[a++]);
-        tensors[blockArg] = param;
-      } else {
-        scalars[blockArg] = args[a++];
-      }
-    }
-    Value output = args[a++];
-    SmallVector<Value> sizes;
-    for (int64_t d = 0; d < rank; ++d)
-      sizes.push_back(args[a++]);
-    Value rows = args[a++];
+    auto [outputs, sizes, rows] = bindParams(func);
+    Value output = outputs.front();
 
     Type element = iterType.getElementType();
     Type resultElement =
