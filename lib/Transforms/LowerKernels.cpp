@@ -1241,6 +1241,41 @@ struct FusionLowerKernelsPass
     return gpu::GPUModuleOp::create(b, fusion.getLoc(), name);
   }
 
+  struct EmittedVariants {
+    SmallVector<gpu::GPUFuncOp> funcs;
+    /// Inputs the vectorized variant reads with vector loads.
+    llvm::SmallSetVector<unsigned, 4> vectorLoaded;
+    /// (input, input dim, iteration dim) reads, for the size checks.
+    llvm::SetVector<std::tuple<unsigned, int64_t, int64_t>> accesses;
+  };
+
+  /// Creates one gpu.func per variant in `gpuModule` and fills its body
+  /// with `emitBody`.
+  FailureOr<EmittedVariants>
+  emitVariants(KernelOp kernel, gpu::GPUModuleOp gpuModule,
+               ArrayRef<Variant> variants, RankedTensorType iterType,
+               int64_t block,
+               function_ref<LogicalResult(PointwiseEmitter &, gpu::GPUFuncOp)>
+                   emitBody) {
+    EmittedVariants result;
+    for (const Variant &variant : variants) {
+      PointwiseEmitter emitter(kernel, variant, iterType);
+      OpBuilder mb = OpBuilder::atBlockEnd(gpuModule.getBody());
+      auto func = gpu::GPUFuncOp::create(mb, kernel.getLoc(), variant.name,
+                                         emitter.signature(&getContext()));
+      func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), mb.getUnitAttr());
+      func.setKnownBlockSizeAttr(
+          mb.getDenseI32ArrayAttr({static_cast<int32_t>(block), 1, 1}));
+      if (failed(emitBody(emitter, func)))
+        return failure();
+      if (variant.vector > 1)
+        result.vectorLoaded = emitter.vectorLoadedInputs;
+      result.accesses = emitter.accesses;
+      result.funcs.push_back(func);
+    }
+    return result;
+  }
+
   struct LaunchArgs {
     SmallVector<Value> args;
     Value vecOk, fits32;
@@ -1397,24 +1432,14 @@ struct FusionLowerKernelsPass
     }
 
     gpu::GPUModuleOp gpuModule = gpuModuleFor(fusion);
-    llvm::SmallSetVector<unsigned, 4> vectorLoaded;
-    llvm::SetVector<std::tuple<unsigned, int64_t, int64_t>> accesses;
-    SmallVector<gpu::GPUFuncOp> funcs;
-    for (Variant &variant : variants) {
-      PointwiseEmitter emitter(kernel, variant, iterType);
-      OpBuilder mb = OpBuilder::atBlockEnd(gpuModule.getBody());
-      auto func = gpu::GPUFuncOp::create(mb, kernel.getLoc(), variant.name,
-                                         emitter.signature(&getContext()));
-      func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), mb.getUnitAttr());
-      func.setKnownBlockSizeAttr(mb.getDenseI32ArrayAttr(
-          {static_cast<int32_t>(schedule.getBlock()), 1, 1}));
-      if (failed(emitter.emit(func)))
-        return failure();
-      if (variant.vector > 1)
-        vectorLoaded = emitter.vectorLoadedInputs;
-      accesses = emitter.accesses;
-      funcs.push_back(func);
-    }
+    FailureOr<EmittedVariants> emitted =
+        emitVariants(kernel, gpuModule, variants, iterType, schedule.getBlock(),
+                     [&](PointwiseEmitter &emitter, gpu::GPUFuncOp func) {
+                       return emitter.emit(func);
+                     });
+    if (failed(emitted))
+      return failure();
+    auto &[funcs, vectorLoaded, accesses] = *emitted;
 
     // The host program, in place of the kernel.
     OpBuilder b(kernel);
@@ -1539,25 +1564,15 @@ struct FusionLowerKernelsPass
     variants.push_back({1, true, base + "_s_i64"});
 
     gpu::GPUModuleOp gpuModule = gpuModuleFor(fusion);
-    llvm::SmallSetVector<unsigned, 4> vectorLoaded;
-    llvm::SetVector<std::tuple<unsigned, int64_t, int64_t>> accesses;
-    SmallVector<gpu::GPUFuncOp> funcs;
-    for (Variant &variant : variants) {
-      PointwiseEmitter emitter(kernel, variant, iterType);
-      OpBuilder mb = OpBuilder::atBlockEnd(gpuModule.getBody());
-      auto func = gpu::GPUFuncOp::create(mb, kernel.getLoc(), variant.name,
-                                         emitter.signature(&getContext()));
-      func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), mb.getUnitAttr());
-      func.setKnownBlockSizeAttr(mb.getDenseI32ArrayAttr(
-          {static_cast<int32_t>(schedule.getBlock()), 1, 1}));
-      if (failed(
-              emitter.emitInnerReduction(func, reduction, schedule.getBlock())))
-        return failure();
-      if (variant.vector > 1)
-        vectorLoaded = emitter.vectorLoadedInputs;
-      accesses = emitter.accesses;
-      funcs.push_back(func);
-    }
+    FailureOr<EmittedVariants> emitted =
+        emitVariants(kernel, gpuModule, variants, iterType, schedule.getBlock(),
+                     [&](PointwiseEmitter &emitter, gpu::GPUFuncOp func) {
+                       return emitter.emitInnerReduction(func, reduction,
+                                                         schedule.getBlock());
+                     });
+    if (failed(emitted))
+      return failure();
+    auto &[funcs, vectorLoaded, accesses] = *emitted;
 
     OpBuilder b(kernel);
     Location loc = kernel.getLoc();
