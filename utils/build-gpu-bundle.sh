@@ -56,6 +56,8 @@ lit_config.load_config(config, os.path.join(here, "lit.cfg.py"))
 SITE
 mkdir -p "$stage/examples"
 cp examples/*.mlir "$stage/examples/"
+# The benchmark suite's cases that live in subfolders (bench/ comes below).
+cp -r examples/normalization "$stage/examples/"
 cp -r python bench utils/gpu-tests.sh "$stage/"
 python3 -m pip download -q --no-deps --only-binary=:all: -d "$stage/wheels" \
   lit pytest pluggy iniconfig packaging

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, from the unpacked bundle (utils/build-gpu-bundle.sh):
 # the runtime's GPU unit tests, the lit tests (GPU ones included), and the
-# pointwise benchmark. Logs go to $OUT when it is set.
+# benchmark suite (bench/run.py). Logs and bench.json go to $OUT when it is set.
 set -uo pipefail
 cd "$(dirname "$0")"
 out=${OUT:-$PWD/out}
@@ -39,9 +39,13 @@ if [ -d test/python ]; then
 fi
 
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
-  echo "== pointwise benchmark"
-  python3 bench/pointwise_bench.py --modules modules --json "$out/bench.json" \
-    --cases "${BENCH_CASES:-add_relu,gelu_bias,inner_sum}" \
+  # Every public case, compiled here (cold compile times), beside torch eager
+  # and torch.compile. Cases the compiler does not handle yet get a "not
+  # compiled" row; a wrong result fails. Put the run into the docs with
+  # `python3 bench/run.py --from-json bench.json --update-docs docs/performance.md`.
+  echo "== benchmark suite (bench/run.py)"
+  python3 bench/run.py --tools bin --work "$out/bench-modules" --json "$out/bench.json" \
+    --markdown "$out/bench.md" --cases "${BENCH_CASES:-all}" ${BENCH_ARGS:-} \
     2>&1 | tee "$out/bench.log" | grep -v Warning
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi

@@ -10,8 +10,9 @@
 # 5. clang-format check (utils/check-format.sh)
 # 6. if build/bin/fusion-translate exists: examples/*.mlir -> PTX, verified
 #    with ptxas -arch=sm_90a
-# 7. Python frontend: pytest on test/python (installs pytest and numpy with
-#    pip if missing; GPU tests skip without torch CUDA)
+# 7. Python frontend and benchmark suite: pytest on test/python and
+#    test/bench (installs pytest and numpy with pip if missing; GPU tests
+#    skip without torch CUDA)
 # Exits non-zero if any step fails; the last line is a one-line summary.
 #
 # Environment: FUSION_BUILD_DIR (build), FUSION_JOBS (2), FUSION_PTX_ARCH
@@ -151,7 +152,7 @@ fi
 
 
 # --- Python frontend (pytest) ------------------------------------------------------
-banner "python (pytest test/python)"
+banner "python (pytest test/python test/bench)"
 PYTHON="${PYTHON:-python3}"
 if ! "$PYTHON" -c 'import pytest, numpy' 2>/dev/null; then
   echo "installing pytest and numpy with pip"
@@ -161,7 +162,7 @@ if ! "$PYTHON" -c 'import pytest, numpy' 2>/dev/null; then
   fail python "pytest or numpy missing and pip could not install them"
 else
   set +e
-  FUSION_BUILD_DIR="$BUILD_DIR" "$PYTHON" -m pytest -q -rs test/python 2>&1 | tee "$LOG_DIR/pytest.log"
+  FUSION_BUILD_DIR="$BUILD_DIR" "$PYTHON" -m pytest -q -rs test/python test/bench 2>&1 | tee "$LOG_DIR/pytest.log"
   rc=${PIPESTATUS[0]}
   set -e
   # pytest's last line: "N passed, M skipped in Xs" (exit 5: no tests collected).
