@@ -32,9 +32,22 @@ else
 fi
 
 if [ -d test/python ]; then
-  echo "== pytest (the Python frontend on torch CUDA tensors)"
+  echo "== pytest (the Python frontend on torch CUDA tensors, fast path included)"
+  # pytest comes from the bundle's wheels (the lit step installs them too).
+  [ -d /tmp/litsite/pytest ] || python3 -m pip install -q --no-index --no-deps \
+    --target /tmp/litsite wheels/*.whl
   PYTHONPATH=/tmp/litsite:$PWD/python FUSION_TOOLS_DIR=$PWD/bin \
-    python3 -m pytest -q test/python 2>&1 | tee "$out/pytest.log" | tail -5
+    FUSION_RUNTIME_LIBRARY=$PWD/lib/libfusion_runtime.so \
+    python3 -m pytest -q -rs test/python 2>&1 | tee "$out/pytest.log" | tail -8
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+
+if [ -f bench/host_overhead.py ]; then
+  echo "== host time per call from Python (bench/host_overhead.py)"
+  PYTHONPATH=$PWD/python FUSION_TOOLS_DIR=$PWD/bin \
+    FUSION_RUNTIME_LIBRARY=$PWD/lib/libfusion_runtime.so \
+    python3 bench/host_overhead.py --json "$out/host_overhead.json" \
+    2>&1 | tee "$out/host_overhead.log" | grep -v Warning
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 

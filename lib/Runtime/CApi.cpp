@@ -5,8 +5,11 @@
 #include "fusion/Runtime/Executable.h"
 
 #include <cstddef>
+#include <cstring>
+#include <limits>
 #include <new>
 #include <string>
+#include <vector>
 
 using namespace fusion::runtime;
 
@@ -47,6 +50,10 @@ static_assert(FUSION_ERROR_WRONG_OUTPUT ==
               static_cast<int>(ErrorCode::WrongOutput));
 static_assert(FUSION_DTYPE_F8E5M2 == static_cast<int>(DType::F8E5M2));
 static_assert(FUSION_ARG_SCALAR == static_cast<int>(ArgKind::Scalar));
+static_assert(FUSION_PACKED_SIZES + FUSION_MAX_RANK == FUSION_PACKED_STRIDES &&
+                  FUSION_PACKED_STRIDES + FUSION_MAX_RANK ==
+                      FUSION_PACKED_WORDS,
+              "a packed record holds kMaxRank sizes and strides");
 
 namespace {
 
@@ -91,6 +98,49 @@ const Argument *asArguments(const fusion_arg *inputs) {
 
 OutputTensor *asOutputs(fusion_tensor *outputs) {
   return reinterpret_cast<OutputTensor *>(outputs);
+}
+
+/// A record word that must fit an int32 field (kind, dtype, rank); values
+/// out of range become -1, which every check rejects.
+int32_t narrowWord(int64_t word) {
+  if (word < std::numeric_limits<int32_t>::min() ||
+      word > std::numeric_limits<int32_t>::max())
+    return -1;
+  return static_cast<int32_t>(word);
+}
+
+/// Per-thread scratch of the packed entry points: Arguments and
+/// OutputTensors that view the caller's records, reused across calls.
+struct PackedScratch {
+  std::vector<Argument> inputs;
+  std::vector<OutputTensor> outputs;
+};
+thread_local PackedScratch packedScratch;
+
+/// Note [Packed records]: an input record becomes an Argument whose sizes
+/// and strides point into the record. Argument::rank keeps the full word:
+/// the signature check compares it with the module's rank (at most 8)
+/// before reading sizes, so a record never is read past its end.
+int unpackInputs(void *const *data, const int64_t *records, size_t count,
+                 std::vector<Argument> &args) {
+  if (count != 0 && !data)
+    return nullArgument("input_data");
+  if (count != 0 && !records)
+    return nullArgument("input_records");
+  args.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    const int64_t *record = records + i * FUSION_PACKED_WORDS;
+    Argument &arg = args[i];
+    arg.kind = static_cast<ArgKind>(narrowWord(record[FUSION_PACKED_KIND]));
+    arg.dtype = static_cast<DType>(narrowWord(record[FUSION_PACKED_DTYPE]));
+    arg.data = data[i];
+    arg.rank = record[FUSION_PACKED_RANK];
+    arg.sizes = record + FUSION_PACKED_SIZES;
+    arg.strides = record + FUSION_PACKED_STRIDES;
+    arg.intValue = record[FUSION_PACKED_VALUE];
+    std::memcpy(&arg.floatValue, record + FUSION_PACKED_VALUE, sizeof(double));
+  }
+  return FUSION_OK;
 }
 
 int adopt(Expected<std::unique_ptr<Executable>> loaded,
@@ -183,6 +233,17 @@ int fusion_executable_input(const fusion_executable *exe, int index,
   return FUSION_OK;
 }
 
+int fusion_executable_input_flags(const fusion_executable *exe, int index,
+                                  uint32_t *flags) {
+  if (!exe || !flags)
+    return nullArgument(!exe ? "executable" : "flags");
+  const std::vector<InputInfo> &inputs = exe->executable->info().inputs;
+  if (index < 0 || static_cast<size_t>(index) >= inputs.size())
+    return badIndex("input", index, inputs.size());
+  *flags = inputs[index].valueAffectsPlan ? FUSION_INPUT_VALUE_AFFECTS_PLAN : 0;
+  return FUSION_OK;
+}
+
 int fusion_executable_num_outputs(const fusion_executable *exe) {
   return exe ? static_cast<int>(exe->executable->info().outputs.size()) : -1;
 }
@@ -240,6 +301,94 @@ int fusion_executable_run(fusion_executable *exe, const fusion_arg *inputs,
     return report(exe->executable->run(asArguments(inputs), num_inputs,
                                        asOutputs(outputs), num_outputs,
                                        stream));
+  });
+}
+
+int fusion_executable_infer_packed(fusion_executable *exe,
+                                   void *const *input_data,
+                                   const int64_t *input_records,
+                                   size_t num_inputs, int64_t *output_records,
+                                   size_t num_outputs) {
+  return guarded([&]() -> int {
+    if (!exe)
+      return nullArgument("executable");
+    if (num_outputs != 0 && !output_records)
+      return nullArgument("output_records");
+    PackedScratch &scratch = packedScratch;
+    int code =
+        unpackInputs(input_data, input_records, num_inputs, scratch.inputs);
+    if (code != FUSION_OK)
+      return code;
+    scratch.outputs.assign(num_outputs, OutputTensor());
+    code = report(
+        exe->executable->inferOutputs(scratch.inputs.data(), num_inputs,
+                                      scratch.outputs.data(), num_outputs));
+    if (code != FUSION_OK)
+      return code;
+    const std::vector<OutputInfo> &infos = exe->executable->info().outputs;
+    for (size_t o = 0; o < num_outputs; ++o) {
+      const OutputTensor &output = scratch.outputs[o];
+      int64_t *record = output_records + o * FUSION_PACKED_WORDS;
+      std::memset(record, 0, FUSION_PACKED_WORDS * sizeof(int64_t));
+      record[FUSION_PACKED_ALIAS] = infos[o].aliasInput;
+      record[FUSION_PACKED_DTYPE] = static_cast<int64_t>(output.dtype);
+      record[FUSION_PACKED_RANK] = output.rank;
+      int64_t elements = 1;
+      for (int32_t d = 0; d < output.rank; ++d) {
+        record[FUSION_PACKED_SIZES + d] = output.sizes[d];
+        record[FUSION_PACKED_STRIDES + d] = output.strides[d];
+        elements *= output.sizes[d];
+      }
+      record[FUSION_PACKED_NUM_ELEMENTS] = elements;
+    }
+    return FUSION_OK;
+  });
+}
+
+int fusion_executable_run_packed(fusion_executable *exe,
+                                 void *const *input_data,
+                                 const int64_t *input_records,
+                                 size_t num_inputs, void **output_data,
+                                 const int64_t *output_records,
+                                 size_t num_outputs, void *stream) {
+  return guarded([&]() -> int {
+    if (!exe)
+      return nullArgument("executable");
+    if (num_outputs != 0 && !output_data)
+      return nullArgument("output_data");
+    PackedScratch &scratch = packedScratch;
+    int code =
+        unpackInputs(input_data, input_records, num_inputs, scratch.inputs);
+    if (code != FUSION_OK)
+      return code;
+    scratch.outputs.resize(num_outputs);
+    for (size_t o = 0; o < num_outputs; ++o) {
+      OutputTensor &output = scratch.outputs[o];
+      output.data = output_data[o];
+      output.allocated = 0;
+      if (!output.data)
+        continue;
+      if (!output_records)
+        return fail(ErrorCode::InvalidArgument,
+                    "output_records is null but output " + std::to_string(o) +
+                        " is provided");
+      const int64_t *record = output_records + o * FUSION_PACKED_WORDS;
+      output.dtype =
+          static_cast<DType>(narrowWord(record[FUSION_PACKED_DTYPE]));
+      output.rank = narrowWord(record[FUSION_PACKED_RANK]);
+      std::memcpy(output.sizes, record + FUSION_PACKED_SIZES,
+                  sizeof(output.sizes));
+      std::memcpy(output.strides, record + FUSION_PACKED_STRIDES,
+                  sizeof(output.strides));
+    }
+    code = report(exe->executable->run(scratch.inputs.data(), num_inputs,
+                                       scratch.outputs.data(), num_outputs,
+                                       stream));
+    if (code != FUSION_OK)
+      return code;
+    for (size_t o = 0; o < num_outputs; ++o)
+      output_data[o] = scratch.outputs[o].data;
+    return FUSION_OK;
   });
 }
 
@@ -352,6 +501,19 @@ int fusion_free_async(void *data, void *stream) {
 
 int fusion_stream_synchronize(void *stream) {
   return guarded([&]() -> int { return report(synchronizeStream(stream)); });
+}
+
+int fusion_measure_raw_launch_us(int launches, void *stream,
+                                 double *us_per_launch) {
+  return guarded([&]() -> int {
+    if (!us_per_launch)
+      return nullArgument("us_per_launch");
+    Expected<double> micros = measureRawLaunchMicros(launches, stream);
+    if (!micros)
+      return report(micros.status());
+    *us_per_launch = *micros;
+    return FUSION_OK;
+  });
 }
 
 } // extern "C"

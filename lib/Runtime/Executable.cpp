@@ -76,7 +76,10 @@ ModuleInfo describeModule(const ModuleDesc &desc) {
   info.target = desc.target;
   info.definition = desc.definition;
   for (const InputDesc &input : desc.inputs)
-    info.inputs.push_back({input.name, input.kind, input.dtype, input.sizes});
+    info.inputs.push_back(
+        {input.name, input.kind, input.dtype, input.sizes, false});
+  for (int32_t scalar : desc.scalarsReadByExprs)
+    info.inputs[scalar].valueAffectsPlan = true;
   for (int32_t buffer : desc.outputs) {
     const BufferDesc &spec = desc.buffers[buffer];
     info.outputs.push_back(

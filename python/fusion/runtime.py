@@ -3,10 +3,25 @@
 Works with any CPython 3 and needs no compiled extension: it loads
 libfusion_runtime.so, found through $FUSION_RUNTIME_LIBRARY, next to this
 package, or on the loader path.
+
+Note [Python fast path]: a call binds its inputs through the packed C entry
+points (fusion_executable_infer_packed / fusion_executable_run_packed), which
+take flat int64 records instead of structs. Everything that depends only on
+the input signature (dtype, shape, strides and device of every tensor, the
+type of every scalar and the value of the integer scalars the launch plan
+reads) is computed once per signature and kept in a `_Signature`: the input
+records, the output records the runtime checks the outputs against, and how
+to allocate each output. A call with a known signature builds the signature
+key, writes the data pointers (and scalar values) into preallocated arrays,
+allocates the outputs with torch and makes one C call.
 """
 
 import ctypes
+import numbers
 import os
+import threading
+
+from .errors import FusionError
 
 MAX_RANK = 8
 
@@ -17,9 +32,25 @@ _TORCH_DTYPES = {
     "int32": 5, "int16": 6, "int8": 7, "bool": 8, "float8_e4m3fn": 9,
     "float8_e5m2": 10,
 }
+_TORCH_NAMES = {code: name for name, code in _TORCH_DTYPES.items()}
+_FLOAT_CODES = frozenset((0, 1, 2, 3, 9, 10))
 
+# Error codes (fusion_runtime.h).
+_INVALID_ARGUMENT = 1
+_WRONG_INPUT_COUNT = 5
+_WRONG_INPUT_KIND = 6
+_WRONG_DTYPE = 7
+_WRONG_RANK = 8
+_WRONG_OUTPUT = 16
 
-from .errors import FusionError  # noqa: E402  (FusionError(code, name, message))
+# The packed record layout (FUSION_PACKED_* in fusion_runtime.h).
+KIND, ALIAS, DTYPE, RANK, VALUE, NUM_ELEMENTS, SIZES, STRIDES, WORDS = \
+    0, 0, 1, 2, 3, 3, 4, 12, 20
+ARG_TENSOR, ARG_SCALAR = 0, 1
+INPUT_VALUE_AFFECTS_PLAN = 1
+
+# Signatures kept per Executable before the cache starts over.
+_MAX_SIGNATURES = 4096
 
 
 class _Arg(ctypes.Structure):
@@ -39,6 +70,12 @@ class _Tensor(ctypes.Structure):
                 ("allocated", ctypes.c_int32), ("reserved", ctypes.c_int32)]
 
 
+class _InputInfo(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("kind", ctypes.c_int32),
+                ("dtype", ctypes.c_int32), ("rank", ctypes.c_int32),
+                ("sizes", ctypes.POINTER(ctypes.c_int64))]
+
+
 class ScalarArg:
     """A scalar fusion input: a Python number and its dtype (an MLIR name
     such as "f32", "i64", "i1" or "index")."""
@@ -46,6 +83,15 @@ class ScalarArg:
     def __init__(self, value, dtype):
         self.value = value
         self.dtype = dtype
+
+
+def scalar_dtype_code(name):
+    """The runtime's dtype code of an MLIR scalar type name."""
+    name = "i64" if name == "index" else name.lower()
+    name = {"f8e4m3fn": "f8e4m3"}.get(name, name)
+    if name not in _DTYPES:
+        raise FusionError(_WRONG_DTYPE, "WrongDType", f"unknown scalar dtype {name!r}")
+    return _DTYPES.index(name)
 
 
 _lib = None
@@ -71,19 +117,34 @@ def load_library(path=None):
     else:
         raise FusionError(-1, "LibraryNotFound",
                           "cannot load libfusion_runtime.so: " + "; ".join(errors))
+    vp, i64p = ctypes.c_void_p, ctypes.POINTER(ctypes.c_int64)
     lib.fusion_last_error_message.restype = ctypes.c_char_p
     lib.fusion_error_code_name.restype = ctypes.c_char_p
-    lib.fusion_executable_load_file.argtypes = [
-        ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
-    lib.fusion_executable_destroy.argtypes = [ctypes.c_void_p]
-    lib.fusion_executable_num_inputs.argtypes = [ctypes.c_void_p]
-    lib.fusion_executable_num_outputs.argtypes = [ctypes.c_void_p]
+    lib.fusion_executable_load_file.argtypes = [ctypes.c_char_p, ctypes.POINTER(vp)]
+    lib.fusion_executable_destroy.argtypes = [vp]
+    lib.fusion_executable_destroy.restype = None
+    lib.fusion_executable_num_inputs.argtypes = [vp]
+    lib.fusion_executable_num_outputs.argtypes = [vp]
+    lib.fusion_executable_input.argtypes = [vp, ctypes.c_int, ctypes.POINTER(_InputInfo)]
+    lib.fusion_executable_input_flags.argtypes = [
+        vp, ctypes.c_int, ctypes.POINTER(ctypes.c_uint32)]
+    lib.fusion_executable_output.argtypes = [
+        vp, ctypes.c_int, ctypes.POINTER(ctypes.c_int32), ctypes.POINTER(ctypes.c_int32)]
     lib.fusion_executable_infer_outputs.argtypes = [
-        ctypes.c_void_p, ctypes.POINTER(_Arg), ctypes.c_size_t,
-        ctypes.POINTER(_Tensor), ctypes.c_size_t]
+        vp, ctypes.POINTER(_Arg), ctypes.c_size_t, ctypes.POINTER(_Tensor), ctypes.c_size_t]
     lib.fusion_executable_run.argtypes = [
-        ctypes.c_void_p, ctypes.POINTER(_Arg), ctypes.c_size_t,
-        ctypes.POINTER(_Tensor), ctypes.c_size_t, ctypes.c_void_p]
+        vp, ctypes.POINTER(_Arg), ctypes.c_size_t, ctypes.POINTER(_Tensor),
+        ctypes.c_size_t, vp]
+    lib.fusion_executable_infer_packed.argtypes = [
+        vp, ctypes.POINTER(vp), i64p, ctypes.c_size_t, i64p, ctypes.c_size_t]
+    lib.fusion_executable_run_packed.argtypes = [
+        vp, ctypes.POINTER(vp), i64p, ctypes.c_size_t, ctypes.POINTER(vp), i64p,
+        ctypes.c_size_t, vp]
+    lib.fusion_measure_raw_launch_us.argtypes = [
+        ctypes.c_int, vp, ctypes.POINTER(ctypes.c_double)]
+    lib.fusion_executable_cache_stats.argtypes = [vp, vp]
+    lib.fusion_driver_status.argtypes = []
+    lib.fusion_stream_synchronize.argtypes = [vp]
     _lib = lib
     return lib
 
@@ -95,82 +156,406 @@ def _check(code):
                           lib.fusion_last_error_message().decode())
 
 
-class Executable:
-    """A loaded module file; call it on torch CUDA tensors."""
+def measure_raw_launch_us(launches=10000, stream=None, library=None):
+    """Host time per cuLaunchKernelEx of an empty kernel (the floor of host
+    overhead), in microseconds; `stream` is a CUstream (an int), default the
+    legacy default stream. Uses the CUDA context current on this thread."""
+    lib = load_library(library)
+    out = ctypes.c_double()
+    _check(lib.fusion_measure_raw_launch_us(int(launches), stream, ctypes.byref(out)))
+    return out.value
 
-    def __init__(self, path, library=None):
-        self._lib = load_library(library)
+
+# --- tensor backends -----------------------------------------------------------------
+
+
+class TorchBackend:
+    """What the fast path needs from torch: output allocation, the current
+    device and its raw stream. Tests substitute a fake with these methods."""
+
+    def __init__(self):
+        import torch
+        self.torch = torch
+        self.empty = torch.empty
+        self.empty_strided = torch.empty_strided
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        self.raw_stream = raw if raw is not None else \
+            (lambda index: torch.cuda.current_stream(index).cuda_stream)
+        get_device = getattr(torch._C, "_cuda_getDevice", None)
+        self.current_device = get_device if get_device is not None else \
+            torch.cuda.current_device
+        self.device_guard = torch.cuda.device
+
+    def dtype(self, code):
+        return getattr(self.torch, _TORCH_NAMES[code])
+
+    def device(self, index):
+        return self.torch.device("cuda", index)
+
+
+_torch_backend = None
+
+
+def torch_backend():
+    global _torch_backend
+    if _torch_backend is None:
+        _torch_backend = TorchBackend()
+    return _torch_backend
+
+
+def _dtype_name(dtype):
+    return str(dtype).replace("torch.", "")
+
+
+def _row_major(shape):
+    strides = [1] * len(shape)
+    for d in range(len(shape) - 1, 0, -1):
+        strides[d - 1] = strides[d] * max(shape[d], 1)
+    return tuple(strides)
+
+
+def _is_number(x):
+    if isinstance(x, numbers.Number):
+        return not hasattr(x, "data_ptr")
+    # numpy scalars (numpy.bool_ is not a numbers.Number).
+    return type(x).__module__ == "numpy" and getattr(x, "shape", None) == ()
+
+
+def make_key(inputs, codes):
+    """The signature key of `inputs` for per-slot `codes` (0 tensor: dtype,
+    shape, strides, device; 1 scalar: its type; 2 scalar: type and value).
+    Raises (AttributeError, TypeError, ValueError) for inputs that do not
+    fit; the caller diagnoses."""
+    if len(inputs) != len(codes):
+        raise ValueError("wrong number of inputs")
+    key = []
+    for x, code in zip(inputs, codes):
+        if code == 0:
+            key.append((x.dtype, x.shape, x.stride(), x.get_device()))
+        elif type(x) is ScalarArg:
+            key.append((ScalarArg, x.dtype, x.value) if code == 2 else (ScalarArg, x.dtype))
+        else:
+            key.append((type(x), x) if code == 2 else type(x))
+    return tuple(key)
+
+
+class _Signature:
+    """Everything one input signature needs per call (see Note [Python fast
+    path]): input records with the tensors' dtype, rank, sizes and strides
+    filled in, the output records, how to allocate each output, and the
+    scalar slots to fill per call."""
+
+    __slots__ = ("records", "doubles", "out_records", "outputs", "scalars",
+                 "device_index", "device", "out_key_records")
+
+
+class Executable:
+    """A loaded module file; call it on torch CUDA tensors.
+
+    `exe(*inputs)` returns the output tensor (a tuple for several outputs),
+    `exe.call(inputs)` a list; `exe.run(inputs, outputs)` writes
+    preallocated outputs; `exe.empty_outputs(inputs)` allocates them. Every
+    error is a FusionError raised before anything is launched."""
+
+    def __init__(self, path, library=None, backend=None):
+        self._lib = lib = load_library(library)
         handle = ctypes.c_void_p()
-        _check(self._lib.fusion_executable_load_file(
-            os.fsencode(path), ctypes.byref(handle)))
+        _check(lib.fusion_executable_load_file(os.fsencode(path), ctypes.byref(handle)))
         self._handle = handle
-        self.num_inputs = self._lib.fusion_executable_num_inputs(handle)
-        self.num_outputs = self._lib.fusion_executable_num_outputs(handle)
+        self.path = path
+        self.num_inputs = n = lib.fusion_executable_num_inputs(handle)
+        self.num_outputs = m = lib.fusion_executable_num_outputs(handle)
+        self._backend = backend
+        self.input_names, self.input_kinds, self.input_dtypes = [], [], []
+        self.input_ranks = []
+        affects = []
+        info = _InputInfo()
+        flags = ctypes.c_uint32()
+        for i in range(n):
+            _check(lib.fusion_executable_input(handle, i, ctypes.byref(info)))
+            _check(lib.fusion_executable_input_flags(handle, i, ctypes.byref(flags)))
+            self.input_names.append((info.name or b"").decode())
+            self.input_kinds.append(info.kind)
+            self.input_dtypes.append(info.dtype)
+            self.input_ranks.append(info.rank)
+            affects.append(bool(flags.value & INPUT_VALUE_AFFECTS_PLAN))
+        self.output_dtypes = []
+        dt, rank = ctypes.c_int32(), ctypes.c_int32()
+        for o in range(m):
+            _check(lib.fusion_executable_output(handle, o, ctypes.byref(dt), ctypes.byref(rank)))
+            self.output_dtypes.append(dt.value)
+        # Per slot: 0 tensor, 1 scalar (its type is in the key), 2 scalar
+        # whose value the plan reads (the value is in the key too).
+        self.key_codes = tuple(0 if k == ARG_TENSOR else (2 if a else 1)
+                               for k, a in zip(self.input_kinds, affects))
+        self._tensor_slots = tuple(i for i in range(n) if self.input_kinds[i] == ARG_TENSOR)
+        self._in_data = (ctypes.c_void_p * max(n, 1))()
+        self._out_data = (ctypes.c_void_p * max(m, 1))()
+        self._signatures = {}
+        self._lock = threading.Lock()
+        self._run_packed = lib.fusion_executable_run_packed
+        self._dtype_codes = {}
 
     def __del__(self):
         if getattr(self, "_handle", None):
             self._lib.fusion_executable_destroy(self._handle)
             self._handle = None
 
-    def _args(self, inputs):
-        args = (_Arg * len(inputs))()
-        keep = []
-        for i, t in enumerate(inputs):
-            if isinstance(t, ScalarArg):
-                name = "i64" if t.dtype == "index" else t.dtype.lower()
-                name = {"f8e4m3fn": "f8e4m3"}.get(name, name)
-                code = _DTYPES.index(name)
-                is_float = name.startswith("f")
-                args[i] = _Arg(1, code, None, 0, None, None,
-                               0 if is_float else int(t.value),
-                               float(t.value) if is_float else 0.0)
+    # -- labels and errors --
+
+    def _label(self, i):
+        return f"input {i} ({self.input_names[i]})"
+
+    def _error(self, code, name, message):
+        return FusionError(code, name, message)
+
+    def backend(self):
+        if self._backend is None:
+            self._backend = torch_backend()
+        return self._backend
+
+    # -- the signature key --
+
+    def signature_key(self, inputs, codes=None):
+        """The cache key of these inputs (see Note [Python fast path]); raises
+        a FusionError for inputs that cannot be keyed (wrong count, a
+        non-tensor where a tensor belongs)."""
+        codes = self.key_codes if codes is None else codes
+        if len(inputs) != len(codes):
+            raise self._error(_WRONG_INPUT_COUNT, "WrongInputCount",
+                              f"wrong number of inputs: expected {len(codes)}, "
+                              f"got {len(inputs)}")
+        try:
+            return make_key(inputs, codes)
+        except Exception:
+            self._diagnose(inputs)
+            raise
+
+    def _diagnose(self, inputs):
+        """Raises the FusionError that explains why inputs cannot be keyed."""
+        for i, x in enumerate(inputs):
+            if self.input_kinds[i] == ARG_TENSOR and not (
+                    hasattr(x, "data_ptr") and hasattr(x, "stride")):
+                raise self._error(_WRONG_INPUT_KIND, "WrongInputKind",
+                                  f"{self._label(i)}: expected a tensor, got "
+                                  f"{type(x).__name__}")
+
+    def _dtype_code(self, dtype):
+        code = self._dtype_codes.get(dtype)
+        if code is None:
+            code = _TORCH_DTYPES.get(_dtype_name(dtype))
+            if code is not None:
+                self._dtype_codes[dtype] = code
+        return code
+
+    # -- binding a new signature (slow path) --
+
+    def _bind(self, inputs, key):
+        n, m = self.num_inputs, self.num_outputs
+        records = (ctypes.c_int64 * max(n * WORDS, 1))()
+        doubles = (ctypes.c_double * max(n * WORDS, 1)).from_buffer(records)
+        data = (ctypes.c_void_p * max(n, 1))()
+        scalars = []
+        device_index = None
+        first = None
+        for i, x in enumerate(inputs):
+            base = i * WORDS
+            if self.input_kinds[i] == ARG_TENSOR:
+                dev = x.get_device()
+                if dev < 0:
+                    where = getattr(x, "device", "cpu")
+                    raise self._error(_INVALID_ARGUMENT, "InvalidArgument",
+                                      f"{self._label(i)}: expected a CUDA tensor, got a "
+                                      f"tensor on {where}")
+                if device_index is None:
+                    device_index, first = dev, i
+                elif dev != device_index:
+                    raise self._error(_INVALID_ARGUMENT, "InvalidArgument",
+                                      f"{self._label(i)}: on cuda:{dev}, but "
+                                      f"{self._label(first)} is on cuda:{device_index}: "
+                                      f"all tensors must be on one device")
+                code = self._dtype_code(x.dtype)
+                if code is None:
+                    raise self._error(_WRONG_DTYPE, "WrongDType",
+                                      f"{self._label(i)}: expected dtype "
+                                      f"{_DTYPES[self.input_dtypes[i]]}, got unsupported "
+                                      f"dtype {_dtype_name(x.dtype)}")
+                shape, strides = tuple(x.shape), tuple(x.stride())
+                records[base + KIND] = ARG_TENSOR
+                records[base + DTYPE] = code
+                records[base + RANK] = len(shape)
+                for d in range(min(len(shape), MAX_RANK)):
+                    records[base + SIZES + d] = shape[d]
+                    records[base + STRIDES + d] = strides[d]
+                data[i] = x.data_ptr()
                 continue
-            dtype = _TORCH_DTYPES.get(str(t.dtype).replace("torch.", ""))
-            if dtype is None:
-                raise FusionError(1, "WrongDType",
-                                  f"input {i}: unsupported dtype {t.dtype}")
-            sizes = (ctypes.c_int64 * max(t.dim(), 1))(*t.shape)
-            strides = (ctypes.c_int64 * max(t.dim(), 1))(*t.stride())
-            keep += [sizes, strides]
-            args[i] = _Arg(0, dtype, t.data_ptr(), t.dim(), sizes, strides, 0, 0.0)
-        return args, keep
+            value, code = x, self.input_dtypes[i]
+            if type(x) is ScalarArg:
+                value, code = x.value, scalar_dtype_code(x.dtype)
+            if not _is_number(value):
+                raise self._error(_WRONG_INPUT_KIND, "WrongInputKind",
+                                  f"{self._label(i)}: expected a scalar "
+                                  f"{_DTYPES[self.input_dtypes[i]]} (a Python number), "
+                                  f"got {type(value).__name__}")
+            is_float = code in _FLOAT_CODES
+            if not is_float and isinstance(value, float):
+                raise self._error(_WRONG_DTYPE, "WrongDType",
+                                  f"{self._label(i)}: expected an integer scalar "
+                                  f"{_DTYPES[code]}, got {value!r}")
+            records[base + KIND] = ARG_SCALAR
+            records[base + DTYPE] = code
+            scalars.append((i, base + VALUE, is_float, type(x) is ScalarArg))
+            self._write_scalar(records, doubles, base + VALUE, is_float, value)
+        out_records = (ctypes.c_int64 * max(m * WORDS, 1))()
+        _check(self._lib.fusion_executable_infer_packed(
+            self._handle, data, records, n, out_records, m))
+        sig = _Signature()
+        sig.records, sig.doubles, sig.out_records = records, doubles, out_records
+        sig.scalars = tuple(scalars)
+        sig.out_key_records = {}
+        backend = self.backend()
+        if device_index is None:  # no tensor inputs: the current device
+            device_index = backend.current_device()
+        sig.device_index = device_index
+        sig.device = backend.device(device_index)
+        outputs = []
+        for o in range(m):
+            base = o * WORDS
+            rank = out_records[base + RANK]
+            shape = tuple(out_records[base + SIZES + d] for d in range(rank))
+            strides = tuple(out_records[base + STRIDES + d] for d in range(rank))
+            dtype = backend.dtype(out_records[base + DTYPE])
+            contiguous = all(s == r or size <= 1 for s, r, size
+                             in zip(strides, _row_major(shape), shape))
+            outputs.append((out_records[base + ALIAS], shape, strides, dtype, contiguous))
+        sig.outputs = tuple(outputs)
+        if len(self._signatures) >= _MAX_SIGNATURES:
+            self._signatures.clear()
+        self._signatures[key] = sig
+        return sig
+
+    @staticmethod
+    def _write_scalar(records, doubles, word, is_float, value):
+        if is_float:
+            doubles[word] = float(value)
+        else:
+            records[word] = int(value)
+
+    def signature(self, inputs, key=None):
+        """The _Signature of these inputs, bound on first use."""
+        if key is None:
+            key = self.signature_key(inputs)
+        sig = self._signatures.get(key)
+        if sig is None:
+            sig = self._bind(inputs, key)
+        return sig
+
+    # -- calls --
+
+    def allocate(self, sig, inputs):
+        """Output tensors for a call with signature `sig`: views of inputs
+        where the module says so, torch.empty otherwise."""
+        backend = self._backend
+        outs = []
+        for alias, shape, strides, dtype, contiguous in sig.outputs:
+            if alias >= 0:
+                outs.append(inputs[alias].as_strided(shape, strides))
+            elif contiguous:
+                outs.append(backend.empty(shape, dtype=dtype, device=sig.device))
+            else:
+                outs.append(backend.empty_strided(shape, strides, dtype=dtype,
+                                                  device=sig.device))
+        return outs
+
+    def launch(self, sig, inputs, outs, stream=None, out_records=None,
+               provided=False):
+        """Runs with signature `sig` (from signature()) into the tensors `outs`
+        and returns them; one C call. Outputs that are views of inputs are
+        passed as null unless `provided` (then every output's pointer is
+        passed, and `out_records` describes the outputs)."""
+        backend = self._backend
+        index = sig.device_index
+        if backend.current_device() != index:
+            with backend.device_guard(index):
+                return self.launch(sig, inputs, outs, stream, out_records, provided)
+        if stream is None:
+            stream = backend.raw_stream(index)
+        with self._lock:
+            data = self._in_data
+            for i in self._tensor_slots:
+                data[i] = inputs[i].data_ptr()
+            if sig.scalars:
+                records, doubles = sig.records, sig.doubles
+                for i, word, is_float, wrapped in sig.scalars:
+                    x = inputs[i].value if wrapped else inputs[i]
+                    if is_float:
+                        doubles[word] = float(x)
+                    else:
+                        records[word] = int(x)
+            odata = self._out_data
+            specs = sig.outputs
+            for o, t in enumerate(outs):
+                odata[o] = t.data_ptr() if provided or specs[o][0] < 0 else None
+            code = self._run_packed(self._handle, data, sig.records, self.num_inputs,
+                                    odata, sig.out_records if out_records is None
+                                    else out_records, self.num_outputs, stream)
+        if code != 0:
+            _check(code)
+        return outs
+
+    def call(self, inputs, stream=None):
+        """Runs on these inputs with outputs allocated by torch; returns the
+        list of outputs. Uses torch's current stream unless one is given."""
+        key = self.signature_key(inputs)
+        sig = self._signatures.get(key)
+        if sig is None:
+            self.backend()
+            sig = self._bind(inputs, key)
+        return self.launch(sig, inputs, self.allocate(sig, inputs), stream)
+
+    def __call__(self, *inputs):
+        outputs = self.call(inputs)
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
     def run(self, inputs, outputs, stream=None):
         """Runs on the given torch tensors; `outputs` are preallocated tensors
-        written in place. Uses torch's current stream unless one is given."""
-        import torch
-        args, keep = self._args(inputs)
-        outs = (_Tensor * len(outputs))()
-        for i, t in enumerate(outputs):
-            outs[i].data = t.data_ptr()
-            outs[i].dtype = _TORCH_DTYPES[str(t.dtype).replace("torch.", "")]
-            outs[i].rank = t.dim()
-            for d in range(t.dim()):
-                outs[i].sizes[d] = t.shape[d]
-                outs[i].strides[d] = t.stride(d)
-        if stream is None:
-            stream = torch.cuda.current_stream().cuda_stream
-        _check(self._lib.fusion_executable_run(
-            self._handle, args, len(inputs), outs, len(outputs),
-            ctypes.c_void_p(stream)))
+        written in place (checked against the plan: dtype, shape, strides).
+        Uses torch's current stream unless one is given."""
+        self.backend()
+        sig = self.signature(inputs)
+        if len(outputs) != self.num_outputs:
+            raise self._error(_WRONG_OUTPUT, "WrongOutput",
+                              f"wrong number of outputs: expected {self.num_outputs}, "
+                              f"got {len(outputs)}")
+        okey = tuple((t.dtype, t.shape, t.stride()) for t in outputs)
+        records = sig.out_key_records.get(okey)
+        if records is None:
+            records = (ctypes.c_int64 * max(self.num_outputs * WORDS, 1))()
+            for o, t in enumerate(outputs):
+                code = self._dtype_code(t.dtype)
+                shape, strides = tuple(t.shape), tuple(t.stride())
+                records[o * WORDS + DTYPE] = -1 if code is None else code
+                records[o * WORDS + RANK] = len(shape)
+                for d in range(min(len(shape), MAX_RANK)):
+                    records[o * WORDS + SIZES + d] = shape[d]
+                    records[o * WORDS + STRIDES + d] = strides[d]
+            if len(sig.out_key_records) >= 64:
+                sig.out_key_records.clear()
+            sig.out_key_records[okey] = records
+        self.launch(sig, inputs, outputs, stream, records, provided=True)
         return outputs
 
     def empty_outputs(self, inputs):
-        """Allocates the outputs for these inputs with torch."""
-        import torch
-        args, keep = self._args(inputs)
-        outs = (_Tensor * self.num_outputs)()
-        _check(self._lib.fusion_executable_infer_outputs(
-            self._handle, args, len(inputs), outs, self.num_outputs))
-        by_code = {v: k for k, v in _TORCH_DTYPES.items()}
-        result = []
-        for o in outs:
-            shape = [o.sizes[d] for d in range(o.rank)]
-            result.append(torch.empty(shape, dtype=getattr(torch, by_code[o.dtype]),
-                                      device="cuda"))
-        return result
+        """Allocates the outputs for these inputs with torch (views of inputs
+        for outputs that are views)."""
+        self.backend()
+        sig = self.signature(inputs)
+        return self.allocate(sig, inputs)
 
-    def __call__(self, *inputs):
-        outputs = self.empty_outputs(inputs)
-        self.run(inputs, outputs)
-        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+    def cache_stats(self):
+        """The runtime's plan cache ({'hits', 'misses', 'entries'}) and the
+        number of signatures bound in Python ('signatures')."""
+        stats = (ctypes.c_uint64 * 3)()
+        _check(self._lib.fusion_executable_cache_stats(self._handle, stats))
+        return {"hits": stats[0], "misses": stats[1], "entries": stats[2],
+                "signatures": len(self._signatures)}

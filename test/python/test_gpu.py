@@ -102,3 +102,125 @@ def test_cache_hit_on_second_call():
     fd2.execute([a, a])
     assert fd2.last_execution["cache_hit"]
     assert first in (True, False)
+
+
+# --- the fast path (Note [Python fast path] in fusion/runtime.py) -------------------
+
+
+def tiny3_fd():
+    with FusionDefinition("tiny3") as fd:
+        a = fd.define_tensor([-1], DataType.Float32, name="a")
+        b = fd.define_tensor([-1], DataType.Float32, name="b")
+        fd.add_output(fd.ops.relu(fd.ops.add(fd.ops.mul(a, b), a)))
+    return fd
+
+
+def test_fast_path_three_op_fusion():
+    fd = tiny3_fd()
+    results = []
+    for i in range(5):
+        a = torch.randn(1024, device="cuda")
+        b = torch.randn(1024, device="cuda")
+        (out,) = fd.execute([a, b])
+        results.append((out, torch.relu(a * b + a)))
+        if i:
+            assert fd.last_execution["cache_hit"]
+    # Every call got its own output, none overwritten by a later call.
+    for out, expected in results:
+        torch.testing.assert_close(out, expected)
+    assert len({o.data_ptr() for o, _ in results}) == len(results)
+    # Other sizes and strides through the same definition.
+    for n in (1, 1023, 4097, 0):
+        a, b = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+        (out,) = fd.execute([a, b])
+        torch.testing.assert_close(out, torch.relu(a * b + a))
+    a = torch.randn(4096, device="cuda")[::2]
+    b = torch.randn(2048, device="cuda")
+    (out,) = fd.execute([a, b])
+    torch.testing.assert_close(out, torch.relu(a * b + a))
+
+
+def test_fast_path_bad_inputs_after_a_hit():
+    fd = tiny3_fd()
+    a = torch.randn(256, device="cuda")
+    fd.execute([a, a])
+    fd.execute([a, a])
+    with pytest.raises(FusionInputError, match=r"input 1 \(b\): expected dtype f32, got float16"):
+        fd.execute([a, a.half()])
+    with pytest.raises(FusionInputError, match="several devices"):
+        fd.execute([a, a.cpu()])
+    with pytest.raises(FusionInputError, match="expected rank 1"):
+        fd.execute([a, a.view(16, 16)])
+    with pytest.raises(FusionInputError, match="expected a tensor"):
+        fd.execute([a, 2.0])
+    (out,) = fd.execute([a, a])  # still works
+    torch.testing.assert_close(out, torch.relu(a * a + a))
+
+
+def test_fast_path_on_a_side_stream():
+    fd = tiny3_fd()
+    a = torch.randn(1 << 20, device="cuda")
+    b = torch.randn(1 << 20, device="cuda")
+    fd.execute([a, b])
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        (out,) = fd.execute([a, b])
+        expected = torch.relu(a * b + a)
+    stream.synchronize()
+    torch.testing.assert_close(out, expected)
+
+
+def test_fast_path_scalar_and_view_outputs():
+    with FusionDefinition("scaled") as fd:
+        a = fd.define_tensor([-1, -1], DataType.Float32, name="a")
+        s = fd.define_scalar(dtype=DataType.Float32)
+        fd.add_output(fd.ops.mul(a, s))
+        fd.add_output(fd.ops.permute(a, [1, 0]))
+    x = torch.randn(64, 48, device="cuda")
+    for scale in (0.5, 2.0, -3.25):
+        out, view = fd.execute([x, scale])
+        torch.testing.assert_close(out, x * scale)
+        assert view.data_ptr() == x.data_ptr()
+        torch.testing.assert_close(view, x.t())
+
+
+def test_executable_call_run_and_errors():
+    from fusion import FusionError, runtime
+    fd = tiny3_fd()
+    a = torch.randn(1024, device="cuda")
+    b = torch.randn(1024, device="cuda")
+    fd.execute([a, b])
+    exe = runtime.Executable(fd.last_execution["module"])
+    torch.testing.assert_close(exe(a, b), torch.relu(a * b + a))
+    outs = exe.empty_outputs([a, b])
+    exe.run([a, b], outs)
+    torch.testing.assert_close(outs[0], torch.relu(a * b + a))
+    with pytest.raises(FusionError, match="output 0: dim 0 expected 1024, got 1000"):
+        exe.run([a, b], [torch.empty(1000, device="cuda")])
+    with pytest.raises(FusionError, match=r"input 1 \(b\): expected dtype f32, got f16"):
+        exe(a, b.half())
+    with pytest.raises(FusionError, match="expected a CUDA tensor"):
+        exe(a, b.cpu())
+    with pytest.raises(FusionError, match="expected a tensor, got float"):
+        exe(a, 1.0)
+    torch.testing.assert_close(exe(a, b), torch.relu(a * b + a))
+    stats = exe.cache_stats()
+    assert stats["misses"] == 1 and stats["hits"] >= 3
+
+
+def test_raw_launch_floor_and_host_overhead_bench():
+    import os
+    import sys
+    from fusion import runtime
+    raw = runtime.measure_raw_launch_us(2000, torch.cuda.current_stream().cuda_stream)
+    assert 0 < raw < 1000
+    bench = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "bench")
+    if not os.path.isfile(os.path.join(bench, "host_overhead.py")):
+        pytest.skip("bench/host_overhead.py is not here")
+    sys.path.insert(0, bench)
+    import host_overhead
+    result = host_overhead.measure(calls=300, repeats=2, compile_peers=False)
+    for path in ("fd.execute", "Executable.call", "raw cuLaunchKernelEx", "torch eager"):
+        assert result[path]["us"] is not None, (path, result[path])

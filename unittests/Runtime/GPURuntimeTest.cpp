@@ -4,6 +4,7 @@
 #include "TestModule.h"
 
 #include "fusion/Runtime/Executable.h"
+#include "fusion/Runtime/fusion_runtime.h"
 
 #include <cuda.h>
 #include <gtest/gtest.h>
@@ -441,4 +442,178 @@ TEST_F(GPURuntimeTest, SteadyStateHostOverhead) {
   loaded = Executable::load(bytes.data(), bytes.size());
   ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
   measure(**loaded, "1 launch, no intermediate");
+}
+
+namespace {
+
+/// One packed tensor record (fusion_runtime.h, FUSION_PACKED_*), 1-D.
+void packTensor(int64_t *record, int dtype, int64_t n) {
+  std::fill(record, record + FUSION_PACKED_WORDS, 0);
+  record[FUSION_PACKED_KIND] = FUSION_ARG_TENSOR;
+  record[FUSION_PACKED_DTYPE] = dtype;
+  record[FUSION_PACKED_RANK] = 1;
+  record[FUSION_PACKED_SIZES] = n;
+  record[FUSION_PACKED_STRIDES] = 1;
+}
+
+void packFloat(int64_t *record, int dtype, double value) {
+  std::fill(record, record + FUSION_PACKED_WORDS, 0);
+  record[FUSION_PACKED_KIND] = FUSION_ARG_SCALAR;
+  record[FUSION_PACKED_DTYPE] = dtype;
+  std::memcpy(record + FUSION_PACKED_VALUE, &value, sizeof(double));
+}
+
+struct CExecutable {
+  fusion_executable *exe = nullptr;
+  ~CExecutable() { fusion_executable_destroy(exe); }
+};
+
+} // namespace
+
+TEST_F(GPURuntimeTest, PackedRunMatchesTheReference) {
+  std::vector<uint8_t> bytes = makeAxpyModule().build();
+  CExecutable c;
+  ASSERT_EQ(fusion_executable_load(bytes.data(), bytes.size(), &c.exe),
+            FUSION_OK)
+      << fusion_last_error_message();
+  for (int64_t n : std::vector<int64_t>{1000, kLargeThreshold + 1}) {
+    std::vector<float> a = randomVector(n, 11), b = randomVector(n, 12);
+    CUdeviceptr da = upload(a), db = upload(b);
+    CUdeviceptr dout = upload(std::vector<float>(n));
+    float alpha = 0.25f;
+    int64_t records[3 * FUSION_PACKED_WORDS];
+    packTensor(records, FUSION_DTYPE_F32, n);
+    packTensor(records + FUSION_PACKED_WORDS, FUSION_DTYPE_F32, n);
+    packFloat(records + 2 * FUSION_PACKED_WORDS, FUSION_DTYPE_F32, alpha);
+    void *data[3] = {reinterpret_cast<void *>(da), reinterpret_cast<void *>(db),
+                     nullptr};
+    int64_t outRecords[2 * FUSION_PACKED_WORDS];
+    ASSERT_EQ(
+        fusion_executable_infer_packed(c.exe, data, records, 3, outRecords, 2),
+        FUSION_OK)
+        << fusion_last_error_message();
+    EXPECT_EQ(outRecords[FUSION_PACKED_WORDS + FUSION_PACKED_ALIAS], 0);
+    // Output 0 provided, output 1 (a view of a) left null.
+    void *outData[2] = {reinterpret_cast<void *>(dout), nullptr};
+    for (int call = 0; call < 3; ++call) {
+      outData[1] = nullptr;
+      ASSERT_EQ(fusion_executable_run_packed(c.exe, data, records, 3, outData,
+                                             outRecords, 2, nullptr),
+                FUSION_OK)
+          << fusion_last_error_message();
+    }
+    EXPECT_EQ(outData[0], reinterpret_cast<void *>(dout));
+    EXPECT_EQ(outData[1], reinterpret_cast<void *>(da));
+    ASSERT_EQ(fusion_stream_synchronize(nullptr), FUSION_OK);
+    std::vector<float> out = download(dout, n);
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_NEAR(out[i], std::fma(alpha, a[i], std::fma(alpha, b[i], a[i])),
+                  1e-5f)
+          << "n = " << n << ", i = " << i;
+
+    // Runtime-allocated output 0.
+    void *allocated[2] = {nullptr, nullptr};
+    ASSERT_EQ(fusion_executable_run_packed(c.exe, data, records, 3, allocated,
+                                           nullptr, 2, nullptr),
+              FUSION_OK)
+        << fusion_last_error_message();
+    ASSERT_NE(allocated[0], nullptr);
+    ASSERT_EQ(fusion_stream_synchronize(nullptr), FUSION_OK);
+    out = download(reinterpret_cast<CUdeviceptr>(allocated[0]), n);
+    EXPECT_NEAR(out[n - 1],
+                std::fma(alpha, a[n - 1], std::fma(alpha, b[n - 1], a[n - 1])),
+                1e-5f);
+    ASSERT_EQ(fusion_free_async(allocated[0], nullptr), FUSION_OK);
+  }
+  fusion_cache_stats stats;
+  ASSERT_EQ(fusion_executable_cache_stats(c.exe, &stats), FUSION_OK);
+  EXPECT_EQ(stats.misses, 2u); // one per size; every other call hit
+  EXPECT_EQ(stats.hits, 8u);
+}
+
+TEST_F(GPURuntimeTest, PackedRunBadInputsLaunchNothing) {
+  std::vector<uint8_t> bytes = makeAxpyModule().build();
+  CExecutable c;
+  ASSERT_EQ(fusion_executable_load(bytes.data(), bytes.size(), &c.exe),
+            FUSION_OK);
+  int64_t n = 4096;
+  CUdeviceptr da = upload(randomVector(n, 3)), db = upload(randomVector(n, 4));
+  CUdeviceptr dout = upload(std::vector<float>(n));
+  const unsigned kPoison = 0x7fbadbadu;
+  CU_ASSERT(cu.memsetD32(dout, kPoison, n));
+  CU_ASSERT(cu.ctxSynchronize());
+  int64_t records[3 * FUSION_PACKED_WORDS];
+  packTensor(records, FUSION_DTYPE_F32, n);
+  packTensor(records + FUSION_PACKED_WORDS, FUSION_DTYPE_F16, n);
+  packFloat(records + 2 * FUSION_PACKED_WORDS, FUSION_DTYPE_F32, 1.0);
+  void *data[3] = {reinterpret_cast<void *>(da), reinterpret_cast<void *>(db),
+                   nullptr};
+  int64_t outRecords[2 * FUSION_PACKED_WORDS] = {};
+  packTensor(outRecords, FUSION_DTYPE_F32, n);
+  void *outData[2] = {reinterpret_cast<void *>(dout), nullptr};
+  EXPECT_EQ(fusion_executable_run_packed(c.exe, data, records, 3, outData,
+                                         outRecords, 2, nullptr),
+            FUSION_ERROR_WRONG_DTYPE);
+  EXPECT_STREQ(fusion_last_error_message(),
+               "input 1 (b): expected dtype f32, got f16");
+  EXPECT_EQ(outData[1], nullptr);
+  CU_ASSERT(cu.ctxSynchronize());
+  std::vector<float> out = download(dout, n);
+  for (int64_t i = 0; i < n; ++i) {
+    unsigned bits;
+    std::memcpy(&bits, &out[i], 4);
+    ASSERT_EQ(bits, kPoison) << "output written at " << i;
+  }
+}
+
+TEST_F(GPURuntimeTest, RawLaunchFloorAndPackedHostOverhead) {
+  double raw = 0;
+  ASSERT_EQ(fusion_measure_raw_launch_us(5000, nullptr, &raw), FUSION_OK)
+      << fusion_last_error_message();
+  EXPECT_GT(raw, 0.0);
+  EXPECT_LT(raw, 1000.0);
+  std::cout << "raw cuLaunchKernelEx of an empty kernel: " << raw
+            << " us per launch\n";
+
+  // The single-launch axpy module through the packed entry point.
+  TestModule single = makeAxpyModule();
+  single.launches.pop_back();
+  single.launches[0][0].params[2].value = 4;
+  single.buffers[0].sizes = {single.constant(0)};
+  std::vector<uint8_t> bytes = single.build();
+  CExecutable c;
+  ASSERT_EQ(fusion_executable_load(bytes.data(), bytes.size(), &c.exe),
+            FUSION_OK);
+  int64_t n = 1024;
+  CUdeviceptr da = upload(randomVector(n, 5)), db = upload(randomVector(n, 6));
+  CUdeviceptr dout = upload(std::vector<float>(n));
+  int64_t records[3 * FUSION_PACKED_WORDS];
+  packTensor(records, FUSION_DTYPE_F32, n);
+  packTensor(records + FUSION_PACKED_WORDS, FUSION_DTYPE_F32, n);
+  packFloat(records + 2 * FUSION_PACKED_WORDS, FUSION_DTYPE_F32, 1.0);
+  void *data[3] = {reinterpret_cast<void *>(da), reinterpret_cast<void *>(db),
+                   nullptr};
+  int64_t outRecords[2 * FUSION_PACKED_WORDS];
+  ASSERT_EQ(
+      fusion_executable_infer_packed(c.exe, data, records, 3, outRecords, 2),
+      FUSION_OK);
+  void *outData[2] = {reinterpret_cast<void *>(dout), nullptr};
+  ASSERT_EQ(fusion_executable_run_packed(c.exe, data, records, 3, outData,
+                                         outRecords, 2, nullptr),
+            FUSION_OK);
+  constexpr int kCalls = 5000;
+  auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < kCalls; ++i) {
+    outData[1] = nullptr;
+    ASSERT_EQ(fusion_executable_run_packed(c.exe, data, records, 3, outData,
+                                           outRecords, 2, nullptr),
+              FUSION_OK);
+  }
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  ASSERT_EQ(fusion_stream_synchronize(nullptr), FUSION_OK);
+  double perCall =
+      std::chrono::duration<double, std::micro>(elapsed).count() / kCalls;
+  std::cout << "host time per fusion_executable_run_packed, 1 launch: "
+            << perCall << " us (raw launch " << raw << " us)\n";
+  EXPECT_LT(perCall, raw + 10.0) << "packed path far above the raw floor";
 }

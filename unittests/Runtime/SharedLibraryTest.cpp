@@ -30,7 +30,9 @@ TEST(SharedLibraryTest, ExportsTheCApiOnly) {
   for (const char *symbol :
        {"fusion_last_error_message", "fusion_last_error_code",
         "fusion_executable_run", "fusion_executable_plan",
-        "fusion_executable_infer_outputs", "fusion_free_async"})
+        "fusion_executable_infer_outputs", "fusion_free_async",
+        "fusion_executable_infer_packed", "fusion_executable_run_packed",
+        "fusion_executable_input_flags", "fusion_measure_raw_launch_us"})
     EXPECT_NE(dlsym(library, symbol), nullptr) << symbol;
   // C++ internals stay hidden, e.g. fusion::runtime::dtypeName(DType).
   EXPECT_EQ(dlsym(library, "_ZN6fusion7runtime9dtypeNameENS0_5DTypeE"),

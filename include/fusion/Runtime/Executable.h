@@ -90,6 +90,9 @@ struct InputInfo {
   ArgKind kind = ArgKind::Tensor;
   DType dtype = DType::F32;
   std::vector<int64_t> sizes; // static size per dim, -1 for a dynamic dim
+  /// An integer scalar whose value the launch plan reads (part of the plan
+  /// cache's signature; output sizes may depend on it).
+  bool valueAffectsPlan = false;
 };
 struct OutputInfo {
   DType dtype = DType::F32;
@@ -226,6 +229,11 @@ Status cudaDriverStatus();
 Status freeDeviceMemory(void *data, void *stream);
 /// Waits for all work on `stream`.
 Status synchronizeStream(void *stream);
+/// The floor of host overhead: the host time per cuLaunchKernelEx of an
+/// empty kernel (PTX) on `stream` in the current context, in microseconds,
+/// over `launches` launches without synchronization (after 100 warm-up
+/// launches).
+Expected<double> measureRawLaunchMicros(int launches, void *stream);
 
 } // namespace fusion::runtime
 

@@ -59,6 +59,36 @@ enum { FUSION_ARG_TENSOR = 0, FUSION_ARG_SCALAR = 1 };
 
 #define FUSION_MAX_RANK 8
 
+/* The packed form of a call (fusion_executable_infer_packed,
+ * fusion_executable_run_packed): flat arrays instead of structs, so that a
+ * binding such as Python ctypes can fill preallocated arrays per call. Each
+ * input and each output is one record of FUSION_PACKED_WORDS int64 words;
+ * these are the word offsets in a record. */
+enum {
+  /* Inputs: FUSION_ARG_TENSOR or FUSION_ARG_SCALAR. Outputs (written by
+   * fusion_executable_infer_packed): the index of the input the output is a
+   * view of, or -1. */
+  FUSION_PACKED_KIND = 0,
+  FUSION_PACKED_ALIAS = 0,
+  FUSION_PACKED_DTYPE = 1, /* FUSION_DTYPE_* */
+  FUSION_PACKED_RANK = 2,  /* tensors: number of dims, at most 8 */
+  /* Input scalars: the value, an int64 for integer dtypes and i1, the 8
+   * bytes of a double for floating dtypes. Outputs: the element count. */
+  FUSION_PACKED_VALUE = 3,
+  FUSION_PACKED_NUM_ELEMENTS = 3,
+  FUSION_PACKED_SIZES = 4,    /* FUSION_MAX_RANK sizes; `rank` are used */
+  FUSION_PACKED_STRIDES = 12, /* FUSION_MAX_RANK strides, in elements */
+  FUSION_PACKED_WORDS = 20
+};
+
+/* Input flags (fusion_executable_input_flags). */
+enum {
+  /* An integer scalar input whose value the launch plan reads: sizes and
+   * launch configurations may depend on it, so it is part of the plan
+   * cache's signature. */
+  FUSION_INPUT_VALUE_AFFECTS_PLAN = 1
+};
+
 /* A loaded module (opaque). */
 typedef struct fusion_executable fusion_executable;
 /* An evaluated launch plan, for inspection (opaque). */
@@ -157,6 +187,10 @@ fusion_executable_num_inputs(const fusion_executable *exe);
 FUSION_RUNTIME_API int fusion_executable_input(const fusion_executable *exe,
                                                int index,
                                                fusion_input_info *info);
+/* FUSION_INPUT_* flags of input `index`. */
+FUSION_RUNTIME_API int
+fusion_executable_input_flags(const fusion_executable *exe, int index,
+                              uint32_t *flags);
 FUSION_RUNTIME_API int
 fusion_executable_num_outputs(const fusion_executable *exe);
 FUSION_RUNTIME_API int fusion_executable_output(const fusion_executable *exe,
@@ -184,6 +218,36 @@ FUSION_RUNTIME_API int fusion_executable_run(fusion_executable *exe,
                                              fusion_tensor *outputs,
                                              size_t num_outputs, void *stream);
 
+/* The packed fast path. `input_data` holds one device pointer per input
+ * (ignored for scalars, NULL for an empty tensor is fine) and
+ * `input_records` num_inputs records (see FUSION_PACKED_*); both are
+ * borrowed for the call. Inputs are checked exactly as by
+ * fusion_executable_run, with the same typed errors ("input 1 (b): expected
+ * dtype f32, got bf16"), and the same plan cache is used.
+ *
+ * fusion_executable_infer_packed writes one record per output: alias input
+ * (or -1), dtype, rank, element count, sizes, strides. A caller allocates
+ * each output (not a view) with that layout. Needs no GPU. */
+FUSION_RUNTIME_API int
+fusion_executable_infer_packed(fusion_executable *exe, void *const *input_data,
+                               const int64_t *input_records, size_t num_inputs,
+                               int64_t *output_records, size_t num_outputs);
+
+/* Checks and launches on `stream`. `output_data[o]` is the output's device
+ * pointer, or NULL: a view output then gets its input's pointer, any other
+ * output is allocated by the runtime (free it with fusion_free_async).
+ * `output_records` describe the provided outputs (dtype, rank, sizes,
+ * strides: what fusion_executable_infer_packed wrote; the alias and element
+ * count words are ignored) and are checked against the plan like
+ * fusion_tensor; NULL is allowed when every output_data[o] is NULL. On
+ * success output_data[o] holds each output's pointer; on error nothing is
+ * launched and output_data is untouched. */
+FUSION_RUNTIME_API int
+fusion_executable_run_packed(fusion_executable *exe, void *const *input_data,
+                             const int64_t *input_records, size_t num_inputs,
+                             void **output_data, const int64_t *output_records,
+                             size_t num_outputs, void *stream);
+
 FUSION_RUNTIME_API int fusion_executable_cache_stats(fusion_executable *exe,
                                                      fusion_cache_stats *stats);
 FUSION_RUNTIME_API int fusion_executable_clear_cache(fusion_executable *exe);
@@ -208,6 +272,13 @@ FUSION_RUNTIME_API int fusion_plan_register(const fusion_plan *plan, int index,
 FUSION_RUNTIME_API int fusion_driver_status(void); /* FUSION_OK if usable */
 FUSION_RUNTIME_API int fusion_free_async(void *data, void *stream);
 FUSION_RUNTIME_API int fusion_stream_synchronize(void *stream);
+/* The floor for host overhead: loads an empty kernel (PTX, JIT-compiled by
+ * the driver) in the current context, launches it 100 times to warm up,
+ * then `launches` times with cuLaunchKernelEx on `stream` with no
+ * synchronization in between, and writes the host time per launch in
+ * microseconds. Synchronizes the stream before and after timing. */
+FUSION_RUNTIME_API int fusion_measure_raw_launch_us(int launches, void *stream,
+                                                    double *us_per_launch);
 
 #ifdef __cplusplus
 } /* extern "C" */

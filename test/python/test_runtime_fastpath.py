@@ -1,0 +1,500 @@
+"""CPU tests of the Python fast path (Note [Python fast path] in
+fusion/runtime.py): argument packing, signature caching, output allocation
+and the errors for bad inputs, on fake tensors against the real
+libfusion_runtime.so and modules compiled by fusion-translate. No GPU or
+torch needed: a fake backend allocates, and the C call stops at the missing
+driver (or, for FusionDefinition.execute, at a stand-in for the launch).
+The same paths on a GPU are in test_gpu.py."""
+import contextlib
+import ctypes
+import os
+import subprocess
+import sys
+import types
+
+import pytest
+
+from conftest import ROOT, tool_or_skip
+
+from fusion import (DataType, FusionDefinition, FusionError,  # noqa: E402
+                    FusionInputError, cache_stats, clear_cache)
+from fusion import execution, runtime  # noqa: E402
+
+
+def _library_or_skip():
+    candidates = [os.environ.get("FUSION_RUNTIME_LIBRARY")]
+    build = os.environ.get("FUSION_BUILD_DIR")
+    if build:
+        candidates.append(os.path.join(ROOT, build, "lib", "libfusion_runtime.so"))
+    candidates += [os.path.join(ROOT, d, "lib", "libfusion_runtime.so")
+                   for d in ("build-h1", "build", "build-rt")]
+    for path in candidates:
+        if not path or not os.path.isfile(path):
+            continue
+        lib = ctypes.CDLL(path)
+        if hasattr(lib, "fusion_executable_run_packed"):
+            return path
+    pytest.skip("no libfusion_runtime.so with fusion_executable_run_packed "
+                "(build FusionRuntimeShared, or set FUSION_RUNTIME_LIBRARY)")
+
+
+@pytest.fixture(scope="module")
+def library():
+    path = _library_or_skip()
+    if runtime._lib is None:
+        runtime.load_library(path)
+    elif not hasattr(runtime._lib, "fusion_executable_run_packed"):
+        pytest.skip("an older libfusion_runtime.so is loaded already")
+    return path
+
+
+def _driver_present():
+    try:
+        ctypes.CDLL("libcuda.so.1")
+        return True
+    except OSError:
+        return False
+
+
+# --- fakes -----------------------------------------------------------------------
+
+
+class FakeDType:
+    _all = {}
+
+    def __new__(cls, name):
+        if name not in cls._all:
+            obj = super().__new__(cls)
+            obj.name = name
+            cls._all[name] = obj
+        return cls._all[name]
+
+    def __str__(self):
+        return "torch." + self.name
+
+
+class FakeDevice:
+    def __init__(self, index):
+        self.index = index
+        self.type = "cuda" if index >= 0 else "cpu"
+
+    def __str__(self):
+        return f"cuda:{self.index}" if self.index >= 0 else "cpu"
+
+
+_next_pointer = [0x7f0000000000]
+
+
+def _pointer(nbytes):
+    p = _next_pointer[0]
+    _next_pointer[0] += (nbytes + 255) // 256 * 256 + 256
+    return p
+
+
+def _row_major(shape):
+    strides, s = [], 1
+    for size in reversed(shape):
+        strides.insert(0, s)
+        s *= max(size, 1)
+    return tuple(strides)
+
+
+class FakeTensor:
+    """What the binding reads from a torch tensor."""
+
+    __module__ = "torch"  # execution._is_torch looks at the module
+    is_cuda = True
+
+    def __init__(self, shape, dtype="float32", device=0, ptr=None, strides=None):
+        self.shape = tuple(shape)
+        self.dtype = FakeDType(dtype)
+        self._device = device
+        self._strides = tuple(strides) if strides is not None else _row_major(self.shape)
+        n = 1
+        for s in self.shape:
+            n *= s
+        self._ptr = ptr if ptr is not None else (_pointer(8 * n) if n else 0)
+
+    def stride(self, d=None):
+        return self._strides if d is None else self._strides[d]
+
+    def dim(self):
+        return len(self.shape)
+
+    def get_device(self):
+        return self._device
+
+    @property
+    def device(self):
+        return FakeDevice(self._device)
+
+    def data_ptr(self):
+        return self._ptr
+
+    def as_strided(self, shape, strides):
+        return FakeTensor(shape, self.dtype.name, self._device, self._ptr, strides)
+
+
+class FakeBackend:
+    def __init__(self):
+        self.allocations = 0
+        self.guards = []
+
+    def empty(self, shape, dtype=None, device=None):
+        self.allocations += 1
+        return FakeTensor(shape, dtype.name, device[1])
+
+    def empty_strided(self, shape, strides, dtype=None, device=None):
+        self.allocations += 1
+        return FakeTensor(shape, dtype.name, device[1], strides=strides)
+
+    def raw_stream(self, index):
+        return 0
+
+    def current_device(self):
+        return 0
+
+    @contextlib.contextmanager
+    def device_guard(self, index):
+        self.guards.append(index)
+        yield
+
+    def dtype(self, code):
+        return FakeDType(runtime._TORCH_NAMES[code])
+
+    def device(self, index):
+        return ("cuda", index)
+
+
+# --- modules ---------------------------------------------------------------------
+
+
+def tiny3_fd():
+    """relu(a * b + a): the host-overhead benchmark's fusion."""
+    with FusionDefinition("tiny3") as fd:
+        a = fd.define_tensor([-1], DataType.Float32, name="a")
+        b = fd.define_tensor([-1], DataType.Float32, name="b")
+        fd.add_output(fd.ops.relu(fd.ops.add(fd.ops.mul(a, b), a)))
+    return fd
+
+
+def scaled_fd():
+    """a * s and a view (permute) of a."""
+    with FusionDefinition("scaled") as fd:
+        a = fd.define_tensor([-1, -1], DataType.Float32, name="a")
+        s = fd.define_scalar(dtype=DataType.Float32)
+        fd.add_output(fd.ops.mul(a, s))
+        fd.add_output(fd.ops.permute(a, [1, 0]))
+    return fd
+
+
+def compile_module(fd, tmp_path):
+    translate = tool_or_skip("fusion-translate")
+    src = tmp_path / f"{fd.name}.mlir"
+    src.write_text(fd.to_mlir())
+    out = tmp_path / f"{fd.name}.fusionmod"
+    proc = subprocess.run([translate, str(src), "--fusion-to-module", "-o", str(out)],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True)
+    assert proc.returncode == 0, proc.stderr
+    return str(out)
+
+
+@pytest.fixture
+def tiny3(library, tmp_path):
+    backend = FakeBackend()
+    return runtime.Executable(compile_module(tiny3_fd(), tmp_path), backend=backend), backend
+
+
+@pytest.fixture
+def scaled(library, tmp_path):
+    backend = FakeBackend()
+    return runtime.Executable(compile_module(scaled_fd(), tmp_path), backend=backend), backend
+
+
+# --- the Executable ----------------------------------------------------------------
+
+
+def test_metadata(tiny3):
+    exe, _ = tiny3
+    assert exe.num_inputs == 2 and exe.num_outputs == 1
+    assert exe.input_names == ["a", "b"]
+    assert exe.key_codes == (0, 0)
+    assert exe.output_dtypes == [1]
+
+
+def test_outputs_are_allocated_once_per_signature(tiny3):
+    exe, backend = tiny3
+    a, b = FakeTensor([1024]), FakeTensor([1024])
+    (out,) = exe.empty_outputs([a, b])
+    assert out.shape == (1024,) and str(out.dtype) == "torch.float32"
+    assert out.stride() == (1,) and out.get_device() == 0
+    exe.empty_outputs([FakeTensor([1024]), FakeTensor([1024])])
+    assert exe.cache_stats()["signatures"] == 1
+    (out,) = exe.empty_outputs([FakeTensor([7]), FakeTensor([7])])
+    assert out.shape == (7,)
+    stats = exe.cache_stats()
+    assert stats["signatures"] == 2
+    assert stats["misses"] == 2 and stats["entries"] == 2
+
+
+def test_signature_records(tiny3):
+    exe, _ = tiny3
+    a = FakeTensor([1000], strides=[3])
+    b = FakeTensor([1000])
+    sig = exe.signature([a, b])
+    r = sig.records
+    assert r[runtime.KIND] == runtime.ARG_TENSOR
+    assert r[runtime.DTYPE] == 1 and r[runtime.RANK] == 1
+    assert r[runtime.SIZES] == 1000 and r[runtime.STRIDES] == 3
+    assert r[runtime.WORDS + runtime.STRIDES] == 1
+    o = sig.out_records
+    assert o[runtime.ALIAS] == -1 and o[runtime.NUM_ELEMENTS] == 1000
+    assert sig.outputs[0][:3] == (-1, (1000,), (1,))
+
+
+def test_call_reaches_the_driver(tiny3):
+    if _driver_present():
+        pytest.skip("libcuda.so.1 is loadable here; test_gpu.py covers the launch")
+    exe, backend = tiny3
+    a, b = FakeTensor([1024]), FakeTensor([1024])
+    for _ in range(2):  # an error leaves the executable usable
+        with pytest.raises(FusionError, match="CUDA driver not available") as e:
+            exe(a, b)
+        assert e.value.name == "DriverUnavailable"
+    assert exe.cache_stats()["signatures"] == 1
+
+
+@pytest.mark.parametrize("inputs, name, message", [
+    (lambda: [FakeTensor([8]), FakeTensor([8], "float16")], "WrongDType",
+     "input 1 (b): expected dtype f32, got f16"),
+    (lambda: [FakeTensor([8, 8]), FakeTensor([8])], "WrongRank",
+     "input 0 (a): expected rank 1, got 2"),
+    (lambda: [FakeTensor([8]), 1.0], "WrongInputKind",
+     "input 1 (b): expected a tensor, got float"),
+    (lambda: [FakeTensor([8]), [1.0, 2.0]], "WrongInputKind",
+     "input 1 (b): expected a tensor, got list"),
+    (lambda: [FakeTensor([8], device=-1), FakeTensor([8])], "InvalidArgument",
+     "input 0 (a): expected a CUDA tensor, got a tensor on cpu"),
+    (lambda: [FakeTensor([8]), FakeTensor([8], device=1)], "InvalidArgument",
+     "input 1 (b): on cuda:1, but input 0 (a) is on cuda:0"),
+    (lambda: [FakeTensor([8]), FakeTensor([8], "complex64")], "WrongDType",
+     "input 1 (b): expected dtype f32, got unsupported dtype complex64"),
+    (lambda: [FakeTensor([8])], "WrongInputCount",
+     "wrong number of inputs: expected 2, got 1"),
+    (lambda: [FakeTensor([1024], ptr=0), FakeTensor([1024])], "NullPointer",
+     "input 0 (a): null data pointer for a tensor of 1024 elements"),
+])
+def test_bad_inputs(tiny3, inputs, name, message):
+    exe, backend = tiny3
+    with pytest.raises(FusionError) as e:
+        exe.call(inputs())
+    assert e.value.name == name
+    assert message in str(e.value)
+    assert backend.allocations == 0  # nothing allocated, nothing returned
+    # The executable still works.
+    (out,) = exe.empty_outputs([FakeTensor([8]), FakeTensor([8])])
+    assert out.shape == (8,)
+
+
+def test_mismatched_sizes_are_a_typed_error(tiny3):
+    exe, _ = tiny3
+    with pytest.raises(FusionError) as e:
+        exe.empty_outputs([FakeTensor([8]), FakeTensor([9])])
+    assert e.value.name in ("ConstraintViolation", "WrongSize"), str(e.value)
+
+
+def test_provided_outputs_are_checked(tiny3):
+    exe, _ = tiny3
+    a, b = FakeTensor([1024]), FakeTensor([1024])
+    with pytest.raises(FusionError, match="output 0: dim 0 expected 1024, got 1000"):
+        exe.run([a, b], [FakeTensor([1000])])
+    with pytest.raises(FusionError, match="output 0: expected dtype f32, got f16"):
+        exe.run([a, b], [FakeTensor([1024], "float16")])
+    with pytest.raises(FusionError, match="wrong number of outputs: expected 1, got 2"):
+        exe.run([a, b], [FakeTensor([1024]), FakeTensor([1024])])
+
+
+def test_scalars_and_views(scaled):
+    exe, backend = scaled
+    assert exe.key_codes == (0, 1)
+    a = FakeTensor([6, 4])
+    out, view = exe.empty_outputs([a, 0.5])
+    assert out.shape == (6, 4)
+    assert view.shape == (4, 6) and view.stride() == (1, 4)
+    assert view.data_ptr() == a.data_ptr()
+    assert backend.allocations == 1  # the view is not allocated
+    sig = exe.signature([a, 0.5])
+    assert sig.records[runtime.WORDS + runtime.KIND] == runtime.ARG_SCALAR
+    assert sig.doubles[runtime.WORDS + runtime.VALUE] == 0.5
+    assert sig.out_records[runtime.WORDS + runtime.ALIAS] == 0
+    exe.signature([a, 2])  # an int for an f32 scalar: another key, fine
+    exe.empty_outputs([a, runtime.ScalarArg(1.5, "f32")])
+    with pytest.raises(FusionError) as e:
+        exe.empty_outputs([a, "x"])
+    assert e.value.name == "WrongInputKind"
+    assert "input 1 (arg1): expected a scalar f32 (a Python number), got str" in str(e.value)
+    with pytest.raises(FusionError) as e:
+        exe.empty_outputs([a, runtime.ScalarArg(1, "i64")])
+    assert e.value.name == "WrongDType"
+    with pytest.raises(FusionError) as e:
+        exe.empty_outputs([a, a])
+    assert e.value.name == "WrongInputKind"
+
+
+def test_scalar_value_is_written_per_call(scaled, monkeypatch):
+    exe, _ = scaled
+    seen = []
+
+    def fake_run(handle, data, records, n, odata, out_records, m, stream):
+        seen.append((ctypes.cast(records, ctypes.POINTER(ctypes.c_double))
+                     [runtime.WORDS + runtime.VALUE], data[0], odata[1]))
+        return 0
+
+    monkeypatch.setattr(exe, "_run_packed", fake_run)
+    a = FakeTensor([6, 4])
+    exe.call([a, 0.5])
+    exe.call([a, 3.25])
+    assert [s[0] for s in seen] == [0.5, 3.25]
+    assert seen[0][1] == a.data_ptr()
+    assert seen[0][2] is None  # the view is passed as null
+
+
+def test_raw_launch_without_a_driver(library):
+    if _driver_present():
+        pytest.skip("libcuda.so.1 is loadable here")
+    with pytest.raises(FusionError, match="CUDA driver not available"):
+        runtime.measure_raw_launch_us(10)
+    with pytest.raises(FusionError, match="launches must be positive"):
+        runtime.measure_raw_launch_us(0)
+
+
+# --- FusionDefinition.execute ------------------------------------------------------
+
+
+class _Props:
+    major, minor, multi_processor_count = 9, 0, 132
+
+
+def _fake_torch(backend):
+    torch = types.ModuleType("torch")
+    torch.cuda = types.SimpleNamespace(
+        get_device_properties=lambda device: _Props(),
+        device=lambda device: contextlib.nullcontext(),
+        current_device=lambda: 0)
+    torch._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda i: 0,
+                                     _cuda_getDevice=lambda: 0)
+    torch.empty = backend.empty
+    torch.empty_strided = backend.empty_strided
+    torch.device = lambda kind, index: (kind, index)
+    for name in runtime._TORCH_DTYPES:
+        setattr(torch, name, FakeDType(name))
+    return torch
+
+
+@pytest.fixture
+def fake_gpu(library, monkeypatch):
+    """FusionDefinition.execute on fake CUDA tensors: fusion-translate and
+    the runtime's checks run for real, the launch is a stand-in."""
+    tool_or_skip("fusion-translate")
+    backend = FakeBackend()
+    monkeypatch.setitem(sys.modules, "torch", _fake_torch(backend))
+    monkeypatch.setattr(runtime, "_torch_backend", None)
+    launches = []
+
+    class GpulessExecutable(runtime.Executable):
+        def __init__(self, path, library=None, backend=None):
+            super().__init__(path, library, backend)
+            self._run_packed = self._fake_run
+
+        def _fake_run(self, handle, data, records, n, odata, out_records, m, stream):
+            launches.append([data[i] for i in range(n)])
+            return 0
+
+    monkeypatch.setattr(runtime, "Executable", GpulessExecutable)
+    checks = []
+    real_check = execution.check_inputs
+
+    def counting_check(fd, inputs):
+        checks.append(1)
+        return real_check(fd, inputs)
+
+    monkeypatch.setattr(execution, "check_inputs", counting_check)
+    clear_cache()
+    yield types.SimpleNamespace(backend=backend, launches=launches, checks=checks)
+    clear_cache()
+
+
+def test_execute_fast_path(fake_gpu):
+    fd = tiny3_fd()
+    a, b = FakeTensor([1024]), FakeTensor([1024])
+    (out,) = fd.execute([a, b])
+    assert out.shape == (1024,)
+    assert fd.last_execution["cache_hit"] is False
+    assert len(fake_gpu.checks) == 1
+    for _ in range(3):
+        a2, b2 = FakeTensor([1024]), FakeTensor([1024])
+        (out,) = fd.execute([a2, b2])
+        assert fd.last_execution == {"mode": "gpu", "cache_hit": True,
+                                     "module": fd.last_execution["module"]}
+    # The fast path neither re-checked nor re-compiled, and passed the new
+    # pointers.
+    assert len(fake_gpu.checks) == 1
+    assert fake_gpu.launches[-1] == [a2.data_ptr(), b2.data_ptr()]
+    assert cache_stats()["hits"] == 3 and cache_stats()["misses"] == 1
+    # Other sizes: checked once more, same module.
+    fd.execute([FakeTensor([5]), FakeTensor([5])])
+    assert len(fake_gpu.checks) == 2 and fd.last_execution["cache_hit"] is True
+    assert cache_stats()["misses"] == 1
+
+
+def test_execute_bad_inputs_after_the_fast_path(fake_gpu):
+    fd = tiny3_fd()
+    a = FakeTensor([64])
+    fd.execute([a, a])
+    with pytest.raises(FusionInputError, match=r"input 1 \(b\): expected dtype f32, got float16"):
+        fd.execute([a, FakeTensor([64], "float16")])
+    with pytest.raises(FusionInputError, match="expected rank 1"):
+        fd.execute([a, FakeTensor([8, 8])])
+    with pytest.raises(FusionInputError, match="expected a tensor"):
+        fd.execute([a, 1.0])
+    with pytest.raises(FusionInputError, match="expects 2 inputs, got 1"):
+        fd.execute([a])
+    with pytest.raises(FusionInputError, match="several devices"):
+        fd.execute([a, FakeTensor([64], device=-1)])
+    n = len(fake_gpu.launches)
+    (out,) = fd.execute([a, a])  # still works, on the fast path
+    assert len(fake_gpu.launches) == n + 1 and out.shape == (64,)
+
+
+def test_execute_clear_cache_and_dump(fake_gpu, monkeypatch, capsys):
+    fd = tiny3_fd()
+    a = FakeTensor([64])
+    fd.execute([a, a])
+    fd.execute([a, a])
+    assert fd.last_execution["cache_hit"] is True
+    clear_cache()
+    fd.execute([a, a])
+    assert fd.last_execution["cache_hit"] is False  # recompiled
+    monkeypatch.setenv("FUSION_DUMP", "ir")
+    fd.execute([a, a])
+    assert "fusion.fusion @tiny3" in capsys.readouterr().out
+    monkeypatch.delenv("FUSION_DUMP")
+    checks = len(fake_gpu.checks)
+    fd.execute([a, a])
+    assert len(fake_gpu.checks) == checks  # fast again
+    fd.execute([a, a], schedule={"unroll": 2})  # schedules take the full path
+    assert len(fake_gpu.checks) == checks + 1
+
+
+def test_execute_scalars_and_views(fake_gpu):
+    fd = scaled_fd()
+    a = FakeTensor([6, 4])
+    out, view = fd.execute([a, 0.5])
+    assert out.shape == (6, 4) and view.shape == (4, 6)
+    assert view.data_ptr() == a.data_ptr()
+    checks = len(fake_gpu.checks)
+    fd.execute([a, 2.5])
+    assert len(fake_gpu.checks) == checks
+    with pytest.raises(FusionInputError, match="expected a scalar"):
+        fd.execute([a, a])
