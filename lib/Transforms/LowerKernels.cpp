@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fusion/Transforms/Passes.h"
+#include "fusion/Transforms/RowKernel.h"
 #include "fusion/Transforms/ShapeReification.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -56,6 +57,8 @@ struct Variant {
   std::string name;
   int64_t unroll = 1;
   bool fastMath = false;
+  /// Inner reductions: vectors per thread kept in registers (0: streaming).
+  int64_t items = 0;
 };
 
 /// Emits the body of one gpu.func for one variant of a pointwise kernel.
@@ -86,6 +89,7 @@ public:
       params.push_back(memrefType(cast<RankedTensorType>(result)));
     params.append(rank, idx);
     params.push_back(idx);
+    params.append(numExtraParams, idx);
     return FunctionType::get(ctx, params, {});
   }
 
@@ -116,6 +120,9 @@ public:
     for (int64_t d = 0; d < rank; ++d)
       sizes.push_back(args[a++]);
     Value count = args[a++];
+    extraArgs.clear();
+    for (int64_t i = 0; i < numExtraParams; ++i)
+      extraArgs.push_back(args[a++]);
     return {outputs, sizes, count};
   }
 
@@ -197,9 +204,11 @@ public:
     return success();
   }
 
-  /// The body of an inner reduction (Note [Inner reduction lowering]).
-  LogicalResult emitInnerReduction(gpu::GPUFuncOp func, Operation *reduction,
-                                   int64_t block) {
+  /// The body of an inner-reduction kernel (Note [Inner reduction
+  /// lowering]). `info` describes the reductions and results; the variant's
+  /// `items` > 0 makes it persistent.
+  LogicalResult emitRowKernel(gpu::GPUFuncOp func, const RowKernelInfo &info,
+                              int64_t blockTarget) {
     MLIRContext *ctx = func.getContext();
     Location loc = kernel.getLoc();
     OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
@@ -207,96 +216,85 @@ public:
     this->loc = loc;
     Type idx = indexType(ctx);
     auto [outputs, sizes, rows] = bindParams(func);
-    Value output = outputs.front();
-
-    Type element = iterType.getElementType();
-    Type resultElement =
-        cast<RankedTensorType>(reduction->getResult(0).getType())
-            .getElementType();
-    bool isFloat = isa<FloatType>(element);
-    Type acc = isFloat ? (element.isF64() ? Type(b.getF64Type())
-                                          : Type(b.getF32Type()))
-                       : Type(b.getI64Type());
+    Value threadsPerRow = extraArgs[0];
+    Block &body = kernel.getBody().front();
+    auto yield = cast<YieldOp>(body.getTerminator());
     int64_t v = variant.vector;
-    Type accVec = v > 1 ? Type(VectorType::get({v}, acc)) : acc;
-    enum class Kind { Sum, Prod, Max, Min };
-    Kind kind = isa<SumOp>(reduction)    ? Kind::Sum
-                : isa<ProdOp>(reduction) ? Kind::Prod
-                : isa<MaxOp>(reduction)  ? Kind::Max
-                                         : Kind::Min;
-    auto initValue = [&](Type type) -> Value {
-      double inf = std::numeric_limits<double>::infinity();
-      switch (kind) {
-      case Kind::Sum:
-        return isFloat ? floatConst(type, 0) : intConst(type, 0);
-      case Kind::Prod:
-        return isFloat ? floatConst(type, 1) : intConst(type, 1);
-      case Kind::Max:
-        return isFloat ? floatConst(type, -inf)
-                       : intConst(type, std::numeric_limits<int64_t>::min());
-      case Kind::Min:
-        return isFloat ? floatConst(type, inf)
-                       : intConst(type, std::numeric_limits<int64_t>::max());
-      }
-      return Value();
+    bool persistent = variant.items > 0;
+    int64_t itemsPerChunk = persistent ? variant.items : kStreamItems;
+
+    // One part per accumulated quantity: a var_mean has two.
+    struct Part {
+      const RowReduction *reduction;
+      int64_t pass;
+      bool centered; // the var_mean's sum of squared deviations
+      Type element, acc;
+      bool isFloat;
+      RedKind kind;
+      Value shared;
     };
-    auto combine = [&](Value x, Value y) -> Value {
-      switch (kind) {
-      case Kind::Sum:
-        return isFloat ? arith::AddFOp::create(b, loc, x, y).getResult()
-                       : arith::AddIOp::create(b, loc, x, y).getResult();
-      case Kind::Prod:
-        return isFloat ? arith::MulFOp::create(b, loc, x, y).getResult()
-                       : arith::MulIOp::create(b, loc, x, y).getResult();
-      case Kind::Max:
-        return isFloat ? arith::MaximumFOp::create(b, loc, x, y).getResult()
-                       : arith::MaxSIOp::create(b, loc, x, y).getResult();
-      case Kind::Min:
-        return isFloat ? arith::MinimumFOp::create(b, loc, x, y).getResult()
-                       : arith::MinSIOp::create(b, loc, x, y).getResult();
-      }
-      return Value();
-    };
-    auto widen = [&](Value x) -> Value {
-      Type target =
-          isa<VectorType>(x.getType()) ? Type(VectorType::get({v}, acc)) : acc;
-      if (x.getType() == target)
-        return x;
-      if (isFloat)
-        return arith::ExtFOp::create(b, loc, target, x);
-      return arith::ExtSIOp::create(b, loc, target, x);
-    };
-    auto warpReduce = [&](Value x) -> Value {
-      for (int64_t offset = 16; offset >= 1; offset /= 2) {
-        Value other =
-            gpu::ShuffleOp::create(b, loc, x, static_cast<int32_t>(offset), 32,
-                                   gpu::ShuffleMode::XOR)
-                .getShuffleResult();
-        x = combine(x, other);
-      }
-      return x;
-    };
+    SmallVector<Part> parts;
+    for (const RowReduction &r : info.reductions) {
+      Type element = cast<RankedTensorType>(r.op->getOperand(0).getType())
+                         .getElementType();
+      bool isFloat = isa<FloatType>(element);
+      Type acc = isFloat ? (element.isF64() ? Type(b.getF64Type())
+                                            : Type(b.getF32Type()))
+                         : Type(b.getI64Type());
+      RedKind kind = isa<SumOp, VarMeanOp>(r.op) ? RedKind::Sum
+                     : isa<ProdOp>(r.op)         ? RedKind::Prod
+                     : isa<MaxOp>(r.op)          ? RedKind::Max
+                                                 : RedKind::Min;
+      auto sharedType = MemRefType::get(
+          {32}, acc, MemRefLayoutAttrInterface(),
+          gpu::AddressSpaceAttr::get(
+              ctx, gpu::GPUDialect::getWorkgroupAddressSpace()));
+      parts.push_back({&r, r.pass, false, element, acc, isFloat, kind,
+                       func.addWorkgroupAttribution(sharedType, loc)});
+      if (isa<VarMeanOp>(r.op))
+        parts.push_back({&r, r.pass + 1, true, element, acc, isFloat, kind,
+                         func.addWorkgroupAttribution(sharedType, loc)});
+    }
 
     auto toIdx = [&](Value x) {
       return arith::IndexCastOp::create(b, loc, idx, x).getResult();
     };
+    auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
+      return arith::CmpIOp::create(b, loc, p, x, y).getResult();
+    };
+    auto andI = [&](Value x, Value y) {
+      return arith::AndIOp::create(b, loc, x, y).getResult();
+    };
     Value threadId = toIdx(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
     Value blockId = toIdx(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+    Value blockDim = toIdx(gpu::BlockDimOp::create(b, loc, gpu::Dimension::x));
     Value gridDim = toIdx(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+    Value tid = arith::RemUIOp::create(b, loc, threadId, threadsPerRow);
+    Value ty = arith::DivUIOp::create(b, loc, threadId, threadsPerRow);
+    Value rowsPerBlock =
+        arith::DivUIOp::create(b, loc, blockDim, threadsPerRow);
+    Value lane = arith::RemUIOp::create(b, loc, tid, constIdx(32));
+    Value warp = arith::DivUIOp::create(b, loc, tid, constIdx(32));
+    Value warpsPerRow =
+        arith::DivUIOp::create(b, loc, threadsPerRow, constIdx(32));
+    Value multiWarp =
+        cmp(arith::CmpIPredicate::ugt, threadsPerRow, constIdx(32));
+    Value slot0 = arith::MulIOp::create(b, loc, ty, warpsPerRow);
     Value rowLength = sizes[rank - 1];
-    Value start = arith::MulIOp::create(b, loc, threadId, constIdx(v));
-    Value stride = constIdx(block * v);
-    Value lane = arith::RemUIOp::create(b, loc, threadId, constIdx(32));
-    Value warp = arith::DivUIOp::create(b, loc, threadId, constIdx(32));
-    Value shared = func.addWorkgroupAttribution(
-        MemRefType::get({32}, acc, MemRefLayoutAttrInterface(),
-                        gpu::AddressSpaceAttr::get(
-                            ctx, gpu::GPUDialect::getWorkgroupAddressSpace())),
-        loc);
-    auto rowLoop = scf::ForOp::create(b, loc, blockId, rows, gridDim);
+    Value rowBlocks = arith::DivUIOp::create(
+        b, loc,
+        arith::AddIOp::create(
+            b, loc, rows,
+            arith::SubIOp::create(b, loc, rowsPerBlock, constIdx(1))),
+        rowsPerBlock);
+
+    auto rowLoop = scf::ForOp::create(b, loc, blockId, rowBlocks, gridDim);
     b.setInsertionPoint(rowLoop.getBody()->getTerminator());
-    Value row = rowLoop.getInductionVar();
-    // The outer iteration indices of this row.
+    Value row = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, rowLoop.getInductionVar(), rowsPerBlock),
+        ty);
+    Value valid = cmp(arith::CmpIPredicate::ult, row, rows);
     iterIndex.assign(rank, Value());
     Value rest = row;
     for (int64_t d = rank - 2; d >= 0; --d) {
@@ -310,72 +308,349 @@ public:
     SmallVector<int64_t> identity;
     for (int64_t d = 0; d < rank; ++d)
       identity.push_back(d);
-    Value init = initValue(accVec);
-    auto colLoop =
-        scf::ForOp::create(b, loc, start, rowLength, stride, ValueRange{init});
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(colLoop.getBody());
-      memo.clear();
-      iterIndex[rank - 1] = colLoop.getInductionVar();
-      FailureOr<Gen> gen = generate(reduction->getOperand(0), identity);
+    reduced.clear();
+    // The mean of each var_mean, in its accumulation type.
+    DenseMap<Operation *, Value> means;
+
+    // Items: the vectors of one chunk of the row a thread takes.
+    struct Item {
+      Value col, inBounds;
+      Memo memo;
+    };
+    auto makeItems = [&](Value chunkBase) {
+      std::vector<Item> items(itemsPerChunk);
+      for (int64_t r = 0; r < itemsPerChunk; ++r) {
+        Value col = arith::MulIOp::create(
+            b, loc,
+            arith::AddIOp::create(
+                b, loc,
+                arith::MulIOp::create(b, loc, constIdx(r), threadsPerRow), tid),
+            constIdx(v));
+        if (chunkBase)
+          col = arith::AddIOp::create(b, loc, chunkBase, col);
+        items[r].col = col;
+        items[r].inBounds =
+            andI(valid, cmp(arith::CmpIPredicate::ult, col, rowLength));
+      }
+      return items;
+    };
+    auto activate = [&](Item &item) {
+      iterIndex[rank - 1] = item.col;
+      loadGuard = item.inBounds;
+      std::swap(memo, item.memo);
+    };
+    auto deactivate = [&](Item &item) {
+      std::swap(memo, item.memo);
+      loadGuard = Value();
+    };
+
+    // The contribution of one item to a part, masked with the neutral value.
+    auto contribution = [&](Part &part, Item &item) -> FailureOr<Value> {
+      activate(item);
+      FailureOr<Gen> gen =
+          generate(part.reduction->op->getOperand(0), identity);
+      deactivate(item);
       if (failed(gen))
         return failure();
-      Value x = widen(v > 1 ? splat(*gen) : gen->value);
-      Value next = combine(colLoop.getRegionIterArgs()[0], x);
-      scf::YieldOp::create(b, loc, next);
+      Value x = v > 1 ? splat(*gen) : gen->value;
+      Type target = v > 1 ? Type(VectorType::get({v}, part.acc)) : part.acc;
+      if (x.getType() != target)
+        x = part.isFloat
+                ? arith::ExtFOp::create(b, loc, target, x).getResult()
+                : arith::ExtSIOp::create(b, loc, target, x).getResult();
+      if (part.centered) {
+        Value mean = means.lookup(part.reduction->op);
+        if (v > 1)
+          mean = vector::BroadcastOp::create(b, loc, target, mean);
+        Value d = arith::SubFOp::create(b, loc, x, mean);
+        x = arith::MulFOp::create(b, loc, d, d);
+      }
+      return arith::SelectOp::create(b, loc, item.inBounds, x,
+                                     neutral(part.kind, part.isFloat, target))
+          .getResult();
+    };
+    // Folds a thread's partials across the row and records the result.
+    auto finish = [&](Part &part, Value partial) {
+      if (v > 1)
+        partial = vector::ReductionOp::create(
+            b, loc, combiningKind(part.kind, part.isFloat), partial);
+      Value total =
+          blockReduce(partial, part, lane, warp, slot0, warpsPerRow, multiWarp);
+      Operation *op = part.reduction->op;
+      auto setResult = [&](Value result, Value acc) {
+        Type element =
+            cast<RankedTensorType>(result.getType()).getElementType();
+        Value r = acc;
+        if (element != acc.getType())
+          r = part.isFloat
+                  ? arith::TruncFOp::create(b, loc, element, acc).getResult()
+                  : arith::TruncIOp::create(b, loc, element, acc).getResult();
+        reduced[result] = r;
+      };
+      if (auto varMean = dyn_cast<VarMeanOp>(op)) {
+        Value count = arith::SIToFPOp::create(b, loc, part.acc, rowLength);
+        if (!part.centered) {
+          Value mean = arith::DivFOp::create(b, loc, total, count);
+          means[op] = mean;
+          setResult(varMean.getMean(), mean);
+        } else {
+          Value dof = arith::MaxSIOp::create(
+              b, loc,
+              arith::SubIOp::create(b, loc, rowLength,
+                                    constIdx(varMean.getCorrection())),
+              constIdx(0));
+          Value var = arith::DivFOp::create(
+              b, loc, total, arith::SIToFPOp::create(b, loc, part.acc, dof));
+          setResult(varMean.getVariance(), var);
+        }
+        return;
+      }
+      setResult(op->getResult(0), total);
+    };
+
+    SmallVector<Value> fullOutputs, rowOutputs;
+    SmallVector<Value> fullValues, rowValues;
+    for (auto [i, value] : llvm::enumerate(yield.getOperands())) {
+      (info.fullResult[i] ? fullOutputs : rowOutputs).push_back(outputs[i]);
+      (info.fullResult[i] ? fullValues : rowValues).push_back(value);
     }
-    Value partial = colLoop.getResult(0);
-    if (v > 1) {
-      vector::CombiningKind ck =
-          kind == Kind::Sum    ? vector::CombiningKind::ADD
-          : kind == Kind::Prod ? vector::CombiningKind::MUL
-          : kind == Kind::Max  ? (isFloat ? vector::CombiningKind::MAXIMUMF
-                                          : vector::CombiningKind::MAXSI)
-                               : (isFloat ? vector::CombiningKind::MINIMUMF
-                                          : vector::CombiningKind::MINSI);
-      partial = vector::ReductionOp::create(b, loc, ck, partial);
-    }
-    partial = warpReduce(partial);
-    Value zero = constIdx(0);
-    Value isLane0 =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, zero);
-    auto writeWarp = scf::IfOp::create(b, loc, isLane0, false);
-    {
+    auto storeFull = [&](Item &item) -> LogicalResult {
+      activate(item);
+      SmallVector<Gen> gens;
+      for (Value value : fullValues) {
+        FailureOr<Gen> gen = generate(value, identity);
+        if (failed(gen)) {
+          deactivate(item);
+          return failure();
+        }
+        gens.push_back(*gen);
+      }
+      deactivate(item);
+      auto ifIn = scf::IfOp::create(b, loc, item.inBounds, false);
       OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(writeWarp.thenBlock()->getTerminator());
-      memref::StoreOp::create(b, loc, partial, shared, toIndex(warp));
+      b.setInsertionPoint(ifIn.thenBlock()->getTerminator());
+      Value offset = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, row, rowLength), item.col);
+      for (auto [gen, value, out] : llvm::zip(gens, fullValues, fullOutputs))
+        store(gen, cast<RankedTensorType>(value.getType()).getElementType(),
+              out, offset);
+      return success();
+    };
+
+    if (persistent) {
+      // Note [Persistent rows]: each item keeps its memo across passes, so
+      // loads and the work before the reductions are emitted once and the
+      // values stay in registers until the epilogue.
+      std::vector<Item> items = makeItems(Value());
+      for (int64_t pass = 0; pass < info.numPasses; ++pass) {
+        for (Part &part : parts) {
+          if (part.pass != pass)
+            continue;
+          Type target = v > 1 ? Type(VectorType::get({v}, part.acc)) : part.acc;
+          Value partial = neutral(part.kind, part.isFloat, target);
+          for (Item &item : items) {
+            FailureOr<Value> x = contribution(part, item);
+            if (failed(x))
+              return failure();
+            partial = combine(part.kind, part.isFloat, partial, *x);
+          }
+          finish(part, partial);
+        }
+      }
+      for (Item &item : items)
+        if (failed(storeFull(item)))
+          return failure();
+    } else {
+      // Streaming: one loop over the row per pass, chunks of
+      // `itemsPerChunk` vectors per thread.
+      Value chunk = arith::MulIOp::create(b, loc, threadsPerRow,
+                                          constIdx(v * itemsPerChunk));
+      Value end =
+          arith::SelectOp::create(b, loc, valid, rowLength, constIdx(0));
+      for (int64_t pass = 0; pass < info.numPasses; ++pass) {
+        SmallVector<Part *> passParts;
+        SmallVector<Value> inits;
+        for (Part &part : parts) {
+          if (part.pass != pass)
+            continue;
+          Type target = v > 1 ? Type(VectorType::get({v}, part.acc)) : part.acc;
+          passParts.push_back(&part);
+          inits.push_back(neutral(part.kind, part.isFloat, target));
+        }
+        auto loop = scf::ForOp::create(b, loc, constIdx(0), end, chunk, inits);
+        {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(loop.getBody());
+          std::vector<Item> items = makeItems(loop.getInductionVar());
+          SmallVector<Value> partials(loop.getRegionIterArgs());
+          for (auto [p, part] : llvm::enumerate(passParts))
+            for (Item &item : items) {
+              FailureOr<Value> x = contribution(*part, item);
+              if (failed(x))
+                return failure();
+              partials[p] = combine(part->kind, part->isFloat, partials[p], *x);
+            }
+          scf::YieldOp::create(b, loc, partials);
+        }
+        for (auto [p, part] : llvm::enumerate(passParts))
+          finish(*part, loop.getResult(p));
+      }
+      if (!fullValues.empty()) {
+        auto loop = scf::ForOp::create(b, loc, constIdx(0), end, chunk);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(loop.getBody()->getTerminator());
+        std::vector<Item> items = makeItems(loop.getInductionVar());
+        for (Item &item : items)
+          if (failed(storeFull(item)))
+            return failure();
+      }
     }
-    gpu::BarrierOp::create(b, loc);
-    Value isWarp0 =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, warp, zero);
-    auto finish = scf::IfOp::create(b, loc, isWarp0, false);
-    {
+
+    // Per-row results: computed by every thread, written by the row's first.
+    if (!rowValues.empty()) {
+      memo.clear();
+      iterIndex[rank - 1] = constIdx(0);
+      loadGuard = valid;
+      SmallVector<Gen> gens;
+      for (Value value : rowValues) {
+        auto type = cast<RankedTensorType>(value.getType());
+        FailureOr<Gen> gen = generate(
+            value, ArrayRef<int64_t>(identity).take_front(type.getRank()));
+        if (failed(gen))
+          return failure();
+        gens.push_back(*gen);
+      }
+      loadGuard = Value();
+      Value first =
+          andI(valid, cmp(arith::CmpIPredicate::eq, tid, constIdx(0)));
+      auto ifFirst = scf::IfOp::create(b, loc, first, false);
       OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(finish.thenBlock()->getTerminator());
-      Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                            lane, constIdx(block / 32));
-      Value laneIdx =
-          toIndex(arith::SelectOp::create(b, loc, inRange, lane, zero));
-      Value loaded = memref::LoadOp::create(b, loc, shared, laneIdx);
-      Value x =
-          arith::SelectOp::create(b, loc, inRange, loaded, initValue(acc));
-      x = warpReduce(x);
-      auto store = scf::IfOp::create(b, loc, isLane0, false);
-      b.setInsertionPoint(store.thenBlock()->getTerminator());
-      Value result = x;
-      if (resultElement != acc)
-        result =
-            isFloat
-                ? arith::TruncFOp::create(b, loc, resultElement, x).getResult()
-                : arith::TruncIOp::create(b, loc, resultElement, x).getResult();
-      memref::StoreOp::create(b, loc, result, output, toIndex(row));
+      b.setInsertionPoint(ifFirst.thenBlock()->getTerminator());
+      for (auto [gen, value, out] : llvm::zip(gens, rowValues, rowOutputs)) {
+        Type element = cast<RankedTensorType>(value.getType()).getElementType();
+        Value x = gen.value;
+        if (element.isInteger(1))
+          x = arith::ExtUIOp::create(b, loc, b.getI8Type(), x);
+        memref::StoreOp::create(b, loc, x, out, toIndex(row));
+      }
     }
-    // The next row reuses the shared partials.
-    gpu::BarrierOp::create(b, loc);
     b.setInsertionPointToEnd(&func.getBody().front());
     gpu::ReturnOp::create(b, loc);
     return success();
+  }
+
+  /// Streaming variants take this many vectors per thread and chunk.
+  static constexpr int64_t kStreamItems = 4;
+
+  enum class RedKind { Sum, Prod, Max, Min };
+
+  Value neutral(RedKind kind, bool isFloat, Type type) {
+    double inf = std::numeric_limits<double>::infinity();
+    switch (kind) {
+    case RedKind::Sum:
+      return isFloat ? floatConst(type, 0) : intConst(type, 0);
+    case RedKind::Prod:
+      return isFloat ? floatConst(type, 1) : intConst(type, 1);
+    case RedKind::Max:
+      return isFloat ? floatConst(type, -inf)
+                     : intConst(type, std::numeric_limits<int64_t>::min());
+    case RedKind::Min:
+      return isFloat ? floatConst(type, inf)
+                     : intConst(type, std::numeric_limits<int64_t>::max());
+    }
+    return Value();
+  }
+
+  Value combine(RedKind kind, bool isFloat, Value x, Value y) {
+    OpBuilder &b = *builder;
+    switch (kind) {
+    case RedKind::Sum:
+      return isFloat ? arith::AddFOp::create(b, loc, x, y).getResult()
+                     : arith::AddIOp::create(b, loc, x, y).getResult();
+    case RedKind::Prod:
+      return isFloat ? arith::MulFOp::create(b, loc, x, y).getResult()
+                     : arith::MulIOp::create(b, loc, x, y).getResult();
+    case RedKind::Max:
+      return isFloat ? arith::MaximumFOp::create(b, loc, x, y).getResult()
+                     : arith::MaxSIOp::create(b, loc, x, y).getResult();
+    case RedKind::Min:
+      return isFloat ? arith::MinimumFOp::create(b, loc, x, y).getResult()
+                     : arith::MinSIOp::create(b, loc, x, y).getResult();
+    }
+    return Value();
+  }
+
+  static vector::CombiningKind combiningKind(RedKind kind, bool isFloat) {
+    switch (kind) {
+    case RedKind::Sum:
+      return vector::CombiningKind::ADD;
+    case RedKind::Prod:
+      return vector::CombiningKind::MUL;
+    case RedKind::Max:
+      return isFloat ? vector::CombiningKind::MAXIMUMF
+                     : vector::CombiningKind::MAXSI;
+    case RedKind::Min:
+      return isFloat ? vector::CombiningKind::MINIMUMF
+                     : vector::CombiningKind::MINSI;
+    }
+    return vector::CombiningKind::ADD;
+  }
+
+  /// Folds `x` across the threads of a row: xor-shuffles within the warp;
+  /// when a row has several warps, their results meet in shared memory
+  /// (slots `slot0 .. slot0 + warps`) and every thread folds them, so all
+  /// threads of the row get the total.
+  template <typename PartT>
+  Value blockReduce(Value x, PartT &part, Value lane, Value warp, Value slot0,
+                    Value warpsPerRow, Value multiWarp) {
+    OpBuilder &b = *builder;
+    for (int64_t offset = 16; offset >= 1; offset /= 2) {
+      Value other =
+          gpu::ShuffleOp::create(b, loc, x, static_cast<int32_t>(offset), 32,
+                                 gpu::ShuffleMode::XOR)
+              .getShuffleResult();
+      x = combine(part.kind, part.isFloat, x, other);
+    }
+    auto ifMulti = scf::IfOp::create(b, loc, TypeRange{part.acc}, multiWarp,
+                                     /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifMulti.thenBlock());
+      Value isLane0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            lane, constIdx(0));
+      auto write = scf::IfOp::create(b, loc, isLane0, false);
+      {
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPoint(write.thenBlock()->getTerminator());
+        memref::StoreOp::create(
+            b, loc, x, part.shared,
+            toIndex(arith::AddIOp::create(b, loc, slot0, warp)));
+      }
+      gpu::BarrierOp::create(b, loc);
+      auto fold = scf::ForOp::create(
+          b, loc, constIdx(0), warpsPerRow, constIdx(1),
+          ValueRange{neutral(part.kind, part.isFloat, part.acc)});
+      {
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(fold.getBody());
+        Value loaded =
+            memref::LoadOp::create(b, loc, part.shared,
+                                   toIndex(arith::AddIOp::create(
+                                       b, loc, slot0, fold.getInductionVar())));
+        scf::YieldOp::create(b, loc,
+                             combine(part.kind, part.isFloat,
+                                     fold.getRegionIterArgs()[0], loaded));
+      }
+      // The slots are reused by the next reduction.
+      gpu::BarrierOp::create(b, loc);
+      scf::YieldOp::create(b, loc, fold.getResult(0));
+    }
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifMulti.elseBlock());
+      scf::YieldOp::create(b, loc, x);
+    }
+    return ifMulti.getResult(0);
   }
 
   /// Generates the yielded values of the work item `work` (a vector of
@@ -511,8 +786,23 @@ private:
       return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
     };
     Type stored = storageType(element);
+    // Under a load guard the load sits in an scf.if that yields zero
+    // elsewhere (rows and items past the end).
+    auto guarded = [&](Type type, function_ref<Value()> emitLoad) -> Value {
+      if (!loadGuard)
+        return emitLoad();
+      auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, loadGuard, true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      scf::YieldOp::create(b, loc, emitLoad());
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(b, loc, zero(type));
+      return ifOp.getResult(0);
+    };
     if (variant.vector == 1 || innerDim < 0) {
-      Value v = memref::LoadOp::create(b, loc, param.memref, toIndex(offset));
+      Value v = guarded(stored, [&]() -> Value {
+        return memref::LoadOp::create(b, loc, param.memref, toIndex(offset));
+      });
       return {fromStorage(v), false};
     }
     if (innerDim == tensor.getRank() - 1) {
@@ -520,21 +810,26 @@ private:
       vectorLoadedInputs.insert(arg.getArgNumber());
       int64_t align =
           std::min<int64_t>(16, variant.vector * storageBytes(element));
-      Value v = vector::LoadOp::create(b, loc, vectorOf(stored), param.memref,
-                                       toIndex(offset), false,
-                                       llvm::MaybeAlign(align));
+      Value v = guarded(vectorOf(stored), [&]() -> Value {
+        return vector::LoadOp::create(b, loc, vectorOf(stored), param.memref,
+                                      toIndex(offset), false,
+                                      llvm::MaybeAlign(align));
+      });
       return {fromStorage(v), true};
     }
     // The innermost iteration dim walks a strided dim of this input: gather.
-    SmallVector<Value> lanes;
-    for (int64_t j = 0; j < variant.vector; ++j) {
-      Value laneOffset = arith::AddIOp::create(
-          b, loc, offset,
-          arith::MulIOp::create(b, loc, constIdx(j), param.strides[innerDim]));
-      lanes.push_back(
-          memref::LoadOp::create(b, loc, param.memref, toIndex(laneOffset)));
-    }
-    Value v = vector::FromElementsOp::create(b, loc, vectorOf(stored), lanes);
+    Value v = guarded(vectorOf(stored), [&]() -> Value {
+      SmallVector<Value> lanes;
+      for (int64_t j = 0; j < variant.vector; ++j) {
+        Value laneOffset = arith::AddIOp::create(
+            b, loc, offset,
+            arith::MulIOp::create(b, loc, constIdx(j),
+                                  param.strides[innerDim]));
+        lanes.push_back(
+            memref::LoadOp::create(b, loc, param.memref, toIndex(laneOffset)));
+      }
+      return vector::FromElementsOp::create(b, loc, vectorOf(stored), lanes);
+    });
     return {fromStorage(v), true};
   }
 
@@ -562,6 +857,8 @@ private:
 
   FailureOr<Gen> generateUncached(Value value, ArrayRef<int64_t> map) {
     OpBuilder &b = *builder;
+    if (auto it = reduced.find(value); it != reduced.end())
+      return Gen{it->second, false};
     if (auto arg = dyn_cast<BlockArgument>(value)) {
       if (tensors.count(arg))
         return load(arg, map);
@@ -1174,7 +1471,18 @@ private:
   DenseMap<Value, TensorParam> tensors;
   DenseMap<Value, Value> scalars;
   SmallVector<Value> iterIndex;
-  std::map<std::pair<void *, std::vector<int64_t>>, Gen> memo;
+  using Memo = std::map<std::pair<void *, std::vector<int64_t>>, Gen>;
+  Memo memo;
+  /// Results of the reductions computed so far for the current row.
+  DenseMap<Value, Value> reduced;
+  /// When set, loads happen only where this i1 holds (zero otherwise).
+  Value loadGuard;
+
+public:
+  /// Index parameters after the work count (inner reductions: threads per
+  /// row) and their values in the gpu.func.
+  int64_t numExtraParams = 0;
+  SmallVector<Value> extraArgs;
 };
 
 /// Host-side index arithmetic for the launch program.
@@ -1251,21 +1559,27 @@ struct FusionLowerKernelsPass
 
   /// Creates one gpu.func per variant in `gpuModule` and fills its body
   /// with `emitBody`.
-  FailureOr<EmittedVariants>
-  emitVariants(KernelOp kernel, gpu::GPUModuleOp gpuModule,
-               ArrayRef<Variant> variants, RankedTensorType iterType,
-               int64_t block,
-               function_ref<LogicalResult(PointwiseEmitter &, gpu::GPUFuncOp)>
-                   emitBody) {
+  FailureOr<EmittedVariants> emitVariants(
+      KernelOp kernel, gpu::GPUModuleOp gpuModule, ArrayRef<Variant> variants,
+      RankedTensorType iterType, std::optional<int64_t> block,
+      function_ref<LogicalResult(PointwiseEmitter &, gpu::GPUFuncOp)> emitBody,
+      int64_t numExtraParams = 0) {
     EmittedVariants result;
     for (const Variant &variant : variants) {
       PointwiseEmitter emitter(kernel, variant, iterType);
+      emitter.numExtraParams = numExtraParams;
       OpBuilder mb = OpBuilder::atBlockEnd(gpuModule.getBody());
       auto func = gpu::GPUFuncOp::create(mb, kernel.getLoc(), variant.name,
                                          emitter.signature(&getContext()));
       func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), mb.getUnitAttr());
-      func.setKnownBlockSizeAttr(
-          mb.getDenseI32ArrayAttr({static_cast<int32_t>(block), 1, 1}));
+      // A block size chosen at launch is bounded instead (nvvm.maxntid).
+      if (block)
+        func.setKnownBlockSizeAttr(
+            mb.getDenseI32ArrayAttr({static_cast<int32_t>(*block), 1, 1}));
+      else
+        func->setAttr("nvvm.maxntid",
+                      mb.getDenseI32ArrayAttr(
+                          {static_cast<int32_t>(kMaxRowThreads), 1, 1}));
       if (failed(emitBody(emitter, func)))
         return failure();
       if (variant.vector > 1)
@@ -1375,7 +1689,7 @@ struct FusionLowerKernelsPass
   LogicalResult lower(KernelOp kernel) {
     if (auto reduce = dyn_cast_if_present<InnerReductionScheduleAttr>(
             kernel.getScheduleAttr()))
-      return lowerInnerReduction(kernel, reduce);
+      return lowerRowKernel(kernel, reduce);
     auto schedule =
         dyn_cast_if_present<PointwiseScheduleAttr>(kernel.getScheduleAttr());
     if (!schedule)
@@ -1527,49 +1841,59 @@ struct FusionLowerKernelsPass
     return success();
   }
 
-  // Note [Inner reduction lowering]: one block per row (blocks loop over
-  // rows past the grid), each thread accumulates a vector of partials over
-  // the row in the accumulation type, folds them, the warp folds with
-  // xor-shuffles, warps meet in 32 shared slots, and warp 0 folds those and
-  // writes the row's result. The variants and their run-time guards are the
-  // pointwise ones: vectorized when the row is unit-stride, aligned and a
-  // multiple of the width; scalar with 32- and 64-bit indices otherwise.
-  LogicalResult lowerInnerReduction(KernelOp kernel,
-                                    InnerReductionScheduleAttr schedule) {
-    Operation *reduction = nullptr;
-    kernel.getBody().walk([&](Operation *op) {
-      if (isa<SumOp, ProdOp, MaxOp, MinOp>(op))
-        reduction = op;
-    });
-    if (!reduction || kernel.getNumResults() != 1)
-      return kernel.emitOpError(
-          "has an inner_reduction schedule but not one reduction result");
+  // Note [Inner reduction lowering]: rows are the outer dims; `T` threads
+  // reduce a row (a parameter computed at launch from the row length, see
+  // Note [Inner reduction heuristic]) and a block of `max(block, T)` threads
+  // takes `block / T` rows at a time. Variants, tried in order: persistent
+  // (the row stays in registers) vectorized and scalar when the row fits,
+  // then streaming (one read of the row per pass) vectorized, scalar 32-bit
+  // and scalar 64-bit. The guards are the pointwise ones plus the row-length
+  // bound of the persistent variants.
+  LogicalResult lowerRowKernel(KernelOp kernel,
+                               InnerReductionScheduleAttr schedule) {
+    std::string why;
+    Operation *culprit = nullptr;
+    FailureOr<RowKernelInfo> info = analyzeRowKernel(kernel, why, culprit);
+    if (failed(info))
+      return (culprit ? culprit->emitOpError() : kernel.emitOpError())
+             << "cannot be lowered with an inner_reduction schedule: " << why;
     for (Value input : kernel.getInputs())
       if (isa<RankedTensorType>(input.getType()) && !isa<BlockArgument>(input))
         return kernel.emitOpError(
             "reads a tensor computed by another kernel; multi-kernel "
             "fusions are not segmented yet");
     auto fusion = kernel->getParentOfType<FusionOp>();
-    auto iterType = cast<RankedTensorType>(reduction->getOperand(0).getType());
+    RankedTensorType iterType = info->domain;
     int64_t rank = iterType.getRank();
     int64_t vector = schedule.getVector();
+    int64_t items = info->hasFullResult() ? schedule.getItems() : 0;
+    bool index64 = schedule.getIndex64();
     std::string base = kernel.getSymName().str();
+    std::string ix = index64 ? "_i64" : "_i32";
+    std::string vname = "v" + std::to_string(vector);
     SmallVector<Variant> variants;
+    if (items > 0) {
+      if (vector > 1)
+        variants.push_back({vector, index64, base + "_p" + vname + ix});
+      variants.back().items = items;
+      variants.push_back({1, index64, base + "_ps" + ix});
+      variants.back().items = std::max<int64_t>(1, vector * items / 2);
+    }
     if (vector > 1)
-      variants.push_back({vector, schedule.getIndex64(),
-                          base + "_v" + std::to_string(vector) +
-                              (schedule.getIndex64() ? "_i64" : "_i32")});
-    if (!schedule.getIndex64())
+      variants.push_back({vector, index64, base + "_" + vname + ix});
+    if (!index64)
       variants.push_back({1, false, base + "_s_i32"});
     variants.push_back({1, true, base + "_s_i64"});
+    for (Variant &variant : variants)
+      variant.fastMath = schedule.getFastMath();
 
     gpu::GPUModuleOp gpuModule = gpuModuleFor(fusion);
-    FailureOr<EmittedVariants> emitted =
-        emitVariants(kernel, gpuModule, variants, iterType, schedule.getBlock(),
-                     [&](PointwiseEmitter &emitter, gpu::GPUFuncOp func) {
-                       return emitter.emitInnerReduction(func, reduction,
-                                                         schedule.getBlock());
-                     });
+    FailureOr<EmittedVariants> emitted = emitVariants(
+        kernel, gpuModule, variants, iterType, /*block=*/std::nullopt,
+        [&](PointwiseEmitter &emitter, gpu::GPUFuncOp func) {
+          return emitter.emitRowKernel(func, *info, schedule.getBlock());
+        },
+        /*numExtraParams=*/1);
     if (failed(emitted))
       return failure();
     auto &[funcs, vectorLoaded, accesses] = *emitted;
@@ -1584,35 +1908,72 @@ struct FusionLowerKernelsPass
         return kernel.getInputs()[arg.getArgNumber()];
       return v;
     };
+    auto reify = [&](Value tensor, int64_t d) -> FailureOr<Value> {
+      return reifyDim(b, loc, tensor, d, toHost);
+    };
     SmallVector<Value> sizes;
     for (int64_t d = 0; d < rank; ++d) {
-      FailureOr<Value> size =
-          reifyDim(b, loc, reduction->getOperand(0), d, toHost);
+      FailureOr<Value> size = reify(info->domainValue, d);
       if (failed(size))
         return kernel.emitOpError("cannot express reduced dim ")
                << d << " from the inputs";
       sizes.push_back(*size);
     }
+    auto sameDim = [](Value x, Value y) {
+      auto dx = x.getDefiningOp<DimOp>(), dy = y.getDefiningOp<DimOp>();
+      return x == y || (dx && dy && dx.getInput() == dy.getInput() &&
+                        dx.getDim() == dy.getDim());
+    };
+    auto checkEqual = [&](Value size, Value expected, const Twine &what) {
+      if (sameDim(size, expected))
+        return;
+      std::string message;
+      llvm::raw_string_ostream(message) << what;
+      CheckOp::create(b, loc, h.eq(size, expected), message, size, expected);
+    };
+    // Every reduction reduces the same domain.
+    for (const RowReduction &r : info->reductions) {
+      for (int64_t d = 0; d < rank; ++d) {
+        FailureOr<Value> size = reify(r.op->getOperand(0), d);
+        if (failed(size))
+          return r.op->emitOpError("cannot express operand dim ")
+                 << d << " from the inputs";
+        checkEqual(*size, sizes[d],
+                   "dim " + Twine(d) + " of a reduced tensor must equal dim " +
+                       Twine(d) + " of the kernel's first reduced tensor");
+      }
+    }
     Value rows = h.c(1);
     for (int64_t d = 0; d + 1 < rank; ++d)
       rows = h.mul(rows, sizes[d]);
-    auto resultType = cast<RankedTensorType>(kernel.getResult(0).getType());
-    SmallVector<Value> dyn;
-    for (int64_t d = 0; d < resultType.getRank(); ++d) {
-      if (!resultType.isDynamicDim(d))
-        continue;
-      FailureOr<Value> size = reifyDim(b, loc, kernel.getResult(0), d);
-      if (failed(size))
-        return kernel.emitOpError("cannot express result dim ")
-               << d << " from the inputs";
-      dyn.push_back(*size);
+    SmallVector<Value> outputs;
+    for (auto [r, type] : llvm::enumerate(kernel.getResultTypes())) {
+      auto rt = cast<RankedTensorType>(type);
+      SmallVector<Value> dyn;
+      for (int64_t d = 0; d < rt.getRank(); ++d) {
+        if (!rt.isDynamicDim(d) && !(info->fullResult[r] || d + 1 < rank))
+          continue;
+        FailureOr<Value> size = reifyDim(b, loc, kernel.getResult(r), d);
+        if (failed(size))
+          return kernel.emitOpError("cannot express result ")
+                 << r << " dim " << d << " from the inputs";
+        if (d < rank && (info->fullResult[r] || d + 1 < rank))
+          checkEqual(*size, sizes[d],
+                     "result " + Twine(r) + " dim " + Twine(d) +
+                         " must equal dim " + Twine(d) +
+                         " of the reduced "
+                         "tensor");
+        if (rt.isDynamicDim(d))
+          dyn.push_back(*size);
+      }
+      outputs.push_back(EmptyOp::create(b, loc, rt, dyn, nullptr));
     }
-    Value output = EmptyOp::create(b, loc, resultType, dyn, nullptr);
-    FailureOr<LaunchArgs> launch =
-        hostArgs(kernel, fusion, h, sizes, accesses, vectorLoaded, vector,
-                 ValueRange{output});
+    FailureOr<LaunchArgs> launch = hostArgs(kernel, fusion, h, sizes, accesses,
+                                            vectorLoaded, vector, outputs);
     if (failed(launch))
       return failure();
+    Value rowLength = sizes[rank - 1];
+    Value blockTarget = h.c(schedule.getBlock());
     for (auto [i, variant] : llvm::enumerate(variants)) {
       Value guard;
       if (variant.vector > 1)
@@ -1620,22 +1981,41 @@ struct FusionLowerKernelsPass
                                 : h.mul(launch->vecOk, launch->fits32);
       else if (!variant.index64)
         guard = launch->fits32;
-      Value grid = h.max(h.min(rows, h.c(schedule.getMaxGrid())), h.c(1));
+      int64_t perThread =
+          variant.vector *
+          (variant.items > 0 ? variant.items : PointwiseEmitter::kStreamItems);
+      if (variant.items > 0) {
+        Value fits = h.lt(rowLength, h.c(kMaxRowThreads * perThread + 1));
+        guard = guard ? h.mul(guard, fits) : fits;
+      }
+      // T: a multiple of 32 with `perThread` elements each, 32 to 512.
+      Value threads = h.mul(
+          h.ceilDiv(h.ceilDiv(rowLength, h.c(perThread)), h.c(32)), h.c(32));
+      threads = h.min(h.max(threads, h.c(32)), h.c(kMaxRowThreads));
+      Value rowsPerBlock = h.max(h.floorDiv(blockTarget, threads), h.c(1));
+      Value blockSize = h.mul(threads, rowsPerBlock);
+      Value grid = h.max(
+          h.min(h.ceilDiv(rows, rowsPerBlock), h.c(schedule.getMaxGrid())),
+          h.c(1));
       SmallVector<Value> launchArgs(launch->args);
       launchArgs.push_back(rows);
+      launchArgs.push_back(threads);
       auto symbol = SymbolRefAttr::get(
           &getContext(), gpuModule.getName(),
           {FlatSymbolRefAttr::get(&getContext(), funcs[i].getName())});
       auto op = LaunchOp::create(b, loc, symbol, guard, grid, h.c(1), h.c(1),
-                                 h.c(schedule.getBlock()), h.c(1), h.c(1),
-                                 h.c(0), launchArgs);
+                                 blockSize, h.c(1), h.c(1), h.c(0), launchArgs);
       op->setAttr("param_types",
                   b.getTypeArrayAttr(funcs[i].getArgumentTypes()));
     }
-    kernel.replaceAllUsesWith(ValueRange{output});
+    kernel.replaceAllUsesWith(outputs);
     kernel.erase();
     return success();
   }
+
+  /// Most threads reducing one row; kernels declare it as their maximum
+  /// block size, so ptxas keeps them within 128 registers per thread.
+  static constexpr int64_t kMaxRowThreads = 512;
 };
 
 } // namespace

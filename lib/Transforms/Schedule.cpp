@@ -4,6 +4,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fusion/Transforms/Passes.h"
+#include "fusion/Transforms/RowKernel.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
@@ -26,13 +27,6 @@ int64_t storageBytes(Type element) {
   return std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
 }
 
-bool isPointwiseOp(Operation *op) {
-  return op->hasTrait<FusionElementwise>() ||
-         isa<BroadcastInDimOp, ExpandOp, PermuteOp, SqueezeOp, FullOp, YieldOp>(
-             op) ||
-         op->getDialect()->getNamespace() == "arith";
-}
-
 struct FusionSchedulePass
     : mlir::fusion::impl::FusionScheduleBase<FusionSchedulePass> {
   using FusionScheduleBase::FusionScheduleBase;
@@ -41,8 +35,21 @@ struct FusionSchedulePass
     WalkResult result = getOperation().walk([&](KernelOp kernel) {
       if (kernel.getScheduleAttr())
         return WalkResult::advance();
-      if (Operation *reduction = innerReduction(kernel)) {
-        kernel.setScheduleAttr(innerReductionSchedule(kernel, reduction));
+      bool hasReduction = false;
+      kernel.getBody().walk([&](Operation *op) {
+        hasReduction |=
+            isa<SumOp, ProdOp, MaxOp, MinOp, VarMeanOp, ArgmaxOp, ArgminOp>(op);
+      });
+      if (hasReduction) {
+        std::string why;
+        Operation *culprit = nullptr;
+        FailureOr<RowKernelInfo> info = analyzeRowKernel(kernel, why, culprit);
+        if (failed(info)) {
+          (culprit ? culprit->emitOpError() : kernel.emitOpError())
+              << "has no scheduler yet: " << why;
+          return WalkResult::interrupt();
+        }
+        kernel.setScheduleAttr(innerReductionSchedule(kernel, *info));
         if (printSchedules)
           llvm::errs() << "fusion-schedule: " << kernel.getSymName() << ": "
                        << kernel.getScheduleAttr() << "\n";
@@ -50,13 +57,13 @@ struct FusionSchedulePass
       }
       Operation *unsupported = nullptr;
       kernel.getBody().walk([&](Operation *op) {
-        if (!unsupported && !isPointwiseOp(op))
+        if (!unsupported && !isPointwiseKernelOp(op))
           unsupported = op;
       });
       if (unsupported) {
         unsupported->emitOpError()
-            << "has no scheduler yet: this stage schedules pointwise "
-               "kernels only (reductions come with the reduction scheduler)";
+            << "has no scheduler yet: it is neither element-wise nor a "
+               "reduction";
         return WalkResult::interrupt();
       }
       kernel.setScheduleAttr(pointwise(kernel));
@@ -69,61 +76,32 @@ struct FusionSchedulePass
       signalPassFailure();
   }
 
-  /// The one reduction of an inner-reduction kernel: a sum, prod, max or
-  /// min over the innermost dim whose result is the kernel's only result,
-  /// fed by element-wise work. Null when the kernel is not of that shape.
-  Operation *innerReduction(KernelOp kernel) {
-    Operation *reduction = nullptr;
-    bool other = false;
-    kernel.getBody().walk([&](Operation *op) {
-      if (isa<SumOp, ProdOp, MaxOp, MinOp>(op)) {
-        other |= reduction != nullptr;
-        reduction = op;
-      } else if (!isPointwiseOp(op)) {
-        other = true;
-      }
-    });
-    if (!reduction || other || kernel.getNumResults() != 1)
-      return nullptr;
-    auto input = cast<RankedTensorType>(reduction->getOperand(0).getType());
-    ArrayRef<int64_t> dims =
-        TypeSwitch<Operation *, ArrayRef<int64_t>>(reduction)
-            .Case<SumOp, ProdOp, MaxOp, MinOp>(
-                [](auto r) { return r.getDims(); });
-    if (input.getRank() == 0 || dims.size() != 1 ||
-        dims[0] != input.getRank() - 1 || input.getElementType().isInteger(1))
-      return nullptr;
-    Operation *yield = kernel.getBody().front().getTerminator();
-    if (!reduction->getResult(0).hasOneUse() ||
-        *reduction->getResult(0).getUsers().begin() != yield)
-      return nullptr;
-    return reduction;
-  }
-
-  // Note [Inner reduction heuristic]: one block per row; 16-byte loads of
-  // the narrowest input; as many threads as there are vectors in a row, a
-  // power of two between 32 and 512 (256 when the row length is symbolic),
-  // so short rows do not leave most of a block idle.
+  // Note [Inner reduction heuristic]: 16-byte loads of the narrowest
+  // input; each thread of a row takes 32 elements (`items` vectors) in the
+  // persistent variant, so rows up to 512 * 32 = 16384 elements stay in
+  // registers with at most 512 threads per row (a 512-thread block may use
+  // up to 128 registers per thread). Blocks of 256 threads: rows of 1024
+  // bf16 elements get a warp each, 8 rows per block. Kernels whose results
+  // are all per row need no persistence (items = 0).
   InnerReductionScheduleAttr innerReductionSchedule(KernelOp kernel,
-                                                    Operation *reduction) {
+                                                    const RowKernelInfo &info) {
     int64_t minBytes = 8;
     for (Type t : kernel.getInputs().getTypes())
       if (auto tensor = dyn_cast<RankedTensorType>(t))
         minBytes = std::min(minBytes, storageBytes(tensor.getElementType()));
     int64_t vector = std::min<int64_t>(16 / minBytes, 8);
-    auto input = cast<RankedTensorType>(reduction->getOperand(0).getType());
-    int64_t rowLength = input.getDimSize(input.getRank() - 1);
-    int64_t block = 256;
-    if (!ShapedType::isDynamic(rowLength)) {
-      int64_t vectors = std::max<int64_t>(1, (rowLength + vector - 1) / vector);
-      block = std::clamp<int64_t>(llvm::PowerOf2Ceil(vectors), 32, 512);
-    }
+    int64_t items =
+        info.hasFullResult() ? std::max<int64_t>(1, 32 / vector) : 0;
     int64_t maxGrid = blocksPerSM > 0 ? smCount * blocksPerSM
                                       : std::numeric_limits<int32_t>::max();
-    bool index64 =
-        input.hasStaticShape() && input.getNumElements() >= (int64_t(1) << 31);
-    return InnerReductionScheduleAttr::get(&getContext(), vector, block,
-                                           maxGrid, index64);
+    bool index64 = info.domain.hasStaticShape() &&
+                   info.domain.getNumElements() >= (int64_t(1) << 31);
+    bool fastMath = llvm::all_of(kernel.getResultTypes(), [](Type t) {
+      Type e = getElementTypeOrSelf(t);
+      return e.isBF16() || e.isF16();
+    });
+    return InnerReductionScheduleAttr::get(&getContext(), vector, items, 256,
+                                           maxGrid, index64, fastMath);
   }
 
   // Note [Pointwise heuristic]: the kernel streams memory, so what matters is

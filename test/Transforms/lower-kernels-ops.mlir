@@ -128,33 +128,85 @@ fusion.fusion @two_shapes(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> (tensor<?
 
 // -----
 
-// An inner reduction: one block per row, a vector of f32 partials per
-// thread over the row, a fold, xor-shuffles across the warp, 32 shared slots
-// across warps, and warp 0 writing the row's result (bf16 inputs accumulate
-// in f32 and round once).
+// A hand-written inner-reduction schedule with per-row results only: no
+// persistent variants; streaming vectorized, scalar 32-bit and 64-bit
+// variants. Threads per row (the last launch argument) come from the row
+// length at launch: ceil(K / 32) rounded up to 32, within 32..512, and a
+// block takes max(64 / T, 1) rows.
+// CHECK-LABEL: fusion.fusion @rowmax
+// CHECK: %[[K:.*]] = dim %arg0, 1
+// CHECK: %[[N:.*]] = arith.ceildivsi %[[K]], %{{.*}} : index
+// CHECK: %[[W:.*]] = arith.ceildivsi %[[N]]
+// CHECK: %[[T0:.*]] = arith.muli %[[W]]
+// CHECK: %[[T1:.*]] = arith.maxsi %[[T0]]
+// CHECK: %[[T:.*]] = arith.minsi %[[T1]]
+// CHECK: %[[R0:.*]] = arith.floordivsi %c64, %[[T]]
+// CHECK: %[[R:.*]] = arith.maxsi %[[R0]]
+// CHECK: %[[B:.*]] = arith.muli %[[T]], %[[R]]
+// CHECK: launch @rowmax_kernels::@rowmax_k0_v8_i32 if({{.*}}) grid({{.*}}) block(%[[B]], {{.*}}) smem({{.*}}) args({{.*}}, %[[T]])
+// CHECK: launch @rowmax_kernels::@rowmax_k0_s_i32 if(
+// CHECK: launch @rowmax_kernels::@rowmax_k0_s_i64 grid(
+// CHECK-NOT: launch
 // CHECK-LABEL: gpu.func @rowmax_k0_v8_i32
-// CHECK-SAME: workgroup(%{{.*}} : memref<32xf32, #gpu.address_space<workgroup>>)
-// CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
+// CHECK-SAME: nvvm.maxntid = array<i32: 512, 1, 1>
 // CHECK: scf.for
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<8xf32>)
-// CHECK: vector.load {{.*}} : memref<?xbf16>, vector<8xbf16>
-// CHECK: arith.extf {{.*}} : vector<8xbf16> to vector<8xf32>
-// CHECK: arith.maximumf {{.*}} : vector<8xf32>
+// CHECK-COUNT-4: vector.load {{.*}} : memref<?xbf16>, vector<8xbf16>
 // CHECK: vector.reduction <maximumf>
 // CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK: memref.store {{.*}} : memref<32xf32, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
-// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: memref.load {{.*}} : memref<32xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
 // CHECK: arith.truncf {{.*}} : f32 to bf16
 // CHECK: memref.store {{.*}} : memref<?xbf16>
-// CHECK: gpu.barrier
 // CHECK-LABEL: gpu.func @rowmax_k0_s_i32
 // CHECK-LABEL: gpu.func @rowmax_k0_s_i64
 fusion.fusion @rowmax(%a: tensor<?x?xbf16>) -> tensor<?xbf16> {
-  %0 = fusion.kernel @rowmax_k0 schedule = #fusion.inner_reduction<vector = 8, block = 64, max_grid = 1000, index64 = false> (%a) : (tensor<?x?xbf16>) -> tensor<?xbf16> {
+  %0 = fusion.kernel @rowmax_k0 schedule = #fusion.inner_reduction<vector = 8, items = 2, block = 64, max_grid = 1000, index64 = false, fast_math = false> (%a) : (tensor<?x?xbf16>) -> tensor<?xbf16> {
   ^bb0(%x: tensor<?x?xbf16>):
     %1 = fusion.max %x [1] : tensor<?x?xbf16> -> tensor<?xbf16>
     fusion.yield %1 : tensor<?xbf16>
   }
   fusion.return %0 : tensor<?xbf16>
+}
+
+// -----
+
+// A normalization with per-row results beside it: persistent variants
+// first (the row's 8 vectors per thread are loaded once, the weight in the
+// epilogue), guarded by K <= 512 * 32; var_mean's variance takes a second
+// pass over the registers.
+// CHECK-LABEL: fusion.fusion @norm
+// CHECK: %[[CAP:.*]] = arith.constant 16385 : index
+// CHECK: arith.cmpi slt, %{{.*}}, %[[CAP]] : index
+// CHECK: launch @norm_kernels::@norm_k0_pv4_i32 if(
+// CHECK: launch @norm_kernels::@norm_k0_ps_i32 if(
+// CHECK: launch @norm_kernels::@norm_k0_v4_i32 if(
+// CHECK: launch @norm_kernels::@norm_k0_s_i32 if(
+// CHECK: launch @norm_kernels::@norm_k0_s_i64 grid(
+// CHECK-LABEL: gpu.func @norm_k0_pv4_i32
+// CHECK-COUNT-8: vector.load %arg0
+// CHECK-NOT: vector.load %arg0
+// CHECK: vector.reduction <add>
+// CHECK: gpu.barrier
+// CHECK: arith.divf
+// CHECK: arith.subf {{.*}} : vector<4xf32>
+// CHECK: math.rsqrt
+// CHECK: vector.load %arg6
+// CHECK: vector.store
+// CHECK-NOT: vector.load %arg0
+// CHECK-LABEL: gpu.func @norm_k0_ps_i32
+// CHECK-COUNT-16: memref.load %arg0
+// CHECK-NOT: memref.load %arg0
+// CHECK-LABEL: gpu.func @norm_k0_v4_i32
+// CHECK: scf.for
+// CHECK: vector.load %arg0
+// CHECK: scf.for
+// CHECK: vector.load %arg0
+fusion.fusion @norm(%x: tensor<?x?xf32>, %w: tensor<?xf32>) -> (tensor<?x?xf32>, tensor<?xf32>, tensor<?x1xf32>) {
+  %v, %m = fusion.var_mean %x [1] correction = 0 keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
+  %y = fusion.rms_norm %x weight(%w : tensor<?xf32>) axis = 1 eps = 1.0e-6 : tensor<?x?xf32>
+  %s = fusion.sum %x [1] : tensor<?x?xf32> -> tensor<?xf32>
+  fusion.return %y, %s, %v : tensor<?x?xf32>, tensor<?xf32>, tensor<?x1xf32>
 }

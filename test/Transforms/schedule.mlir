@@ -1,6 +1,6 @@
-// RUN: fusion-opt %s --fusion-segment --fusion-schedule --split-input-file -verify-diagnostics | FileCheck %s
-// RUN: fusion-opt %s --fusion-segment --fusion-schedule="sm-count=100 blocks-per-sm=4" --split-input-file -verify-diagnostics | FileCheck %s --check-prefix=SM100
-// RUN: fusion-opt %s --fusion-segment --fusion-schedule="unroll=4 blocks-per-sm=2" --split-input-file -verify-diagnostics | FileCheck %s --check-prefix=OVERRIDE
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule --split-input-file -verify-diagnostics | FileCheck %s
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="sm-count=100 blocks-per-sm=4" --split-input-file -verify-diagnostics | FileCheck %s --check-prefix=SM100
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="unroll=4 blocks-per-sm=2" --split-input-file -verify-diagnostics | FileCheck %s --check-prefix=OVERRIDE
 
 // f32 everywhere: 16-byte vectors are 4 elements, two per thread, 256-thread
 // blocks and no cap on the grid unless blocks-per-sm asks for one.
@@ -63,17 +63,26 @@ fusion.fusion @manual(%a: tensor<?xf32>) -> tensor<?xf32> {
 
 // Outer reductions have no scheduler at this stage: a clear error on the op.
 fusion.fusion @outer(%a: tensor<?x?xf32>) -> tensor<?xf32> {
-  // expected-error @+1 {{has no scheduler yet}}
+  // expected-error @+1 {{has no scheduler yet: reduces other dims than the innermost one}}
   %0 = fusion.sum %a [0] : tensor<?x?xf32> -> tensor<?xf32>
   fusion.return %0 : tensor<?xf32>
 }
 
 // -----
 
+fusion.fusion @argmax(%a: tensor<?x?xf32>) -> tensor<?xi64> {
+  // expected-error @+1 {{has no scheduler yet: is neither element-wise nor a sum/prod/max/min/var_mean}}
+  %0 = fusion.argmax %a dim = 1 : tensor<?x?xf32> -> tensor<?xi64>
+  fusion.return %0 : tensor<?xi64>
+}
+
+// -----
+
 // A reduction over the innermost dim fed by element-wise work: the inner
-// reduction scheduler. Rows of 4096 bf16 in vectors of 8 want 512 threads.
+// reduction scheduler, 16-byte vectors of bf16, no persistence (every
+// result is per row), blocks of 256 threads; bf16 results allow fast math.
 // CHECK-LABEL: @inner
-// CHECK: schedule = #fusion.inner_reduction<vector = 8, block = 512, max_grid = 2147483647, index64 = false>
+// CHECK: schedule = #fusion.inner_reduction<vector = 8, items = 0, block = 256, max_grid = 2147483647, index64 = false, fast_math = true>
 fusion.fusion @inner(%a: tensor<?x4096xbf16>) -> tensor<?x1xbf16> {
   %e = fusion.exp %a : tensor<?x4096xbf16>
   %0 = fusion.max %e [1] keepdim : tensor<?x4096xbf16> -> tensor<?x1xbf16>
@@ -82,26 +91,64 @@ fusion.fusion @inner(%a: tensor<?x4096xbf16>) -> tensor<?x1xbf16> {
 
 // -----
 
-// Short rows get small blocks; symbolic rows 256 threads.
-// CHECK-LABEL: @short_rows
-// CHECK: #fusion.inner_reduction<vector = 4, block = 32,
-// CHECK-LABEL: @symbolic_rows
-// CHECK: #fusion.inner_reduction<vector = 4, block = 256,
-fusion.fusion @short_rows(%a: tensor<?x37xf32>) -> tensor<?xf32> {
-  %0 = fusion.sum %a [1] : tensor<?x37xf32> -> tensor<?xf32>
-  fusion.return %0 : tensor<?xf32>
-}
-fusion.fusion @symbolic_rows(%a: tensor<?x?xf32>) -> tensor<?xf32> {
+// f32 rows: vectors of 4; a sum and a max of one input in one kernel.
+// CHECK-LABEL: @two_reductions
+// CHECK: schedule = #fusion.inner_reduction<vector = 4, items = 0, block = 256, max_grid = 2147483647, index64 = false, fast_math = false>
+fusion.fusion @two_reductions(%a: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
   %0 = fusion.sum %a [1] : tensor<?x?xf32> -> tensor<?xf32>
-  fusion.return %0 : tensor<?xf32>
+  %1 = fusion.max %a [1] : tensor<?x?xf32> -> tensor<?xf32>
+  fusion.return %0, %1 : tensor<?xf32>, tensor<?xf32>
 }
 
 // -----
 
-// A reduction whose result feeds more work (softmax-like) is not an inner
-// reduction kernel yet: the diagnostic names the reduction.
+// Normalizations write the row again: persistent, 32 elements per thread
+// (4 vectors of 8 bf16, 8 vectors of 4 f32, 16 vectors of 2 f64).
+// CHECK-LABEL: @softmax_bf16
+// CHECK: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2147483647, index64 = false, fast_math = true>
+// CHECK-LABEL: @layernorm_f32
+// CHECK: #fusion.inner_reduction<vector = 4, items = 8, block = 256, max_grid = 2147483647, index64 = false, fast_math = false>
+// CHECK-LABEL: @rmsnorm_f64
+// CHECK: #fusion.inner_reduction<vector = 2, items = 16, block = 256,
+fusion.fusion @softmax_bf16(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
+  %0 = fusion.softmax %x dim = 1 : tensor<?x?xbf16>
+  fusion.return %0 : tensor<?x?xbf16>
+}
+fusion.fusion @layernorm_f32(%x: tensor<?x?x?xf32>, %w: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?x?x?xf32> {
+  %0 = fusion.layer_norm %x weight(%w : tensor<?xf32>) bias(%b : tensor<?xf32>) axis = 2 eps = 1.0e-05 : tensor<?x?x?xf32>
+  fusion.return %0 : tensor<?x?x?xf32>
+}
+fusion.fusion @rmsnorm_f64(%x: tensor<?x?xf64>, %w: tensor<?xf64>) -> tensor<?x?xf64> {
+  %0 = fusion.rms_norm %x weight(%w : tensor<?xf64>) axis = 1 eps = 1.0e-6 : tensor<?x?xf64>
+  fusion.return %0 : tensor<?x?xf64>
+}
+
+// -----
+
+// A static shape of 2^31 elements or more takes 64-bit indices.
+// CHECK-LABEL: @huge
+// CHECK: #fusion.inner_reduction<vector = 4, items = 0, block = 256, max_grid = 2147483647, index64 = true,
+fusion.fusion @huge(%a: tensor<65536x32768xf32>) -> tensor<65536xf32> {
+  %0 = fusion.sum %a [1] : tensor<65536x32768xf32> -> tensor<65536xf32>
+  fusion.return %0 : tensor<65536xf32>
+}
+
+// -----
+
+// A result that is neither per element nor per row.
+fusion.fusion @bad_result(%a: tensor<?x8xf32>, %b: tensor<?x4xf32>) -> (tensor<?x1xf32>, tensor<?x4xf32>) {
+  %0 = fusion.sum %a [1] keepdim : tensor<?x8xf32> -> tensor<?x1xf32>
+  // expected-error @+1 {{has no scheduler yet: is a result of neither the reduced shape nor one value per row}}
+  %1 = fusion.exp %b : tensor<?x4xf32>
+  fusion.return %0, %1 : tensor<?x1xf32>, tensor<?x4xf32>
+}
+
+// -----
+
+// Work on the reduced values (one per row) stays in the kernel.
+// CHECK-LABEL: @epilogue
+// CHECK: #fusion.inner_reduction<vector = 4, items = 0,
 fusion.fusion @epilogue(%a: tensor<?x?xf32>) -> tensor<?x1xf32> {
-  // expected-error @+1 {{has no scheduler yet}}
   %0 = fusion.sum %a [1] keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
   %1 = fusion.exp %0 : tensor<?x1xf32>
   fusion.return %1 : tensor<?x1xf32>

@@ -31,19 +31,36 @@ def Fusion_PointwiseScheduleAttr : Fusion_Attr<"PointwiseSchedule", "pointwise">
 
 def Fusion_InnerReductionScheduleAttr
     : Fusion_Attr<"InnerReductionSchedule", "inner_reduction"> {
-  let summary = "Schedule of a reduction over the innermost dim";
+  let summary = "Schedule of a kernel that reduces the innermost dim";
   let description = [{
-    One block of `block` threads per row (rows are the outer dims; blocks
-    loop over rows past `max_grid`). Threads read `vector` consecutive
-    elements at a time, accumulate in f32 (f64 for f64, i64 for integers),
-    then reduce across the warp with shuffles and across warps through
-    shared memory. Element-wise work before the reduction (casts, scaling)
-    is fused into the loads. The vectorized variant needs the row length to
-    be a multiple of `vector`, unit innermost strides and 16-byte alignment
-    (checked at run time, with scalar fallbacks).
+    Rows are the outer dims; each row is reduced by `T` threads (a multiple
+    of 32 between 32 and 512) and a block of `block` threads (or `T` when
+    larger) takes `block / T` rows at a time: a warp per row for short rows,
+    several warps for long ones. `T` is computed at launch from the row
+    length `K`: enough threads for `items` vectors of `vector` elements per
+    thread (for the streaming variants: 4 vectors per thread and pass).
+    Blocks loop over rows past `max_grid`.
+
+    Reductions (sum, prod, max, min, var_mean) accumulate in f32 for 16-bit
+    and f32 inputs, f64 for f64 and i64 for integers; threads fold their
+    partials, warps fold with xor-shuffles and the warps of a row meet in
+    shared memory. Reductions that depend on other reductions take further
+    passes over the row; var_mean takes two (the mean, then the centered
+    sum of squares). Element-wise work after the reductions (normalization
+    epilogues) writes results of the row's shape.
+
+    With `items > 0` a persistent variant keeps each thread's `items`
+    vectors in registers across passes, so the input is read once; it runs
+    when `K <= 512 * vector * items`. Otherwise (and for kernels without
+    per-element results) streaming variants read the row once per pass.
+    Vectorized variants need the row length to be a multiple of `vector`,
+    unit innermost strides and 16-byte alignment (checked at run time, with
+    scalar fallbacks); `index64` selects 64-bit index arithmetic;
+    `fast_math` allows approximate transcendentals.
   }];
-  let parameters = (ins "int64_t":$vector, "int64_t":$block,
-                        "int64_t":$max_grid, "bool":$index64);
+  let parameters = (ins "int64_t":$vector, "int64_t":$items,
+                        "int64_t":$block, "int64_t":$max_grid,
+                        "bool":$index64, "bool":$fast_math);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

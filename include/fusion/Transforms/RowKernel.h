@@ -1,0 +1,52 @@
+//===- RowKernel.h - kernels that reduce the innermost dim ------*- C++ -*-===//
+// The shape of a kernel the inner-reduction scheduler handles: reductions
+// over the innermost dim of one iteration domain, element-wise work before
+// them, and element-wise work after them that reads the row again
+// (normalization epilogues). Shared by the scheduler and the lowering.
+//===----------------------------------------------------------------------===//
+#ifndef FUSION_TRANSFORMS_ROWKERNEL_H
+#define FUSION_TRANSFORMS_ROWKERNEL_H
+
+#include "fusion/Dialect/Fusion/IR/FusionOps.h"
+
+#include <string>
+
+namespace mlir::fusion {
+
+/// One reduction of a row kernel and the pass over the row that computes
+/// it. A var_mean takes two passes: the mean in `pass`, the centered sum of
+/// squares in `pass + 1`.
+struct RowReduction {
+  Operation *op;
+  int64_t pass;
+  int64_t lastPass() const { return pass + (isa<VarMeanOp>(op) ? 1 : 0); }
+};
+
+struct RowKernelInfo {
+  /// The iteration domain: the type of the reduced tensors.
+  RankedTensorType domain;
+  /// A value of the domain type inside the kernel (a reduction's operand).
+  Value domainValue;
+  /// Reductions in the order they are computed.
+  SmallVector<RowReduction> reductions;
+  /// Per kernel result: true when it has the domain's shape (written per
+  /// element), false when it has one value per row.
+  SmallVector<bool> fullResult;
+  /// Passes over the row before the epilogue.
+  int64_t numPasses = 0;
+  /// Whether any result is written per element (an epilogue exists).
+  bool hasFullResult() const { return llvm::is_contained(fullResult, true); }
+};
+
+/// Analyzes `kernel`; on failure `why` says what does not fit (the op at
+/// fault is `culprit`, when there is one).
+FailureOr<RowKernelInfo> analyzeRowKernel(KernelOp kernel, std::string &why,
+                                          Operation *&culprit);
+
+/// Whether `op` is element-wise or index-mapping work the kernel emitters
+/// handle per element.
+bool isPointwiseKernelOp(Operation *op);
+
+} // namespace mlir::fusion
+
+#endif

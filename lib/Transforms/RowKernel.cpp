@@ -1,0 +1,132 @@
+//===- RowKernel.cpp - kernels that reduce the innermost dim --------------===//
+
+#include "fusion/Transforms/RowKernel.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::fusion;
+
+bool mlir::fusion::isPointwiseKernelOp(Operation *op) {
+  return op->hasTrait<FusionElementwise>() ||
+         isa<BroadcastInDimOp, ExpandOp, PermuteOp, SqueezeOp, FullOp, YieldOp>(
+             op) ||
+         op->getDialect()->getNamespace() == "arith";
+}
+
+static std::optional<ArrayRef<int64_t>> reducedDims(Operation *op) {
+  return TypeSwitch<Operation *, std::optional<ArrayRef<int64_t>>>(op)
+      .Case<SumOp, ProdOp, MaxOp, MinOp, VarMeanOp>(
+          [](auto r) { return r.getDims(); })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// Two types agree when their static extents do (symbolic ones are checked
+/// at run time by the lowering).
+static bool compatible(RankedTensorType a, RankedTensorType b) {
+  if (a.getRank() != b.getRank())
+    return false;
+  for (int64_t d = 0; d < a.getRank(); ++d)
+    if (!a.isDynamicDim(d) && !b.isDynamicDim(d) &&
+        a.getDimSize(d) != b.getDimSize(d))
+      return false;
+  return true;
+}
+
+FailureOr<RowKernelInfo> mlir::fusion::analyzeRowKernel(KernelOp kernel,
+                                                        std::string &why,
+                                                        Operation *&culprit) {
+  RowKernelInfo info;
+  culprit = nullptr;
+  Block &body = kernel.getBody().front();
+  SmallVector<Operation *> reductions;
+  for (Operation &op : body) {
+    if (reducedDims(&op)) {
+      reductions.push_back(&op);
+      continue;
+    }
+    if (!isPointwiseKernelOp(&op)) {
+      culprit = &op;
+      why = "is neither element-wise nor a sum/prod/max/min/var_mean";
+      return failure();
+    }
+  }
+  if (reductions.empty()) {
+    why = "has no reduction";
+    return failure();
+  }
+  for (Operation *op : reductions) {
+    auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+    ArrayRef<int64_t> dims = *reducedDims(op);
+    if (input.getRank() == 0 || dims.size() != 1 ||
+        dims[0] != input.getRank() - 1) {
+      culprit = op;
+      why = "reduces other dims than the innermost one alone (only inner "
+            "reductions are scheduled yet)";
+      return failure();
+    }
+    if (input.getElementType().isInteger(1)) {
+      culprit = op;
+      why = "reduces booleans";
+      return failure();
+    }
+    if (!info.domain) {
+      info.domain = input;
+      info.domainValue = op->getOperand(0);
+    } else if (!compatible(info.domain, input)) {
+      culprit = op;
+      why = "reduces a tensor of another shape than the kernel's first "
+            "reduction";
+      return failure();
+    }
+  }
+
+  // The pass of each reduction: one after the last pass of every reduction
+  // its operand depends on.
+  DenseMap<Operation *, int64_t> lastPass;
+  for (Operation *op : reductions) {
+    int64_t pass = 0;
+    SmallVector<Value> stack{op->getOperand(0)};
+    DenseSet<Operation *> seen;
+    while (!stack.empty()) {
+      Operation *def = stack.pop_back_val().getDefiningOp();
+      if (!def || !seen.insert(def).second)
+        continue;
+      if (auto it = lastPass.find(def); it != lastPass.end()) {
+        pass = std::max(pass, it->second + 1);
+        continue;
+      }
+      for (Value operand : def->getOperands())
+        stack.push_back(operand);
+    }
+    RowReduction reduction{op, pass};
+    lastPass[op] = reduction.lastPass();
+    info.reductions.push_back(reduction);
+    info.numPasses = std::max(info.numPasses, reduction.lastPass() + 1);
+  }
+
+  int64_t rank = info.domain.getRank();
+  for (Value result : body.getTerminator()->getOperands()) {
+    auto type = cast<RankedTensorType>(result.getType());
+    if (type.getRank() == rank && compatible(type, info.domain) &&
+        !(type.getDimSize(rank - 1) == 1 &&
+          info.domain.getDimSize(rank - 1) != 1)) {
+      info.fullResult.push_back(true);
+      continue;
+    }
+    // One value per row: the outer dims, and a kept dim of 1 or none.
+    bool perRow = (type.getRank() == rank && type.getDimSize(rank - 1) == 1) ||
+                  type.getRank() == rank - 1;
+    for (int64_t d = 0; perRow && d + 1 < rank; ++d)
+      perRow = type.isDynamicDim(d) || info.domain.isDynamicDim(d) ||
+               type.getDimSize(d) == info.domain.getDimSize(d);
+    if (!perRow) {
+      culprit = result.getDefiningOp();
+      why = "is a result of neither the reduced shape nor one value per row";
+      return failure();
+    }
+    info.fullResult.push_back(false);
+  }
+  return info;
+}
