@@ -130,3 +130,98 @@ FailureOr<RowKernelInfo> mlir::fusion::analyzeRowKernel(KernelOp kernel,
   }
   return info;
 }
+
+FailureOr<OuterKernelInfo>
+mlir::fusion::analyzeOuterKernel(KernelOp kernel, std::string &why,
+                                 Operation *&culprit) {
+  OuterKernelInfo info;
+  culprit = nullptr;
+  Block &body = kernel.getBody().front();
+  for (Operation &op : body) {
+    if (isa<SumOp, ProdOp, MaxOp, MinOp>(&op)) {
+      info.reductions.push_back(&op);
+      continue;
+    }
+    if (!isPointwiseKernelOp(&op)) {
+      culprit = &op;
+      why = "is neither element-wise nor a sum/prod/max/min";
+      return failure();
+    }
+  }
+  if (info.reductions.empty()) {
+    why = "has no reduction";
+    return failure();
+  }
+  DenseSet<Operation *> reductionSet(info.reductions.begin(),
+                                     info.reductions.end());
+  for (Operation *op : info.reductions) {
+    auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+    ArrayRef<int64_t> dims = *reducedDims(op);
+    bool prefix = !dims.empty() && (int64_t)dims.size() < input.getRank();
+    for (auto [i, d] : llvm::enumerate(dims))
+      prefix &= d == static_cast<int64_t>(i);
+    if (!prefix) {
+      culprit = op;
+      why = "reduces dims that are neither the innermost one nor leading "
+            "dims that keep the innermost";
+      return failure();
+    }
+    if (input.getElementType().isInteger(1)) {
+      culprit = op;
+      why = "reduces booleans";
+      return failure();
+    }
+    if (!info.domain) {
+      info.domain = input;
+      info.domainValue = op->getOperand(0);
+      info.numReduced = dims.size();
+    } else if (!compatible(info.domain, input) ||
+               info.numReduced != static_cast<int64_t>(dims.size())) {
+      culprit = op;
+      why = "reduces another shape or other dims than the kernel's first "
+            "reduction";
+      return failure();
+    }
+    // Outer reductions take one pass: no reduction feeds another.
+    SmallVector<Value> stack{op->getOperand(0)};
+    DenseSet<Operation *> seen;
+    while (!stack.empty()) {
+      Operation *def = stack.pop_back_val().getDefiningOp();
+      if (!def || !seen.insert(def).second)
+        continue;
+      if (reductionSet.contains(def)) {
+        culprit = op;
+        why = "reduces the result of another outer reduction";
+        return failure();
+      }
+      for (Value operand : def->getOperands())
+        stack.push_back(operand);
+    }
+  }
+  int64_t rank = info.domain.getRank(), p = info.numReduced;
+  for (Value result : body.getTerminator()->getOperands()) {
+    auto type = cast<RankedTensorType>(result.getType());
+    bool ok = false;
+    int64_t offset = 0;
+    if (type.getRank() == rank - p) {
+      ok = true;
+      offset = p;
+    } else if (type.getRank() == rank) {
+      ok = true;
+      for (int64_t d = 0; d < p; ++d)
+        ok &= type.getDimSize(d) == 1;
+    }
+    for (int64_t d = std::max<int64_t>(p, offset); ok && d < rank; ++d) {
+      int64_t size = type.getDimSize(d - offset);
+      ok = ShapedType::isDynamic(size) || info.domain.isDynamicDim(d) ||
+           size == info.domain.getDimSize(d);
+    }
+    if (!ok) {
+      culprit = result.getDefiningOp();
+      why = "is a result without one value per kept position of the outer "
+            "reduction";
+      return failure();
+    }
+  }
+  return info;
+}

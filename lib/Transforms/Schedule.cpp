@@ -44,12 +44,28 @@ struct FusionSchedulePass
         std::string why;
         Operation *culprit = nullptr;
         FailureOr<RowKernelInfo> info = analyzeRowKernel(kernel, why, culprit);
-        if (failed(info)) {
-          (culprit ? culprit->emitOpError() : kernel.emitOpError())
-              << "has no scheduler yet: " << why;
-          return WalkResult::interrupt();
+        if (succeeded(info)) {
+          kernel.setScheduleAttr(innerReductionSchedule(kernel, *info));
+        } else {
+          std::string outerWhy;
+          Operation *outerCulprit = nullptr;
+          FailureOr<OuterKernelInfo> outer =
+              analyzeOuterKernel(kernel, outerWhy, outerCulprit);
+          if (failed(outer)) {
+            // The inner analysis speaks for kernels that reduce the
+            // innermost dim, the outer one for the others.
+            bool inner =
+                why.find("other dims than the innermost") == std::string::npos;
+            if (!inner) {
+              why = outerWhy;
+              culprit = outerCulprit;
+            }
+            (culprit ? culprit->emitOpError() : kernel.emitOpError())
+                << "has no scheduler yet: " << why;
+            return WalkResult::interrupt();
+          }
+          kernel.setScheduleAttr(outerReductionSchedule(kernel, *outer));
         }
-        kernel.setScheduleAttr(innerReductionSchedule(kernel, *info));
         if (printSchedules)
           llvm::errs() << "fusion-schedule: " << kernel.getSymName() << ": "
                        << kernel.getScheduleAttr() << "\n";
@@ -102,6 +118,29 @@ struct FusionSchedulePass
     });
     return InnerReductionScheduleAttr::get(&getContext(), vector, items, 256,
                                            maxGrid, index64, fastMath);
+  }
+
+  // Note [Outer reduction heuristic]: 16-byte loads of the narrowest input
+  // along the kept dims, 4 rows per thread and step, and a grid of about 8
+  // blocks of 256 threads per SM (the SM count from `sm-count`): the split
+  // of the reduced dims is chosen at launch to reach it.
+  OuterReductionScheduleAttr
+  outerReductionSchedule(KernelOp kernel, const OuterKernelInfo &info) {
+    int64_t minBytes = 8;
+    for (Type t : kernel.getInputs().getTypes())
+      if (auto tensor = dyn_cast<RankedTensorType>(t))
+        minBytes = std::min(minBytes, storageBytes(tensor.getElementType()));
+    int64_t vector = std::min<int64_t>(16 / minBytes, 8);
+    bool index64 = info.domain.hasStaticShape() &&
+                   info.domain.getNumElements() >= (int64_t(1) << 31);
+    bool fastMath = llvm::all_of(kernel.getResultTypes(), [](Type t) {
+      Type e = getElementTypeOrSelf(t);
+      return e.isBF16() || e.isF16();
+    });
+    int64_t unrollFactor = unroll > 0 ? unroll : 4;
+    int64_t perSM = blocksPerSM > 0 ? blocksPerSM : 8;
+    return OuterReductionScheduleAttr::get(&getContext(), vector, unrollFactor,
+                                           smCount * perSM, index64, fastMath);
   }
 
   // Note [Pointwise heuristic]: the kernel streams memory, so what matters is

@@ -38,6 +38,20 @@ struct RowKernelInfo {
   bool hasFullResult() const { return llvm::is_contained(fullResult, true); }
 };
 
+/// A kernel that reduces leading dims (an outer reduction): every reduction
+/// is a sum/prod/max/min over dims 0 .. numReduced-1 of one domain, none
+/// depends on another, and every result has one value per kept position.
+struct OuterKernelInfo {
+  RankedTensorType domain;
+  Value domainValue;
+  int64_t numReduced = 0;
+  SmallVector<Operation *> reductions;
+};
+
+/// Analyzes `kernel` as an outer reduction; `why`/`culprit` as below.
+FailureOr<OuterKernelInfo> analyzeOuterKernel(KernelOp kernel, std::string &why,
+                                              Operation *&culprit);
+
 /// Analyzes `kernel`; on failure `why` says what does not fit (the op at
 /// fault is `culprit`, when there is one).
 FailureOr<RowKernelInfo> analyzeRowKernel(KernelOp kernel, std::string &why,

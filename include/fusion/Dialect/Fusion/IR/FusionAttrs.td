@@ -64,4 +64,26 @@ def Fusion_InnerReductionScheduleAttr
   let assemblyFormat = "`<` struct(params) `>`";
 }
 
+def Fusion_OuterReductionScheduleAttr
+    : Fusion_Attr<"OuterReductionSchedule", "outer_reduction"> {
+  let summary = "Schedule of a kernel that reduces leading dims";
+  let description = [{
+    The kept (trailing) dims are columns; a block of 256 threads is 32
+    columns of `vector` elements (16-byte loads along the contiguous kept
+    dim, a warp reads 32 consecutive vectors of one row) by 8 rows of the
+    reduced dims, each thread taking `unroll` rows per step. The reduced
+    dims are split over `S` blocks per column group, with `S` chosen at
+    launch so the grid has about `target_blocks` blocks (each split keeps at
+    least 64 rows). With `S > 1`, blocks write partials to a workspace and
+    the last block of a column group to arrive (an atomic counter, reset by
+    that block) folds them and writes the result: a grid reduction in one
+    launch. Accumulation types as for inner reductions; element-wise work
+    on the reduced values (one per kept position) is fused into the store.
+  }];
+  let parameters = (ins "int64_t":$vector, "int64_t":$unroll,
+                        "int64_t":$target_blocks, "bool":$index64,
+                        "bool":$fast_math);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
 #endif // FUSION_ATTRS_TD
