@@ -210,3 +210,31 @@ fusion.fusion @norm(%x: tensor<?x?xf32>, %w: tensor<?xf32>) -> (tensor<?x?xf32>,
   %s = fusion.sum %x [1] : tensor<?x?xf32> -> tensor<?xf32>
   fusion.return %y, %s, %v : tensor<?x?xf32>, tensor<?xf32>, tensor<?x1xf32>
 }
+
+// -----
+
+// An outer reduction: a workspace (splits x columns, f32) and zeroed
+// counters; the grid is column groups x splits of 256-thread blocks; the
+// kernel folds 8 row-threads in shared memory, and with several splits
+// writes partials, fences, counts in atomically, and the last block folds.
+// CHECK-LABEL: fusion.fusion @colsum
+// CHECK: %[[OUT:.*]] = empty(%{{.*}}) : tensor<?xf32>
+// CHECK: %[[WS:.*]] = empty(%{{.*}}) : tensor<?xf32>
+// CHECK: %[[CNT:.*]] = empty(%{{.*}}) zero_init : tensor<?xi32>
+// CHECK: launch @colsum_kernels::@colsum_k0_v4_i32 if({{.*}}) grid(%{{.*}}, %[[S:[^,]*]], %{{.*}}) block(%c256{{.*}}) smem({{.*}}) args(%arg0, %{{.*}}, %{{.*}}, %[[OUT]], %[[WS]], %[[CNT]], {{.*}}, %[[S]], %{{.*}})
+// CHECK: launch @colsum_kernels::@colsum_k0_s_i32
+// CHECK: launch @colsum_kernels::@colsum_k0_s_i64
+// CHECK-LABEL: gpu.func @colsum_k0_v4_i32
+// CHECK-SAME: workgroup(%{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1xi32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>)
+// CHECK-COUNT-4: vector.load %arg0
+// CHECK: gpu.barrier
+// CHECK: llvm.inline_asm has_side_effects "fence.acq_rel.gpu;"
+// CHECK: memref.atomic_rmw addi
+// CHECK: llvm.inline_asm has_side_effects "fence.acq_rel.gpu;"
+// CHECK: vector.store {{.*}} : memref<?xf32>, vector<4xf32>
+fusion.fusion @colsum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
+  %0 = fusion.sum %x [0] : tensor<?x?xf32> -> tensor<?xf32>
+  fusion.return %0 : tensor<?xf32>
+}
