@@ -14,6 +14,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 using namespace fusion::runtime;
 
 namespace {
@@ -195,3 +197,115 @@ TEST(Pipeline, ViewsOfInputsAliasWithoutAKernel) {
 }
 
 } // namespace
+
+// Note [Reduction heuristic table]: the launch shapes the schedulers choose
+// (inner: threads per row T, rows per block, grid; outer: column groups x
+// splits) for a table of shapes, evaluated by the runtime from the module
+// file as it would be before a launch.
+struct InnerCase {
+  const char *example;
+  DType dtype;
+  int64_t rows, cols;
+  uintptr_t address;
+  const char *kernel;
+  uint32_t block, grid;
+  int64_t threadsPerRow;
+};
+
+TEST(Pipeline, InnerReductionHeuristicTable) {
+  const InnerCase cases[] = {
+      // bf16 softmax: 32 elements per thread kept in registers.
+      {"normalization/softmax", DType::BF16, 32768, 4096, 0x100000,
+       "softmax_k0_pv8_i32", 256, 16384, 128},
+      {"normalization/softmax", DType::BF16, 8192, 16384, 0x100000,
+       "softmax_k0_pv8_i32", 512, 8192, 512},
+      // Short rows: a warp per row, 8 rows per block.
+      {"normalization/softmax", DType::BF16, 262144, 1024, 0x100000,
+       "softmax_k0_pv8_i32", 256, 32768, 32},
+      {"normalization/softmax", DType::BF16, 100, 1000, 0x100000,
+       "softmax_k0_pv8_i32", 256, 13, 32},
+      // Odd rows: the scalar persistent variant, 16 elements per thread.
+      {"normalization/softmax", DType::BF16, 7, 4097, 0x100000,
+       "softmax_k0_ps_i32", 288, 7, 288},
+      // Misaligned: scalar persistent.
+      {"normalization/softmax", DType::BF16, 64, 1024, 0x100002,
+       "softmax_k0_ps_i32", 256, 16, 64},
+      // Too long to stay on chip: streaming, 512 threads per row.
+      {"normalization/softmax", DType::BF16, 4, 32768, 0x100000,
+       "softmax_k0_v8_i32", 512, 4, 512},
+      {"normalization/softmax", DType::BF16, 3, 100003, 0x100000,
+       "softmax_k0_s_i32", 512, 3, 512},
+      // Pure reductions stream: 4 vectors per thread and pass.
+      {"inner_sum", DType::F32, 262144, 1024, 0x100000, "inner_sum_k0_v4_i32",
+       256, 65536, 64},
+      {"inner_sum", DType::F32, 32768, 4096, 0x100000, "inner_sum_k0_v4_i32",
+       256, 32768, 256},
+      {"inner_sum", DType::F32, 8192, 16384, 0x100000, "inner_sum_k0_v4_i32",
+       512, 8192, 512},
+  };
+  for (const InnerCase &c : cases) {
+    SCOPED_TRACE(std::string(c.example) + " " + std::to_string(c.rows) + "x" +
+                 std::to_string(c.cols));
+    auto exe = compileExample(c.example);
+    ASSERT_TRUE(exe);
+    Tensor2D x = contiguous(c.rows, c.cols);
+    auto plan = exe->plan({x.arg(c.address, c.dtype)});
+    ASSERT_TRUE(plan.ok()) << plan.status().toString();
+    ASSERT_EQ(plan->launches.size(), 1u);
+    EXPECT_EQ(launchedKernel(*exe, *plan), c.kernel);
+    EXPECT_EQ(plan->launches[0].block[0], c.block);
+    EXPECT_EQ(plan->launches[0].grid[0], c.grid);
+    // Threads per row is the last kernel parameter (a 32-bit index).
+    const LaunchConfig &launch = plan->launches[0];
+    int32_t threads = 0;
+    std::memcpy(&threads, launch.params.data() + launch.params.size() - 4, 4);
+    EXPECT_EQ(threads, c.threadsPerRow);
+  }
+}
+
+TEST(Pipeline, OuterReductionHeuristicTable) {
+  auto buffer = llvm::MemoryBuffer::getFile(std::string(FUSION_EXAMPLES_DIR) +
+                                            "/../bench/cases/outer_sum.mlir");
+  ASSERT_TRUE(bool(buffer));
+  auto exe = compileSource((*buffer)->getBuffer());
+  ASSERT_TRUE(exe);
+  struct Case {
+    int64_t rows, cols;
+    const char *kernel;
+    uint32_t groups, splits;
+  } cases[] = {
+      // 132 SMs x 8 blocks = 1056 blocks wanted; 32 column groups of 128.
+      {32768, 4096, "outer_sum_k0_v4_i32", 32, 33},
+      {8192, 16384, "outer_sum_k0_v4_i32", 128, 9},
+      {262144, 1024, "outer_sum_k0_v4_i32", 8, 132},
+      // Few rows: at least 64 rows per split.
+      {100, 4096, "outer_sum_k0_v4_i32", 32, 2},
+      {64, 8, "outer_sum_k0_v4_i32", 1, 1},
+      // Odd columns: scalar, 32 columns per group.
+      {1000, 1001, "outer_sum_k0_s_i32", 32, 16},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(std::to_string(c.rows) + "x" + std::to_string(c.cols));
+    Tensor2D x = contiguous(c.rows, c.cols);
+    auto plan = exe->plan({x.arg(0x100000, DType::F32)});
+    ASSERT_TRUE(plan.ok()) << plan.status().toString();
+    ASSERT_EQ(plan->launches.size(), 1u);
+    EXPECT_EQ(launchedKernel(*exe, *plan), c.kernel);
+    EXPECT_EQ(plan->launches[0].grid[0], c.groups);
+    EXPECT_EQ(plan->launches[0].grid[1], c.splits);
+    EXPECT_EQ(plan->launches[0].block[0], 256u);
+    // The workspace holds every split's partials; the counters are zeroed.
+    bool zeroed = false;
+    int64_t workspace = -1;
+    for (const BufferLayout &layout : plan->buffers) {
+      if (layout.kind != BufferKind::Intermediate)
+        continue;
+      if (layout.zeroInit)
+        zeroed = true;
+      else
+        workspace = layout.numElements;
+    }
+    EXPECT_TRUE(zeroed);
+    EXPECT_EQ(workspace, c.splits > 1 ? int64_t(c.splits) * c.cols : 0);
+  }
+}
