@@ -27,7 +27,15 @@ LogicalResult mlir::fusion::lowerToPTX(ModuleOp module,
   pipeline.smCount = options.smCount;
   pipeline.unroll = options.unroll;
   pipeline.blocksPerSM = options.blocksPerSM;
+  pipeline.innerItems = options.innerItems;
+  pipeline.innerBlock = options.innerBlock;
+  pipeline.splitKernels = options.splitKernels;
   buildFusionToPTXPipeline(pm, pipeline);
+  std::optional<TimingScope> timing;
+  if (options.timing) {
+    timing = options.timing->nest("pipeline");
+    pm.enableTiming(*timing);
+  }
   return pm.run(module);
 }
 
@@ -54,5 +62,6 @@ mlir::fusion::compileToModuleFile(ModuleOp module, StringRef fusionName,
   ModuleWriterOptions writer;
   writer.chip = options.chip;
   writer.emitCubin = options.emitCubin;
+  writer.timing = options.timing;
   return writeModuleFile(module, fusionName, definition, writer);
 }

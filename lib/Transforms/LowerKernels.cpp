@@ -1348,22 +1348,48 @@ private:
   // only when the schedule allows fast math (16-bit float results, whose
   // own rounding is coarser than the approximation).
   Value approxTanh(Value v) {
+    return approxF32("tanh.approx.f32 $0, $1;", {v});
+  }
+
+  // Note [Approximate exp and division]: with fast math, exp(x) is
+  // ex2.approx.ftz.f32(x * log2(e)) (two instructions; relative error about
+  // 2^-22 plus |x| * 2^-24 from the product, far below bf16's 2^-9) and
+  // f32 division is div.full.f32 (at most 2 ulp): libdevice's expf and the
+  // IEEE division cost about ten instructions each per element and made
+  // bf16 softmax compute-bound on the H200.
+  Value approxExp(Value v) {
+    Value log2e = floatConst(v.getType(), 1.4426950408889634);
+    Value scaled = arith::MulFOp::create(*builder, loc, v, log2e);
+    return approxF32("ex2.approx.ftz.f32 $0, $1;", {scaled});
+  }
+  Value approxDiv(Value x, Value y) {
+    return approxF32("div.full.f32 $0, $1, $2;", {x, y});
+  }
+
+  /// One PTX instruction per lane on f32 scalars or vectors.
+  Value approxF32(StringRef text, ArrayRef<Value> operands) {
     OpBuilder &b = *builder;
-    auto tanh1 = [&](Value x) -> Value {
+    std::string constraints = "=f";
+    for (size_t i = 0; i < operands.size(); ++i)
+      constraints += ",f";
+    auto one = [&](ValueRange xs) -> Value {
       return LLVM::InlineAsmOp::create(
-                 b, loc, b.getF32Type(), ValueRange{x},
-                 b.getStringAttr("tanh.approx.f32 $0, $1;"),
-                 b.getStringAttr("=f,f"), UnitAttr(), UnitAttr(),
+                 b, loc, b.getF32Type(), xs, b.getStringAttr(text),
+                 b.getStringAttr(constraints), UnitAttr(), UnitAttr(),
                  LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr())
           .getResult(0);
     };
-    auto vt = dyn_cast<VectorType>(v.getType());
+    auto vt = dyn_cast<VectorType>(operands[0].getType());
     if (!vt)
-      return tanh1(v);
+      return one(operands);
     SmallVector<Value> lanes;
-    for (int64_t i = 0; i < vt.getNumElements(); ++i)
-      lanes.push_back(
-          tanh1(vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{i})));
+    for (int64_t i = 0; i < vt.getNumElements(); ++i) {
+      SmallVector<Value> xs;
+      for (Value x : operands)
+        xs.push_back(
+            vector::ExtractOp::create(b, loc, x, ArrayRef<int64_t>{i}));
+      lanes.push_back(one(xs));
+    }
     return vector::FromElementsOp::create(b, loc, vt, lanes);
   }
 
@@ -1636,8 +1662,11 @@ private:
             [&](auto) { return binary(arith::SubFOp(), arith::SubIOp()); })
         .Case<MulOp>(
             [&](auto) { return binary(arith::MulFOp(), arith::MulIOp()); })
-        .Case<DivOp>(
-            [&](auto) { return binary(arith::DivFOp(), arith::DivSIOp()); })
+        .Case<DivOp>([&](auto) -> Value {
+          if (variant.fastMath && element.isF32())
+            return approxDiv(v[0], v[1]);
+          return binary(arith::DivFOp(), arith::DivSIOp());
+        })
         .Case<FmodOp>(
             [&](auto) { return binary(arith::RemFOp(), arith::RemSIOp()); })
         .Case<RemainderOp>([&](auto) -> Value {
@@ -1734,7 +1763,11 @@ private:
             return math::AbsFOp::create(b, loc, v[0]);
           return math::AbsIOp::create(b, loc, v[0]);
         })
-        .Case<ExpOp>([&](auto) { return unaryF(math::ExpOp()); })
+        .Case<ExpOp>([&](auto) -> Value {
+          if (variant.fastMath && element.isF32())
+            return approxExp(v[0]);
+          return unaryF(math::ExpOp());
+        })
         .Case<Exp2Op>([&](auto) { return unaryF(math::Exp2Op()); })
         .Case<Expm1Op>([&](auto) { return unaryF(math::ExpM1Op()); })
         .Case<LogOp>([&](auto) { return unaryF(math::LogOp()); })

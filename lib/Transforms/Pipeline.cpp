@@ -5,6 +5,8 @@
 
 #include "fusion/Transforms/Passes.h"
 
+#include "fusion/Transforms/KernelModules.h"
+
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
@@ -54,8 +56,15 @@ void mlir::fusion::buildFusionToPTXPipeline(OpPassManager &pm,
   schedule.smCount = options.smCount;
   schedule.unroll = options.unroll;
   schedule.blocksPerSM = options.blocksPerSM;
+  schedule.innerItems = options.innerItems;
+  schedule.innerBlock = options.innerBlock;
   pm.addPass(createFusionSchedule(schedule));
   pm.addPass(createFusionLowerKernels());
+  // One gpu.module per kernel variant: each gets its own PTX and cubin, and
+  // the nested passes below (LLVM to PTX included) run over the modules
+  // in parallel.
+  if (options.splitKernels)
+    pm.addPass(createFusionSplitKernelModules());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createSCFToControlFlowPass());
@@ -65,13 +74,15 @@ void mlir::fusion::buildFusionToPTXPipeline(OpPassManager &pm,
   target.chip = options.chip;
   target.optLevel = options.optLevel;
   pm.addPass(createGpuNVVMAttachTarget(target));
-  GpuModuleToBinaryPassOptions binary;
-  binary.compilationTarget = "isa";
-  binary.toolkitPath = findCudaToolkit();
-  pm.addPass(createGpuModuleToBinaryPass(binary));
+  // gpu-module-to-binary (format isa), split in two: serialization is a
+  // pass on gpu.module, which the pass manager runs in parallel.
+  pm.addNestedPass<gpu::GPUModuleOp>(
+      createFusionSerializeKernelModule(findCudaToolkit()));
+  pm.addPass(createFusionKernelModulesToBinaries());
 }
 
 void mlir::fusion::registerFusionPipelines() {
+  registerFusionKernelModulePasses();
   PassPipelineRegistration<FusionToPTXOptions>(
       "fusion-to-ptx",
       "Decompose, segment, schedule and lower fusions to gpu.func, then to "

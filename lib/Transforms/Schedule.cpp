@@ -108,6 +108,9 @@ struct FusionSchedulePass
     int64_t vector = std::min<int64_t>(16 / minBytes, 8);
     int64_t items =
         info.hasFullResult() ? std::max<int64_t>(1, 32 / vector) : 0;
+    if (innerItems >= 0 && info.hasFullResult())
+      items = innerItems;
+    int64_t block = innerBlock > 0 ? innerBlock : 256;
     int64_t maxGrid = blocksPerSM > 0 ? smCount * blocksPerSM
                                       : std::numeric_limits<int32_t>::max();
     bool index64 = info.domain.hasStaticShape() &&
@@ -116,7 +119,7 @@ struct FusionSchedulePass
       Type e = getElementTypeOrSelf(t);
       return e.isBF16() || e.isF16();
     });
-    return InnerReductionScheduleAttr::get(&getContext(), vector, items, 256,
+    return InnerReductionScheduleAttr::get(&getContext(), vector, items, block,
                                            maxGrid, index64, fastMath);
   }
 

@@ -9,6 +9,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
@@ -42,17 +43,35 @@ int main(int argc, char **argv) {
   cl::opt<int64_t> blocksPerSM(
       "blocks-per-sm", cl::desc("Pointwise blocks per SM (0: heuristic)"),
       cl::init(0));
+  cl::opt<int64_t> innerItems(
+      "inner-items",
+      cl::desc("Inner reductions: vectors per thread kept in registers (0: "
+               "no persistent variant, -1: heuristic)"),
+      cl::init(-1));
+  cl::opt<int64_t> innerBlock(
+      "inner-block",
+      cl::desc("Inner reductions: threads per block (0: heuristic)"),
+      cl::init(0));
   cl::opt<bool> noCubin("no-cubin", cl::desc("Do not run ptxas"),
                         cl::init(false));
   cl::opt<bool> printStages("print-stages",
                             cl::desc("Print the IR after every pass"),
                             cl::init(false));
+  // --mlir-timing (parse, each pass, ptxas, launch plan, output) and
+  // --mlir-disable-threading (the kernel modules compile in parallel).
+  registerDefaultTimingManagerCLOptions();
+  registerMLIRContextCLOptions();
   cl::ParseCommandLineOptions(argc, argv, "Fusion translator\n");
+  DefaultTimingManager timingManager;
+  applyDefaultTimingManagerCLOptions(timingManager);
+  TimingScope timing = timingManager.getRootScope();
 
+  TimingScope contextTiming = timing.nest("context");
   DialectRegistry registry;
   fusion::registerAllDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  contextTiming.stop();
 
   std::string error;
   auto file = openInputFile(input, &error);
@@ -63,17 +82,24 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  TimingScope parseTiming = timing.nest("parse");
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
+  parseTiming.stop();
 
   fusion::CompileOptions options;
   options.chip = chip;
   options.smCount = smCount;
   options.unroll = unroll;
   options.blocksPerSM = blocksPerSM;
+  options.innerItems = innerItems;
+  options.innerBlock = innerBlock;
   options.emitCubin = !noCubin;
   options.printStages = printStages;
+  // One PTX file with every entry, as ptxas and readers expect.
+  options.splitKernels = mode != Mode::PTX;
+  options.timing = &timing;
 
   std::string result;
   if (mode == Mode::Module) {
@@ -91,6 +117,7 @@ int main(int argc, char **argv) {
       module->print(os);
     }
   }
+  TimingScope outputTiming = timing.nest("output");
   auto out = openOutputFile(output, &error);
   if (!out) {
     llvm::errs() << "fusion-translate: " << error << "\n";

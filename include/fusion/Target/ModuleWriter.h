@@ -6,6 +6,7 @@
 #define FUSION_TARGET_MODULEWRITER_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/Timing.h"
 #include <string>
 
 namespace mlir::fusion {
@@ -16,6 +17,8 @@ struct ModuleWriterOptions {
   /// ptxas to use; empty: search PATH, $CUDA_HOME/bin, /usr/local/cuda/bin.
   std::string ptxas;
   std::string chip = "sm_90a";
+  /// When set, the ptxas runs and the launch plan are timed under it.
+  TimingScope *timing = nullptr;
 };
 
 /// Serializes fusion `fusionName` (empty: the only fusion) of a module that
@@ -37,9 +40,18 @@ struct CompileOptions {
   /// Pointwise schedule overrides (0: the heuristic's choice).
   int64_t unroll = 0;
   int64_t blocksPerSM = 0;
+  /// Inner-reduction overrides (-1 / 0: the heuristic's choice).
+  int64_t innerItems = -1;
+  int64_t innerBlock = 0;
   bool emitCubin = true;
   /// Print the IR after every pass of the pipeline to stderr.
   bool printStages = false;
+  /// One gpu.module (PTX, cubin) per kernel variant; off, all variants of a
+  /// fusion share one PTX (e.g. to print it as one ptxas-able file).
+  bool splitKernels = true;
+  /// When set, the pipeline's passes, ptxas and the module file writer are
+  /// timed under it (fusion-translate --mlir-timing).
+  TimingScope *timing = nullptr;
 };
 
 /// Runs --fusion-to-ptx on `module` in place.

@@ -35,6 +35,19 @@ struct FusionToPTXOptions : public PassPipelineOptions<FusionToPTXOptions> {
       *this, "blocks-per-sm",
       llvm::cl::desc("Pointwise blocks per SM (0: heuristic)"),
       llvm::cl::init(0)};
+  PassOptions::Option<int64_t> innerItems{
+      *this, "inner-items",
+      llvm::cl::desc("Inner reductions: vectors per thread in registers "
+                     "(0: none, -1: heuristic)"),
+      llvm::cl::init(-1)};
+  PassOptions::Option<int64_t> innerBlock{
+      *this, "inner-block",
+      llvm::cl::desc("Inner reductions: threads per block (0: heuristic)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<bool> splitKernels{
+      *this, "split-kernels",
+      llvm::cl::desc("One gpu.module (PTX, cubin) per kernel variant"),
+      llvm::cl::init(true)};
   PassOptions::Option<int> optLevel{
       *this, "O", llvm::cl::desc("LLVM optimization level"), llvm::cl::init(3)};
 };

@@ -47,6 +47,11 @@ def FusionSchedule : Pass<"fusion-schedule", "ModuleOp"> {
     Option<"blocksPerSM", "blocks-per-sm", "int64_t", /*default=*/"0",
            "Cap the grid at this many blocks per SM; the grid-stride loop "
            "takes the rest (0: no cap)">,
+    Option<"innerItems", "inner-items", "int64_t", /*default=*/"-1",
+           "Inner reductions: vectors per thread kept in registers (0: no "
+           "persistent variant; -1: heuristic)">,
+    Option<"innerBlock", "inner-block", "int64_t", /*default=*/"0",
+           "Inner reductions: threads per block (0: heuristic)">,
   ];
 }
 

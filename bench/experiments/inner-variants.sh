@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Tuning sweep for the inner-reduction (normalization) schedules, run from
+# the GPU bundle's root: compiles softmax, layernorm and rmsnorm with
+# schedule overrides (fusion-translate --inner-items / --inner-block) and
+# times each at the public shapes with fusion-run --bench (copy fraction in
+# the same process). Prints one BENCH line per configuration.
+# usage: bash bench/experiments/inner-variants.sh [CONFIGS...]
+#   a config is ITEMS:BLOCK, e.g. -1:0 (the heuristic), 0:0 (streaming only)
+set -uo pipefail
+configs=${*:-"-1:0 0:0 2:0 -1:512 2:512"}
+work=${WORK:-/tmp/inner-variants}
+mkdir -p "$work"
+for case in softmax layernorm rmsnorm; do
+  src=examples/normalization/$case.mlir
+  [ -f "$src" ] || src=bench/cases/$case.mlir
+  for cfg in $configs; do
+    items=${cfg%%:*}; block=${cfg##*:}
+    mod=$work/$case-$items-$block.fusionmod
+    bin/fusion-translate "$src" --fusion-to-module --inner-items="$items" \
+      --inner-block="$block" -o "$mod" || { echo "compile failed: $case $cfg"; continue; }
+    for s in 32768x4096 8192x16384 262144x1024; do
+      n=${s#*x}
+      case $case in
+        softmax) ins="--input=$s";;
+        layernorm) ins="--input=$s --input=$n --input=$n";;
+        rmsnorm) ins="--input=$s --input=$n";;
+      esac
+      out=$(bin/fusion-run "$mod" $ins --bench --no-check --iters=20 --warmup=5 \
+        --host-iters=100 --copy-mib=512 2>&1 | grep -E "^BENCH|error")
+      echo "$case items=$items block=$block $out" | sed 's/ host_us=.*variant=/ variant=/'
+    done
+  done
+done
