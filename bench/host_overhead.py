@@ -5,9 +5,13 @@ time.perf_counter around the loop divided by N, the median of several
 repeats. Paths, all in one process:
 
   fd.execute             the Python API (FusionDefinition.execute)
-  Executable.call        the ctypes Executable, outputs allocated by torch
-  Executable.launch      the same with the signature bound beforehand
+  Executable.call        the Executable, outputs allocated by torch
+  Executable.launch      the ctypes pieces with the signature bound beforehand
   Executable.run         preallocated outputs (no allocation)
+  ... (ctypes)           fd.execute, Executable.call and Executable.run with
+                         the C fast path off (FUSION_NO_FASTPATH), when the
+                         rows above went through it (fusion._fastpath; Note
+                         [C fast path] in python/fusion/runtime.py)
   torch eager            torch.relu(a * b + a): three ops
   torch.compile          the same function through Inductor
   raw cuLaunchKernelEx   an empty kernel launched by the runtime's C API
@@ -96,25 +100,49 @@ def measure(calls=10000, repeats=5, numel=1024, compile_peers=True, tools_dir=No
         except Exception as e:  # noqa: BLE001
             out[name] = {"us": None, "note": "failed: " + _first_line(e)}
 
+    fast = runtime.load_fastpath() is not None
+    via = "C fast path" if fast else f"ctypes (C fast path {runtime.fastpath_status()})"
     fd = tiny_fusion()
     exe = None
     try:
         (got,) = fd.execute(inputs)
         if check:
             torch.testing.assert_close(got, _eager(a, b))
-        exe = runtime.Executable(fd.last_execution["module"])
+        module = fd.last_execution["module"]
+        exe = runtime.Executable(module)
+        if fast:
+            # The same fusion and module with the C fast path off.
+            fd_ctypes = tiny_fusion()
+            old = os.environ.get("FUSION_NO_FASTPATH")
+            os.environ["FUSION_NO_FASTPATH"] = "1"
+            try:
+                fd_ctypes.execute(inputs)
+            finally:
+                if old is None:
+                    del os.environ["FUSION_NO_FASTPATH"]
+                else:
+                    os.environ["FUSION_NO_FASTPATH"] = old
+            exe_ctypes = runtime.Executable(module, fastpath=False)
     except Exception as e:  # noqa: BLE001
         out["fd.execute"] = {"us": None, "note": "failed: " + _first_line(e)}
     if exe is not None:
         run("fd.execute", lambda: fd.execute(inputs),
-            f"Python API, relu(a * b + a), {numel} f32, one kernel")
-        run("Executable.call", lambda: exe.call(inputs),
-            "ctypes Executable, outputs by torch.empty")
+            f"Python API, relu(a * b + a), {numel} f32, one kernel; {via}")
+        if fast:
+            run("fd.execute (ctypes)", lambda: fd_ctypes.execute(inputs),
+                "the same, FUSION_NO_FASTPATH")
+        run("Executable.call", lambda: exe.call(inputs), f"outputs by torch.empty; {via}")
+        if fast:
+            run("Executable.call (ctypes)", lambda: exe_ctypes.call(inputs),
+                "the same, Executable(fastpath=False)")
         sig = exe.signature(inputs)
         run("Executable.launch", lambda: exe.launch(sig, inputs, exe.allocate(sig, inputs)),
-            "signature bound beforehand, outputs by torch.empty")
+            "ctypes, signature bound beforehand, outputs by torch.empty")
         outs = exe.empty_outputs(inputs)
-        run("Executable.run", lambda: exe.run(inputs, outs), "preallocated outputs")
+        run("Executable.run", lambda: exe.run(inputs, outs), f"preallocated outputs; {via}")
+        if fast:
+            run("Executable.run (ctypes)", lambda: exe_ctypes.run(inputs, outs),
+                "the same, Executable(fastpath=False)")
     run("torch eager", lambda: _eager(a, b), "relu(a * b + a): three kernels")
     if compile_peers:
         try:
@@ -132,7 +160,9 @@ def measure(calls=10000, repeats=5, numel=1024, compile_peers=True, tools_dir=No
         raw = None
         out["raw cuLaunchKernelEx"] = {"us": None, "note": "failed: " + _first_line(e)}
     if raw is not None:
-        for name in ("fd.execute", "Executable.call", "Executable.launch", "Executable.run"):
+        for name in ("fd.execute", "fd.execute (ctypes)", "Executable.call",
+                     "Executable.call (ctypes)", "Executable.launch", "Executable.run",
+                     "Executable.run (ctypes)"):
             us = out.get(name, {}).get("us")
             if us is not None:
                 over = us - raw

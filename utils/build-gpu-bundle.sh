@@ -19,8 +19,9 @@ cmake -S . -B build-static -G Ninja -DCMAKE_BUILD_TYPE=Release \
 static_targets="fusion-translate fusion-filecheck"
 grep -q fusion-run tools/CMakeLists.txt && [ "${NO_FUSION_RUN:-0}" != 1 ] && static_targets="$static_targets fusion-run"
 ninja -C build-static -j"$jobs" $static_targets
-# The runtime (no LLVM) and its tests from the regular build.
-ninja -C build -j"$jobs" FusionRuntimeShared FusionRuntimeTests
+# The runtime (no LLVM) and its tests from the regular build, and the Python
+# fast path (a stable-ABI extension: built with 3.11 headers, loads in 3.12).
+ninja -C build -j"$jobs" FusionRuntimeShared FusionRuntimeTests FusionFastpath
 
 stage=$root/.bundle/stage
 rm -rf "$stage" && mkdir -p "$stage"/{bin,lib,modules,test,wheels}
@@ -59,6 +60,7 @@ cp examples/*.mlir "$stage/examples/"
 # The benchmark suite's cases that live in subfolders (bench/ comes below).
 cp -r examples/normalization "$stage/examples/"
 cp -r python bench utils/gpu-tests.sh "$stage/"
+cp build/lib/_fastpath.abi3.so "$stage/python/fusion/"
 python3 -m pip download -q --no-deps --only-binary=:all: -d "$stage/wheels" \
   lit pytest pluggy iniconfig packaging
 mkdir -p "$stage/test/python"

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Checks that the C++ sources follow .clang-format (LLVM style).
+# Checks that the C++ (and C) sources follow .clang-format (LLVM style).
 #
 #   bash utils/check-format.sh          check; list the files that differ
 #   bash utils/check-format.sh --fix    reformat those files in place
 #   bash utils/check-format.sh FILE...  check (or --fix) only these files
 #
-# Checked: *.cpp and *.h under include/ lib/ tools/ unittests/, tracked or new
+# Checked: *.cpp, *.c and *.h under include/ lib/ tools/ unittests/, tracked or new
 # (not ignored), so build/ and generated headers are never checked.
 # CLANG_FORMAT=/path/to/clang-format picks another binary.
 set -euo pipefail
@@ -40,7 +40,7 @@ if ((${#files[@]} == 0)); then
     [[ -n "$f" && -f "$f" ]] || continue          # skip deleted files
     case "$f" in
       *_generated.h|*.inc) continue ;;            # generated code
-      *.cpp|*.h) files+=("$f") ;;
+      *.cpp|*.c|*.h) files+=("$f") ;;
     esac
   done <<<"$list"
 fi

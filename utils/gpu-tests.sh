@@ -33,6 +33,8 @@ fi
 
 if [ -d test/python ]; then
   echo "== pytest (the Python frontend on torch CUDA tensors, fast path included)"
+  PYTHONPATH=$PWD/python python3 -c \
+    'from fusion import runtime; print("C fast path:", runtime.fastpath_status())'
   # pytest comes from the bundle's wheels (the lit step installs them too).
   [ -d /tmp/litsite/pytest ] || python3 -m pip install -q --no-index --no-deps \
     --target /tmp/litsite wheels/*.whl

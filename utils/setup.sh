@@ -20,6 +20,7 @@ PACKAGES=(
   libflatbuffers-dev flatbuffers-compiler
   libgtest-dev
   clang-format
+  python3-dev
 )
 
 # --- 1. Packages --------------------------------------------------------------

@@ -254,6 +254,10 @@ class _FastPath:
             0 if v.__class__.__name__ != "Scalar" else (2 if v.dtype.is_bool else 1)
             for v in fd.inputs)
         self.entries = {}
+        # The same signatures in a fusion._fastpath.Cache (Note [C fast path]
+        # in runtime.py), or None: tried first, the dict above serves what
+        # it does not handle.
+        self.native = None
 
 
 _fast_paths = weakref.WeakSet()
@@ -268,10 +272,19 @@ def _install_fast_entry(fd, inputs, exe, sig, info):
     if codes != fast.codes:
         fast.codes = codes
         fast.entries.clear()
+        fast.native = None
     if len(fast.entries) >= _FastPath.MAX_ENTRIES:
         fast.entries.clear()
-    from .runtime import make_key
+        fast.native = None
+    from .runtime import load_fastpath, make_key
     fast.entries[make_key(inputs, codes)] = _FastEntry(exe, sig, info)
+    if load_fastpath() is None:  # $FUSION_NO_FASTPATH, or not built
+        fast.native = None
+        return
+    if fast.native is None:
+        fast.native = exe.fast_cache(codes)
+    if fast.native is not None and exe.fastpath:
+        exe.fast_add(fast.native, inputs, sig, owner=exe, tag=info)
 
 
 def execute(fd, inputs, dump=None, schedule=None):
@@ -279,6 +292,12 @@ def execute(fd, inputs, dump=None, schedule=None):
     if dump is None and schedule is None:
         fast = getattr(fd, "_fast_path", None)
         if fast is not None and not _dump_requested():
+            native = fast.native
+            if native is not None:  # C (Note [C fast path] in runtime.py)
+                outputs = native.call(inputs, None, None, fd)
+                if outputs is not None:
+                    _stats["hits"] += 1
+                    return outputs
             from .runtime import make_key
             try:
                 entry = fast.entries.get(make_key(inputs, fast.codes))
@@ -427,6 +446,7 @@ def clear_cache():
         _cache.clear()
         for fast in list(_fast_paths):
             fast.entries.clear()
+            fast.native = None
         _stats["hits"] = _stats["misses"] = 0
 
 

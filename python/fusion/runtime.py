@@ -14,9 +14,29 @@ records, the output records the runtime checks the outputs against, and how
 to allocate each output. A call with a known signature builds the signature
 key, writes the data pointers (and scalar values) into preallocated arrays,
 allocates the outputs with torch and makes one C call.
+
+Note [C fast path]: when the extension module fusion._fastpath
+(lib/Python/fastpath.c, `_fastpath.abi3.so`) loads, the per-call work above
+moves into C. Python still binds every new signature (`_bind`: all checks,
+all error messages) and then adds it to a `_fastpath.Cache`: the runtime
+handle, the address of fusion_executable_run_packed (taken from this
+module's ctypes library, so there is one loaded copy), the packed records
+and the output specs. A later call goes to `Cache.call` first, which reads
+each tensor's dtype, shape, stride(), get_device() and data_ptr() in C, finds
+the signature, allocates the outputs with the backend's empty /
+empty_strided, and calls the runtime; a runtime failure is raised as the
+same FusionError. Whatever the C code does not recognise (an unbound
+signature, a non-tensor, an unknown dtype, ScalarArg or numpy scalars,
+another current device) makes it return None, and the ctypes path below
+runs as before, with its errors. The extension is found through
+$FUSION_FASTPATH_LIBRARY, next to this package, or in
+<repository>/$FUSION_BUILD_DIR/lib and <repository>/build/lib;
+FUSION_NO_FASTPATH=1 turns it off (read when an Executable is created and
+when FusionDefinition.execute installs a signature).
 """
 
 import ctypes
+import importlib.util
 import numbers
 import os
 import threading
@@ -149,6 +169,90 @@ def load_library(path=None):
     return lib
 
 
+# --- the C fast path (Note [C fast path]) --------------------------------------------
+
+FASTPATH_NAME = "_fastpath.abi3.so"
+_FASTPATH_VERSION = 1  # fastpath.c's FASTPATH_VERSION
+_fastpath = None
+_fastpath_tried = False
+_fastpath_status = "not loaded yet"
+
+
+def fastpath_disabled():
+    """True when $FUSION_NO_FASTPATH asks for the ctypes path only."""
+    return os.environ.get("FUSION_NO_FASTPATH", "") not in ("", "0")
+
+
+def fastpath_candidates():
+    pkg = os.path.dirname(os.path.abspath(__file__))
+    repo = os.path.dirname(os.path.dirname(pkg))
+    paths = [os.environ.get("FUSION_FASTPATH_LIBRARY"), os.path.join(pkg, FASTPATH_NAME)]
+    for build in (os.environ.get("FUSION_BUILD_DIR"), "build"):
+        if build:
+            paths.append(os.path.join(repo, build, "lib", FASTPATH_NAME))
+    return [p for p in paths if p]
+
+
+def load_fastpath():
+    """The extension module fusion._fastpath, or None when
+    $FUSION_NO_FASTPATH is set or it cannot be loaded (fastpath_status()
+    says why). Loaded once."""
+    global _fastpath, _fastpath_tried, _fastpath_status
+    if fastpath_disabled():
+        return None
+    if _fastpath_tried:
+        return _fastpath
+    _fastpath_tried = True
+    errors = []
+    for path in fastpath_candidates():
+        if not os.path.isfile(path):
+            if path == os.environ.get("FUSION_FASTPATH_LIBRARY"):
+                errors.append(f"{path}: no such file")
+            continue
+        try:
+            spec = importlib.util.spec_from_file_location("fusion._fastpath", path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+        except Exception as e:  # noqa: BLE001 (ImportError, OSError, ...)
+            errors.append(f"{path}: {e}")
+            continue
+        found = (getattr(module, "VERSION", None), getattr(module, "PACKED_WORDS", None),
+                 getattr(module, "MAX_RANK", None))
+        if found != (_FASTPATH_VERSION, WORDS, MAX_RANK):
+            errors.append(f"{path}: version, packed words, max rank {found}, expected "
+                          f"{(_FASTPATH_VERSION, WORDS, MAX_RANK)} (rebuild it)")
+            continue
+        _fastpath = module
+        _fastpath_status = f"loaded from {path}"
+        return module
+    _fastpath_status = "not found: " + ("; ".join(errors) if errors else
+                                        "looked in " + ", ".join(fastpath_candidates()))
+    return None
+
+
+def fastpath_status():
+    """A line saying whether the C fast path is in use and why (not)."""
+    if fastpath_disabled():
+        return "off: FUSION_NO_FASTPATH is set"
+    load_fastpath()
+    return _fastpath_status
+
+
+def _address(function):
+    return ctypes.cast(function, ctypes.c_void_p).value
+
+
+def _dtype_codes(backend):
+    """{dtype object: FUSION_DTYPE_*} for the dtypes the backend has."""
+    codes = {}
+    for code in range(len(_DTYPES)):
+        try:
+            codes[backend.dtype(code)] = code
+        except (AttributeError, KeyError, TypeError):  # e.g. a torch without fp8
+            pass
+    return codes
+
+
 def _check(code):
     if code != 0:
         lib = load_library()
@@ -257,8 +361,16 @@ class Executable:
     preallocated outputs; `exe.empty_outputs(inputs)` allocates them. Every
     error is a FusionError raised before anything is launched."""
 
-    def __init__(self, path, library=None, backend=None):
+    def __init__(self, path, library=None, backend=None, fastpath=None):
         self._lib = lib = load_library(library)
+        # The C fast path (Note [C fast path]): None (when available, unless
+        # $FUSION_NO_FASTPATH), True (required), False (off). Its Cache is
+        # created at the first bind.
+        self._fast = None
+        self._fastpath = None if fastpath is False else load_fastpath()
+        if fastpath and self._fastpath is None:
+            raise FusionError(-1, "FastPathUnavailable",
+                              f"fusion._fastpath: {fastpath_status()}")
         handle = ctypes.c_void_p()
         _check(lib.fusion_executable_load_file(os.fsencode(path), ctypes.byref(handle)))
         self._handle = handle
@@ -431,8 +543,50 @@ class Executable:
         sig.outputs = tuple(outputs)
         if len(self._signatures) >= _MAX_SIGNATURES:
             self._signatures.clear()
+            if self._fast is not None:
+                self._fast.clear()
         self._signatures[key] = sig
+        if self._fastpath is not None:
+            if self._fast is None:
+                self._fast = self.fast_cache(self.key_codes)
+                if self._fast is None:
+                    self._fastpath = None
+            if self._fast is not None:
+                self.fast_add(self._fast, inputs, sig)
         return sig
+
+    # -- the C fast path (Note [C fast path]) --
+
+    @property
+    def fastpath(self):
+        """True when calls go through fusion._fastpath first."""
+        return self._fastpath is not None and isinstance(self._run_packed, ctypes._CFuncPtr)
+
+    def fast_cache(self, codes):
+        """A new, empty _fastpath.Cache keyed by `codes` (see make_key) that
+        launches through this executable's library, or None when this
+        executable has no C fast path (off, not built, or _run_packed
+        replaced by a Python function, as tests do)."""
+        if not self.fastpath:
+            return None
+        backend = self.backend()
+        lib = self._lib
+        return self._fastpath.Cache(codes, _dtype_codes(backend), backend, FusionError,
+                                    _address(lib.fusion_last_error_message),
+                                    _address(lib.fusion_error_code_name), _MAX_SIGNATURES)
+
+    def fast_add(self, cache, inputs, sig, owner=None, tag=None):
+        """Adds the bound signature `sig` of `inputs` to a _fastpath.Cache;
+        False when the C code cannot key these inputs (they keep the ctypes
+        path)."""
+        return cache.add(inputs, self._handle.value, _address(self._run_packed),
+                         bytes(sig.records), bytes(sig.out_records), sig.device,
+                         sig.device_index, sig.outputs, owner, tag)
+
+    def fastpath_stats(self):
+        """The C cache's {'entries', 'hits', 'misses'}, or None before the
+        first bind or without the C fast path."""
+        return None if self._fast is None else self._fast.stats()
 
     @staticmethod
     def _write_scalar(records, doubles, word, is_float, value):
@@ -506,6 +660,11 @@ class Executable:
     def call(self, inputs, stream=None):
         """Runs on these inputs with outputs allocated by torch; returns the
         list of outputs. Uses torch's current stream unless one is given."""
+        fast = self._fast
+        if fast is not None:
+            outs = fast.call(inputs, None, stream, None)
+            if outs is not None:
+                return outs
         key = self.signature_key(inputs)
         sig = self._signatures.get(key)
         if sig is None:
@@ -521,6 +680,9 @@ class Executable:
         """Runs on the given torch tensors; `outputs` are preallocated tensors
         written in place (checked against the plan: dtype, shape, strides).
         Uses torch's current stream unless one is given."""
+        fast = self._fast
+        if fast is not None and fast.call(inputs, outputs, stream, None) is not None:
+            return outputs
         self.backend()
         sig = self.signature(inputs)
         if len(outputs) != self.num_outputs:

@@ -224,3 +224,167 @@ def test_raw_launch_floor_and_host_overhead_bench():
     result = host_overhead.measure(calls=300, repeats=2, compile_peers=False)
     for path in ("fd.execute", "Executable.call", "raw cuLaunchKernelEx", "torch eager"):
         assert result[path]["us"] is not None, (path, result[path])
+
+
+# --- the C fast path (fusion._fastpath; Note [C fast path] in runtime.py) ------------
+
+
+@pytest.fixture(params=["c", "ctypes"])
+def path(request, monkeypatch):
+    """Runs a test through the C fast path and with FUSION_NO_FASTPATH=1."""
+    from fusion import clear_cache, runtime
+    if request.param == "c":
+        monkeypatch.delenv("FUSION_NO_FASTPATH", raising=False)
+        if runtime.load_fastpath() is None:
+            pytest.skip(f"fusion._fastpath: {runtime.fastpath_status()}")
+    else:
+        monkeypatch.setenv("FUSION_NO_FASTPATH", "1")
+    clear_cache()
+    yield request.param
+    clear_cache()
+
+
+def _native_hits(fd):
+    native = fd._fast_path.native
+    return None if native is None else native.stats()["hits"]
+
+
+def test_paths_three_op_fusion(path):
+    fd = tiny3_fd()
+    cases = [(1024, 1), (1, 1), (1023, 1), (4097, 1), (0, 1), (4096, 2)]
+    for _ in range(2):  # the second round hits
+        for n, step in cases:
+            a = torch.randn(n * step, device="cuda")[::step]
+            b = torch.randn(n, device="cuda")
+            (out,) = fd.execute([a, b])
+            assert out.shape == (n,) and out.is_contiguous()
+            torch.testing.assert_close(out, torch.relu(a * b + a))
+    assert fd.last_execution["cache_hit"]
+    if path == "c":
+        assert _native_hits(fd) >= len(cases)
+    else:
+        assert fd._fast_path.native is None
+
+
+def test_paths_outputs_are_fresh(path):
+    fd = tiny3_fd()
+    a = torch.randn(4096, device="cuda")
+    results = [fd.execute([a, a])[0] for _ in range(4)]
+    assert len({o.data_ptr() for o in results}) == 4
+    for out in results:
+        torch.testing.assert_close(out, torch.relu(a * a + a))
+
+
+def test_paths_bad_inputs_after_hits(path):
+    fd = tiny3_fd()
+    a = torch.randn(256, device="cuda")
+    fd.execute([a, a])
+    fd.execute([a, a])
+    with pytest.raises(FusionInputError, match=r"input 1 \(b\): expected dtype f32, got float16"):
+        fd.execute([a, a.half()])
+    with pytest.raises(FusionInputError, match="several devices"):
+        fd.execute([a, a.cpu()])
+    with pytest.raises(FusionInputError, match="expected rank 1"):
+        fd.execute([a, a.view(16, 16)])
+    with pytest.raises(FusionInputError, match="expected a tensor"):
+        fd.execute([a, 2.0])
+    with pytest.raises(FusionInputError, match="expects 2 inputs, got 3"):
+        fd.execute([a, a, a])
+    (out,) = fd.execute([a, a])
+    torch.testing.assert_close(out, torch.relu(a * a + a))
+
+
+def test_paths_side_stream(path):
+    fd = tiny3_fd()
+    a = torch.randn(1 << 20, device="cuda")
+    b = torch.randn(1 << 20, device="cuda")
+    fd.execute([a, b])
+    fd.execute([a, b])
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        (out,) = fd.execute([a, b])
+        expected = torch.relu(a * b + a)
+    stream.synchronize()
+    torch.testing.assert_close(out, expected)
+
+
+def test_paths_scalars_views_and_bf16(path):
+    with FusionDefinition("scaled") as fd:
+        a = fd.define_tensor([-1, -1], DataType.Float32, name="a")
+        s = fd.define_scalar(dtype=DataType.Float32)
+        fd.add_output(fd.ops.mul(a, s))
+        fd.add_output(fd.ops.permute(a, [1, 0]))
+    x = torch.randn(64, 48, device="cuda")
+    for scale in (0.5, 2.0, -3.25, 4):
+        out, view = fd.execute([x, scale])
+        torch.testing.assert_close(out, x * scale)
+        assert view.data_ptr() == x.data_ptr()
+        torch.testing.assert_close(view, x.t())
+    with FusionDefinition("gelu_bias") as g:
+        t = g.define_tensor([-1, -1], "bf16", name="x")
+        bias = g.define_tensor([-1], "bf16", name="bias")
+        g.add_output(g.ops.gelu(g.ops.add(t, bias), approximate="tanh"))
+    t = torch.randn(256, 1024, device="cuda", dtype=torch.bfloat16)
+    bias = torch.randn(1024, device="cuda", dtype=torch.bfloat16)
+    for _ in range(2):
+        (out,) = g.execute([t, bias])
+        assert out.dtype == torch.bfloat16
+        torch.testing.assert_close(out, F.gelu(t + bias, approximate="tanh"),
+                                   atol=2e-2, rtol=2e-2)
+    if path == "c":
+        assert _native_hits(fd) >= 3 and _native_hits(g) >= 1
+
+
+def test_paths_executable_call_run_and_errors(path):
+    from fusion import FusionError, runtime
+    fd = tiny3_fd()
+    a = torch.randn(1024, device="cuda")
+    b = torch.randn(1024, device="cuda")
+    fd.execute([a, b])
+    exe = runtime.Executable(fd.last_execution["module"])
+    assert exe.fastpath == (path == "c")
+    for _ in range(2):
+        torch.testing.assert_close(exe(a, b), torch.relu(a * b + a))
+    outs = exe.empty_outputs([a, b])
+    exe.run([a, b], outs)
+    torch.testing.assert_close(outs[0], torch.relu(a * b + a))
+    exe.run([a, b], outs, stream=torch.cuda.current_stream().cuda_stream)
+    with pytest.raises(FusionError, match="output 0: dim 0 expected 1024, got 1000"):
+        exe.run([a, b], [torch.empty(1000, device="cuda")])
+    with pytest.raises(FusionError, match="output 0: expected dtype f32, got f16"):
+        exe.run([a, b], [torch.empty(1024, device="cuda", dtype=torch.float16)])
+    with pytest.raises(FusionError, match="wrong number of outputs: expected 1, got 2"):
+        exe.run([a, b], [outs[0], outs[0]])
+    with pytest.raises(FusionError, match=r"input 1 \(b\): expected dtype f32, got f16"):
+        exe(a, b.half())
+    with pytest.raises(FusionError, match="expected a CUDA tensor"):
+        exe(a, b.cpu())
+    with pytest.raises(FusionError, match="expected a tensor, got float"):
+        exe(a, 1.0)
+    with pytest.raises(FusionError, match="wrong number of inputs: expected 2, got 1"):
+        exe(a)
+    torch.testing.assert_close(exe(a, b), torch.relu(a * b + a))
+    if path == "c":
+        assert exe.fastpath_stats()["hits"] >= 5
+    else:
+        assert exe.fastpath_stats() is None
+
+
+def test_fastpath_bench_rows():
+    import os
+    import sys
+    from fusion import runtime
+    if runtime.load_fastpath() is None:
+        pytest.skip(f"fusion._fastpath: {runtime.fastpath_status()}")
+    bench = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "bench")
+    if not os.path.isfile(os.path.join(bench, "host_overhead.py")):
+        pytest.skip("bench/host_overhead.py is not here")
+    sys.path.insert(0, bench)
+    import host_overhead
+    result = host_overhead.measure(calls=300, repeats=2, compile_peers=False)
+    for row in ("fd.execute", "fd.execute (ctypes)", "Executable.run",
+                "Executable.run (ctypes)"):
+        assert result[row]["us"] is not None, (row, result[row])
+    assert "C fast path" in result["fd.execute"]["note"]
