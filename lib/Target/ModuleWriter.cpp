@@ -13,10 +13,14 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+
+#include <atomic>
+#include <thread>
 
 using namespace mlir;
 using namespace mlir::fusion;
@@ -75,6 +79,10 @@ public:
       : fusion(fusion), module(module), options(options) {}
 
   FailureOr<std::string> write(StringRef definition) {
+    if (failed(compileCubins()))
+      return failure();
+    TimingScope timer =
+        options.timing ? options.timing->nest("launch plan") : TimingScope();
     Block &body = fusion.getBody().front();
     numInputs = body.getNumArguments();
     // Inputs.
@@ -458,9 +466,11 @@ private:
     if (!object || object.getFormat() != gpu::CompilationTarget::Assembly)
       return launch.emitOpError("needs a PTX (isa) gpu.binary object");
     StringRef ptx = object.getObject().getValue();
+    // compileCubins ran ptxas over every binary already (none when ptxas is
+    // missing or not wanted: no cubin).
     std::vector<uint8_t> cubin;
-    if (failed(compileCubin(launch, binary.getName(), ptx, cubin)))
-      return failure();
+    if (auto it = cubins.find(binary.getName()); it != cubins.end())
+      cubin = it->second;
     int32_t index = kernels.size();
     kernels.push_back(
         fb::CreateKernelDirect(fbb, key.c_str(), ptx.str().c_str(), &cubin, 0));
@@ -468,33 +478,34 @@ private:
     return index;
   }
 
-  LogicalResult compileCubin(Operation *op, StringRef name, StringRef ptx,
-                             std::vector<uint8_t> &cubin) {
-    auto cached = cubins.find(name);
-    if (cached != cubins.end()) {
-      cubin = cached->second;
-      return success();
-    }
-    std::string ptxas = options.emitCubin ? findPtxas(options.ptxas) : "";
-    if (ptxas.empty()) {
-      cubins[name] = {};
-      return success();
-    }
-    SmallString<128> ptxPath, cubinPath;
+  /// One ptxas run: its own temporary files, so runs can overlap.
+  struct PtxasJob {
+    Operation *op;
+    std::string name;
+    StringRef ptx;
+    std::vector<uint8_t> cubin;
+    std::string error; // empty: success
+  };
+
+  static void runPtxas(const std::string &ptxas, const std::string &chip,
+                       PtxasJob &job) {
+    SmallString<128> ptxPath, cubinPath, logPath;
     if (llvm::sys::fs::createTemporaryFile("fusion", "ptx", ptxPath) ||
-        llvm::sys::fs::createTemporaryFile("fusion", "cubin", cubinPath))
-      return op->emitError("cannot create temporary files for ptxas");
+        llvm::sys::fs::createTemporaryFile("fusion", "cubin", cubinPath) ||
+        llvm::sys::fs::createTemporaryFile("fusion", "ptxas.log", logPath)) {
+      job.error = "cannot create temporary files for ptxas";
+      return;
+    }
     {
       std::error_code ec;
       llvm::raw_fd_ostream os(ptxPath, ec);
-      if (ec)
-        return op->emitError("cannot write ") << ptxPath;
-      os << ptx;
+      if (ec) {
+        job.error = ("cannot write " + ptxPath).str();
+        return;
+      }
+      os << job.ptx;
     }
-    SmallString<128> logPath;
-    if (llvm::sys::fs::createTemporaryFile("fusion", "ptxas.log", logPath))
-      return op->emitError("cannot create a temporary file for ptxas");
-    std::string arch = "-arch=" + options.chip;
+    std::string arch = "-arch=" + chip;
     SmallVector<StringRef> args = {ptxas,   arch, "-O3",
                                    ptxPath, "-o", cubinPath};
     std::optional<StringRef> redirects[] = {std::nullopt, logPath, logPath};
@@ -506,13 +517,58 @@ private:
     llvm::sys::fs::remove(ptxPath);
     llvm::sys::fs::remove(cubinPath);
     llvm::sys::fs::remove(logPath);
-    if (rc != 0 || !buffer)
-      return op->emitError()
-             << "ptxas (" << ptxas << ") failed with code " << rc << " "
-             << error << ": " << (log ? (*log)->getBuffer() : StringRef());
+    if (rc != 0 || !buffer) {
+      job.error = "ptxas (" + ptxas + ") failed with code " +
+                  std::to_string(rc) + " " + error + ": " +
+                  (log ? (*log)->getBuffer() : StringRef()).str();
+      return;
+    }
     StringRef bytes = (*buffer)->getBuffer();
-    cubin.assign(bytes.begin(), bytes.end());
-    cubins[name] = cubin;
+    job.cubin.assign(bytes.begin(), bytes.end());
+  }
+
+  /// Runs ptxas over the PTX of every kernel the fusion launches, as many
+  /// at a time as there are cores (each kernel has its own gpu.binary).
+  /// Errors are reported in launch order, whatever order ptxas finished in.
+  LogicalResult compileCubins() {
+    std::string ptxas = options.emitCubin ? findPtxas(options.ptxas) : "";
+    if (ptxas.empty())
+      return success();
+    TimingScope timer =
+        options.timing ? options.timing->nest("ptxas") : TimingScope();
+    std::vector<PtxasJob> jobs;
+    llvm::StringSet<> seen;
+    fusion.walk([&](LaunchOp launch) {
+      auto binary = module.lookupSymbol<gpu::BinaryOp>(
+          launch.getKernel().getRootReference());
+      if (!binary || binary.getObjects().empty() ||
+          !seen.insert(binary.getName()).second)
+        return;
+      auto object = dyn_cast<gpu::ObjectAttr>(binary.getObjects()[0]);
+      // kernelIndex reports what is wrong with such a binary.
+      if (!object || object.getFormat() != gpu::CompilationTarget::Assembly)
+        return;
+      jobs.push_back(
+          {launch, binary.getName().str(), object.getObject().getValue()});
+    });
+    size_t workers = std::min<size_t>(
+        jobs.size(), std::max(1u, std::thread::hardware_concurrency()));
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i; (i = next++) < jobs.size();)
+        runPtxas(ptxas, options.chip, jobs[i]);
+    };
+    std::vector<std::thread> threads;
+    for (size_t t = 1; t < workers; ++t)
+      threads.emplace_back(work);
+    work();
+    for (std::thread &t : threads)
+      t.join();
+    for (PtxasJob &job : jobs) {
+      if (!job.error.empty())
+        return job.op->emitError() << job.error;
+      cubins[job.name] = std::move(job.cubin);
+    }
     return success();
   }
 

@@ -6,6 +6,7 @@
 
 #include "fusion/Registration.h"
 #include "fusion/Runtime/Executable.h"
+#include "fusion/Runtime/fusion_module_generated.h"
 #include "fusion/Target/ModuleWriter.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -15,10 +16,38 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <set>
 
 using namespace fusion::runtime;
 
 namespace {
+
+/// The module file bytes of `source` (the only fusion), compiled in a
+/// context of its own.
+std::string compileBytes(llvm::StringRef source, bool threads = true) {
+  mlir::DialectRegistry registry;
+  mlir::fusion::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  if (!threads)
+    context.disableMultithreading();
+  context.loadAllAvailableDialects();
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+  EXPECT_TRUE(bool(module));
+  if (!module)
+    return "";
+  mlir::fusion::CompileOptions options;
+  options.emitCubin = false;
+  auto bytes = mlir::fusion::compileToModuleFile(*module, "", options);
+  EXPECT_TRUE(mlir::succeeded(bytes));
+  return mlir::succeeded(bytes) ? *bytes : "";
+}
+
+std::string readExample(const std::string &name) {
+  auto buffer = llvm::MemoryBuffer::getFile(std::string(FUSION_EXAMPLES_DIR) +
+                                            "/" + name + ".mlir");
+  EXPECT_TRUE(bool(buffer)) << name;
+  return buffer ? (*buffer)->getBuffer().str() : "";
+}
 
 std::unique_ptr<Executable> compileSource(llvm::StringRef source) {
   mlir::DialectRegistry registry;
@@ -308,4 +337,43 @@ TEST(Pipeline, OuterReductionHeuristicTable) {
     EXPECT_TRUE(zeroed);
     EXPECT_EQ(workspace, c.splits > 1 ? int64_t(c.splits) * c.cols : 0);
   }
+}
+
+// Every variant of a kernel is a gpu.module of its own: each Kernel entry of
+// the module file holds the PTX of its own entry only, not the PTX (and
+// cubin) of all variants again.
+TEST(Pipeline, EachKernelCarriesOnlyItsOwnPTX) {
+  for (const char *name :
+       {"normalization/softmax", "normalization/layernorm", "add_relu"}) {
+    SCOPED_TRACE(name);
+    std::string bytes = compileBytes(readExample(name));
+    ASSERT_FALSE(bytes.empty());
+    const ::fusion::fb::Module *module = ::fusion::fb::GetModule(bytes.data());
+    ASSERT_TRUE(module->kernels());
+    ASSERT_GE(module->kernels()->size(), 3u);
+    std::set<std::string> names;
+    for (const ::fusion::fb::Kernel *kernel : *module->kernels()) {
+      std::string ptx = kernel->ptx()->str();
+      std::string kernelName = kernel->name()->str();
+      names.insert(kernelName);
+      size_t entries = 0;
+      for (size_t at = ptx.find(".entry "); at != std::string::npos;
+           at = ptx.find(".entry ", at + 1))
+        ++entries;
+      EXPECT_EQ(entries, 1u) << kernelName;
+      EXPECT_NE(ptx.find(".entry " + kernelName + "("), std::string::npos)
+          << kernelName;
+    }
+    EXPECT_EQ(names.size(), module->kernels()->size());
+  }
+}
+
+// The kernel modules compile on the context's threads; the module file is
+// the same byte for byte, run to run and with threading off.
+TEST(Pipeline, ModuleFilesAreDeterministic) {
+  std::string source = readExample("normalization/layernorm");
+  std::string first = compileBytes(source);
+  ASSERT_FALSE(first.empty());
+  EXPECT_EQ(first, compileBytes(source));
+  EXPECT_EQ(first, compileBytes(source, /*threads=*/false));
 }

@@ -1,0 +1,41 @@
+//===- KernelModules.h - one gpu.module per kernel, compiled in parallel --===//
+// The passes between the kernel lowering and the module file: split the
+// gpu.module of a fusion into one gpu.module per gpu.func (so each kernel
+// gets its own PTX and cubin), serialize the modules to PTX in parallel, and
+// replace them with gpu.binary ops.
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSION_TRANSFORMS_KERNELMODULES_H
+#define FUSION_TRANSFORMS_KERNELMODULES_H
+
+#include "mlir/Pass/Pass.h"
+
+#include <memory>
+#include <string>
+
+namespace mlir::fusion {
+
+/// --fusion-split-kernel-modules: every gpu.module with several gpu.funcs
+/// becomes one gpu.module per gpu.func, named after the func (other ops of
+/// the module, e.g. globals, are copied into each); fusion.launch references
+/// follow.
+std::unique_ptr<Pass> createFusionSplitKernelModules();
+
+/// --fusion-serialize-kernel-module (on gpu.module): serializes the module
+/// for each of its targets (PTX, CompilationTarget::Assembly) and records
+/// the objects in the `fusion.objects` attribute. A pass on gpu.module, so
+/// the pass manager runs it over the modules in parallel. libdevice
+/// (`toolkitPath`/nvvm/libdevice) is linked only into modules that call
+/// __nv_* functions: parsing it costs more than compiling a small kernel.
+std::unique_ptr<Pass>
+createFusionSerializeKernelModule(const std::string &toolkitPath = "");
+
+/// --fusion-kernel-modules-to-binaries: replaces each serialized gpu.module
+/// by a gpu.binary with its objects (as gpu-module-to-binary does).
+std::unique_ptr<Pass> createFusionKernelModulesToBinaries();
+
+void registerFusionKernelModulePasses();
+
+} // namespace mlir::fusion
+
+#endif // FUSION_TRANSFORMS_KERNELMODULES_H

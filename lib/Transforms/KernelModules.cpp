@@ -1,0 +1,218 @@
+//===- KernelModules.cpp - one gpu.module per kernel, compiled in parallel ===//
+// The lowering puts all variants of a fusion's kernel into one gpu.module.
+// Compiled as one module, every variant's PTX and cubin would be one blob
+// stored again for each kernel of the module file, and LLVM and ptxas would
+// run over all variants in one thread. These passes give each gpu.func its
+// own gpu.module, serialize the modules in parallel (a pass on gpu.module:
+// the pass manager runs it over the modules on the context's threads, with
+// deterministic output), and replace them with gpu.binary ops as upstream
+// gpu-module-to-binary does.
+//===----------------------------------------------------------------------===//
+
+#include "fusion/Transforms/KernelModules.h"
+
+#include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/Pass.h"
+#include "llvm/ADT/StringMap.h"
+
+using namespace mlir;
+using namespace mlir::fusion;
+
+static constexpr StringLiteral kObjectsAttr = "fusion.objects";
+
+namespace {
+
+struct SplitKernelModulesPass
+    : PassWrapper<SplitKernelModulesPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SplitKernelModulesPass)
+
+  StringRef getArgument() const final { return "fusion-split-kernel-modules"; }
+  StringRef getDescription() const final {
+    return "Give every gpu.func of a multi-kernel gpu.module its own "
+           "gpu.module (its own PTX and cubin)";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<gpu::GPUDialect>();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    // "module::func" -> the module that now holds func.
+    llvm::StringMap<StringAttr> moved;
+    for (auto gpuModule :
+         llvm::make_early_inc_range(module.getOps<gpu::GPUModuleOp>())) {
+      SmallVector<gpu::GPUFuncOp> funcs(gpuModule.getOps<gpu::GPUFuncOp>());
+      if (funcs.size() < 2)
+        continue;
+      Operation *after = gpuModule;
+      for (gpu::GPUFuncOp func : funcs) {
+        OpBuilder b(module.getContext());
+        b.setInsertionPointAfter(after);
+        auto piece =
+            gpu::GPUModuleOp::create(b, gpuModule.getLoc(), func.getName());
+        piece->setAttrs(gpuModule->getAttrs());
+        piece.setName(func.getName());
+        // Globals and declarations go with every kernel; unused ones are
+        // dropped by LLVM.
+        OpBuilder inner = OpBuilder::atBlockEnd(piece.getBody());
+        for (Operation &op : gpuModule.getBody()->getOperations()) {
+          auto other = dyn_cast<gpu::GPUFuncOp>(op);
+          if (other && other != func)
+            continue;
+          inner.clone(op);
+        }
+        // Renames the module when its name is taken.
+        StringAttr name = symbols.insert(piece);
+        moved[(gpuModule.getName() + "::" + func.getName()).str()] = name;
+        after = piece;
+      }
+      symbols.erase(gpuModule);
+    }
+    if (moved.empty())
+      return;
+    module.walk([&](LaunchOp launch) {
+      SymbolRefAttr kernel = launch.getKernel();
+      if (kernel.getNestedReferences().size() != 1)
+        return;
+      auto it = moved.find((kernel.getRootReference().getValue() +
+                            "::" + kernel.getLeafReference().getValue())
+                               .str());
+      if (it == moved.end())
+        return;
+      launch.setKernelAttr(SymbolRefAttr::get(
+          it->second, {FlatSymbolRefAttr::get(kernel.getLeafReference())}));
+    });
+  }
+};
+
+struct SerializeKernelModulePass
+    : PassWrapper<SerializeKernelModulePass, OperationPass<gpu::GPUModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SerializeKernelModulePass)
+
+  SerializeKernelModulePass() = default;
+  SerializeKernelModulePass(const SerializeKernelModulePass &other)
+      : PassWrapper(other) {}
+  explicit SerializeKernelModulePass(const std::string &toolkit) {
+    toolkitPath = toolkit;
+  }
+
+  StringRef getArgument() const final {
+    return "fusion-serialize-kernel-module";
+  }
+  StringRef getDescription() const final {
+    return "Serialize a gpu.module to PTX for each of its targets (objects "
+           "in the fusion.objects attribute); runs over modules in parallel";
+  }
+
+  Option<std::string> toolkitPath{
+      *this, "toolkit",
+      llvm::cl::desc("CUDA toolkit for libdevice (linked only into modules "
+                     "that call __nv_* functions)"),
+      llvm::cl::init("")};
+
+  void runOnOperation() override {
+    gpu::GPUModuleOp op = getOperation();
+    ArrayAttr targets = op.getTargetsAttr();
+    if (!targets || targets.empty()) {
+      op.emitError("the kernel module has no target attributes");
+      return signalPassFailure();
+    }
+    // libdevice is parsed and linked per module: only where it is needed.
+    bool needsLibdevice = false;
+    op.walk([&](SymbolOpInterface symbol) {
+      if (symbol.getName().starts_with("__nv_"))
+        needsLibdevice = true;
+    });
+    gpu::TargetOptions options(
+        needsLibdevice ? StringRef(toolkitPath) : StringRef(),
+        /*librariesToLink=*/{}, /*cmdOptions=*/{},
+        /*elfSection=*/{}, gpu::CompilationTarget::Assembly);
+    SmallVector<Attribute> objects;
+    for (Attribute attr : targets) {
+      auto target = dyn_cast<gpu::TargetAttrInterface>(attr);
+      if (!target) {
+        op.emitError() << "target " << attr << " cannot serialize modules";
+        return signalPassFailure();
+      }
+      std::optional<SmallVector<char, 0>> serialized =
+          target.serializeToObject(op, options);
+      if (!serialized) {
+        op.emitError("an error happened while serializing the module");
+        return signalPassFailure();
+      }
+      Attribute object = target.createObject(op, *serialized, options);
+      if (!object) {
+        op.emitError("an error happened while creating the object");
+        return signalPassFailure();
+      }
+      // The serializer records how long LLVM took (LLVMIRToISATimeInMs);
+      // drop it so that the lowered IR is the same run to run.
+      if (auto obj = dyn_cast<gpu::ObjectAttr>(object);
+          obj && obj.getProperties()) {
+        NamedAttrList properties(obj.getProperties());
+        properties.erase("LLVMIRToISATimeInMs");
+        object = gpu::ObjectAttr::get(
+            op.getContext(), obj.getTarget(), obj.getFormat(), obj.getObject(),
+            properties.getDictionary(op.getContext()), obj.getKernels());
+      }
+      objects.push_back(object);
+    }
+    op->setAttr(kObjectsAttr, ArrayAttr::get(op.getContext(), objects));
+  }
+};
+
+struct KernelModulesToBinariesPass
+    : PassWrapper<KernelModulesToBinariesPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(KernelModulesToBinariesPass)
+
+  StringRef getArgument() const final {
+    return "fusion-kernel-modules-to-binaries";
+  }
+  StringRef getDescription() const final {
+    return "Replace each serialized gpu.module by a gpu.binary of its objects";
+  }
+
+  void runOnOperation() override {
+    for (auto gpuModule : llvm::make_early_inc_range(
+             getOperation().getOps<gpu::GPUModuleOp>())) {
+      auto objects = gpuModule->getAttrOfType<ArrayAttr>(kObjectsAttr);
+      if (!objects) {
+        gpuModule.emitError("was not serialized (run "
+                            "fusion-serialize-kernel-module first)");
+        return signalPassFailure();
+      }
+      OpBuilder b(gpuModule);
+      b.setInsertionPointAfter(gpuModule);
+      gpu::BinaryOp::create(b, gpuModule.getLoc(), gpuModule.getName(),
+                            gpuModule.getOffloadingHandlerAttr(), objects);
+      gpuModule.erase();
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> mlir::fusion::createFusionSplitKernelModules() {
+  return std::make_unique<SplitKernelModulesPass>();
+}
+
+std::unique_ptr<Pass>
+mlir::fusion::createFusionSerializeKernelModule(const std::string &toolkit) {
+  return std::make_unique<SerializeKernelModulePass>(toolkit);
+}
+
+std::unique_ptr<Pass> mlir::fusion::createFusionKernelModulesToBinaries() {
+  return std::make_unique<KernelModulesToBinariesPass>();
+}
+
+void mlir::fusion::registerFusionKernelModulePasses() {
+  PassRegistration<SplitKernelModulesPass>();
+  PassRegistration<SerializeKernelModulePass>();
+  PassRegistration<KernelModulesToBinariesPass>();
+}
