@@ -13,10 +13,9 @@ import sys
 
 import pytest
 
-from conftest import tool_or_skip
 from test_runtime_fastpath import (FakeBackend, FakeTensor, _driver_present,
                                    _fake_torch, compile_module, library,  # noqa: F401
-                                   scaled_fd, tiny3_fd)
+                                   scaled_fd, tiny3_fd, tool_or_skip)
 
 from fusion import FusionError, FusionInputError, clear_cache
 from fusion import execution, runtime

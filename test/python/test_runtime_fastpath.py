@@ -14,7 +14,19 @@ import types
 
 import pytest
 
-from conftest import ROOT, tool_or_skip
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def tool_or_skip(name):
+    """As conftest.tool_or_skip, which cannot be imported by name here:
+    `pytest test/python test/bench` loads test/bench's conftest module as
+    `conftest` too."""
+    from fusion import find_tool
+    path = find_tool(name, required=False)
+    if path is None:
+        pytest.skip(f"{name} is not built (build it with `ninja -C build {name}`, "
+                    f"or set FUSION_TOOLS_DIR)")
+    return path
 
 from fusion import (DataType, FusionDefinition, FusionError,  # noqa: E402
                     FusionInputError, cache_stats, clear_cache)
