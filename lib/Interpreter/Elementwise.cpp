@@ -283,6 +283,18 @@ llvm::Error ElementwiseEvaluator::predicate(bool (*test)(double)) {
 
 llvm::Error ElementwiseEvaluator::run() {
   return llvm::TypeSwitch<Operation *, llvm::Error>(op)
+      .Case([&](SetOp) -> llvm::Error {
+        if (auto err = prepare())
+          return err;
+        const DenseValue &x = in(0);
+        for (int64_t k = 0, n = out.numel(); k < n; ++k) {
+          if (out.isFloat())
+            out.f[k] = x.f[k];
+          else
+            out.i[k] = x.i[k];
+        }
+        return finish();
+      })
       .Case([&](NegOp) {
         return unaryNumeric([](double x) { return -x; },
                             [](int64_t x) { return int64_t(0 - u(x)); });

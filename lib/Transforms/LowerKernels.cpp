@@ -1658,6 +1658,7 @@ private:
             return arith::AddFOp::create(b, loc, v[0], rhs);
           return arith::AddIOp::create(b, loc, v[0], rhs);
         })
+        .Case<SetOp>([&](auto) -> Value { return v[0]; })
         .Case<SubOp>(
             [&](auto) { return binary(arith::SubFOp(), arith::SubIOp()); })
         .Case<MulOp>(

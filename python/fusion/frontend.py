@@ -900,6 +900,17 @@ class Ops:
         return r
 
     @_api
+    def set(self, x):
+        """A copy of `x` written by a kernel: never a view of an input (so
+        `set(permute(x))` returns a transposed contiguous tensor)."""
+        fd = self._fd
+        self._tensor(x, "set")
+        (v,), like = self._prepare([x], "set")
+        r = self._result(v.dtype, like)
+        fd._emit(f"{r.name} = fusion.set {v.name} : {v.type}")
+        return r
+
+    @_api
     def logical_not(self, x):
         fd = self._fd
         (v,), like = self._prepare([x], "logical_not", dtype=DataType.Bool)

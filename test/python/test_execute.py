@@ -42,6 +42,17 @@ def test_add_mul_exp_relu():
     assert out[0].dtype == np.float32 and out[0].shape == (3, 5)
 
 
+def test_set_materializes_a_transpose():
+    x = rand(3, 5)
+
+    def build(fd):
+        a = fd.define_tensor([-1, -1], D.Float32)
+        fd.add_output(fd.ops.set(fd.ops.permute(a, [1, 0])))
+    out = run(build, [x])
+    np.testing.assert_array_equal(out[0], x.T)
+    assert out[0].shape == (5, 3)
+
+
 def test_softmax_layer_norm():
     x, w, b = rand(4, 8), rand(8), rand(8)
 

@@ -83,6 +83,7 @@ def build_all_shapes():
         fd.add_output(fd.ops.cat([x, x], 2))
         fd.add_output(fd.ops.cat([x, x], 0))
         fd.add_output(fd.ops.broadcast(v, [False, True]))
+        fd.add_output(fd.ops.set(fd.ops.permute(x, [2, 0, 1])))
     return fd
 
 

@@ -23,10 +23,12 @@ fusion.fusion @no_results(%x: tensor<2xf32>) {
 
 // Prefixed and unprefixed op names both parse inside a fusion.
 // CHECK-LABEL: fusion.fusion @prefix
+// CHECK: set %{{.*}} : tensor<3xf32>
 // CHECK: %[[A:.*]] = neg %{{.*}} : tensor<3xf32>
 // CHECK: %[[B:.*]] = neg %[[A]] : tensor<3xf32>
 // CHECK: return %[[B]]
 fusion.fusion @prefix(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %s = fusion.set %x : tensor<3xf32>
   %0 = fusion.neg %x : tensor<3xf32>
   %1 = neg %0 : tensor<3xf32>
   fusion.return %1 : tensor<3xf32>

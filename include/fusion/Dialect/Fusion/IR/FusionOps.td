@@ -129,6 +129,12 @@ class Fusion_UnaryOp<string mnemonic, TypeConstraint type, string doc,
 }
 
 def Fusion_NegOp : Fusion_UnaryOp<"neg", Fusion_Numeric, "`-x`.">;
+def Fusion_SetOp : Fusion_UnaryOp<"set", Fusion_Tensor, [{
+  A copy of `x` that is always written by a kernel, never a view (nvFuser's
+  `set`): `fusion.set` of a `fusion.permute` of an input returns the
+  transposed tensor in new contiguous memory, where the permute alone would
+  return a view of the input.
+}]>;
 def Fusion_AbsOp : Fusion_UnaryOp<"abs", Fusion_Numeric, "`|x|`.">;
 def Fusion_ExpOp : Fusion_UnaryOp<"exp", Fusion_Float, "`e^x`.">;
 def Fusion_Exp2Op : Fusion_UnaryOp<"exp2", Fusion_Float, "`2^x`.">;
