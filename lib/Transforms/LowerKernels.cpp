@@ -228,37 +228,35 @@ public:
     bool persistent = variant.items > 0;
     int64_t itemsPerChunk = persistent ? variant.items : kStreamItems;
 
-    // One part per accumulated quantity: a var_mean has two.
-    struct Part {
-      const RowReduction *reduction;
-      int64_t pass;
-      bool centered; // the var_mean's sum of squared deviations
-      Type element, acc;
-      bool isFloat;
-      RedKind kind;
-      Value shared;
-    };
-    SmallVector<Part> parts;
+    // One part per accumulated state: a sum/prod/max/min (one value), a
+    // var_mean (Welford: count, mean, centered sum of squares) or an online
+    // max with its sum of exp(x - max) (max, sum).
+    SmallVector<RowPart> parts;
     for (const RowReduction &r : info.reductions) {
+      if (r.onlineMax)
+        continue; // computed with its max
       Type element = cast<RankedTensorType>(r.op->getOperand(0).getType())
                          .getElementType();
-      bool isFloat = isa<FloatType>(element);
-      Type acc = isFloat ? (element.isF64() ? Type(b.getF64Type())
-                                            : Type(b.getF32Type()))
-                         : Type(b.getI64Type());
-      RedKind kind = isa<SumOp, VarMeanOp>(r.op) ? RedKind::Sum
-                     : isa<ProdOp>(r.op)         ? RedKind::Prod
-                     : isa<MaxOp>(r.op)          ? RedKind::Max
-                                                 : RedKind::Min;
+      RowPart part;
+      part.reduction = &r;
+      part.isFloat = isa<FloatType>(element);
+      part.acc = part.isFloat ? (element.isF64() ? Type(b.getF64Type())
+                                                 : Type(b.getF32Type()))
+                              : Type(b.getI64Type());
+      part.kind = isa<SumOp, VarMeanOp>(r.op) ? RedKind::Sum
+                  : isa<ProdOp>(r.op)         ? RedKind::Prod
+                  : isa<MaxOp>(r.op)          ? RedKind::Max
+                                              : RedKind::Min;
+      part.state = isa<VarMeanOp>(r.op) ? RowPart::Welford
+                   : r.onlineSum        ? RowPart::Online
+                                        : RowPart::Simple;
       auto sharedType = MemRefType::get(
-          {32}, acc, MemRefLayoutAttrInterface(),
+          {32}, part.acc, MemRefLayoutAttrInterface(),
           gpu::AddressSpaceAttr::get(
               ctx, gpu::GPUDialect::getWorkgroupAddressSpace()));
-      parts.push_back({&r, r.pass, false, element, acc, isFloat, kind,
-                       func.addWorkgroupAttribution(sharedType, loc)});
-      if (isa<VarMeanOp>(r.op))
-        parts.push_back({&r, r.pass + 1, true, element, acc, isFloat, kind,
-                         func.addWorkgroupAttribution(sharedType, loc)});
+      for (size_t c = 0; c < part.width(); ++c)
+        part.shared.push_back(func.addWorkgroupAttribution(sharedType, loc));
+      parts.push_back(part);
     }
 
     auto toIdx = [&](Value x) {
@@ -314,8 +312,6 @@ public:
     for (int64_t d = 0; d < rank; ++d)
       identity.push_back(d);
     reduced.clear();
-    // The mean of each var_mean, in its accumulation type.
-    DenseMap<Operation *, Value> means;
 
     // Items: the vectors of one chunk of the row a thread takes.
     struct Item {
@@ -349,39 +345,82 @@ public:
       loadGuard = Value();
     };
 
-    // The contribution of one item to a part, masked with the neutral value.
-    auto contribution = [&](Part &part, Item &item) -> FailureOr<Value> {
-      activate(item);
-      FailureOr<Gen> gen =
-          generate(part.reduction->op->getOperand(0), identity);
-      deactivate(item);
-      if (failed(gen))
-        return failure();
-      Value x = v > 1 ? splat(*gen) : gen->value;
+    // A thread's state of a part over some items (a chunk or all of them).
+    auto localState = [&](RowPart &part,
+                          std::vector<Item> &items) -> FailureOr<RowState> {
       Type target = v > 1 ? Type(VectorType::get({v}, part.acc)) : part.acc;
-      if (x.getType() != target)
-        x = part.isFloat
-                ? arith::ExtFOp::create(b, loc, target, x).getResult()
-                : arith::ExtSIOp::create(b, loc, target, x).getResult();
-      if (part.centered) {
-        Value mean = means.lookup(part.reduction->op);
-        if (v > 1)
-          mean = vector::BroadcastOp::create(b, loc, target, mean);
-        Value d = arith::SubFOp::create(b, loc, x, mean);
-        x = arith::MulFOp::create(b, loc, d, d);
+      SmallVector<Value> xs;
+      for (Item &item : items) {
+        activate(item);
+        FailureOr<Gen> gen =
+            generate(part.reduction->op->getOperand(0), identity);
+        deactivate(item);
+        if (failed(gen))
+          return failure();
+        Value x = v > 1 ? splat(*gen) : gen->value;
+        if (x.getType() != target)
+          x = part.isFloat
+                  ? arith::ExtFOp::create(b, loc, target, x).getResult()
+                  : arith::ExtSIOp::create(b, loc, target, x).getResult();
+        xs.push_back(x);
       }
-      return arith::SelectOp::create(b, loc, item.inBounds, x,
-                                     neutral(part.kind, part.isFloat, target))
-          .getResult();
+      auto masked = [&](Item &item, Value x, Value fill) {
+        return arith::SelectOp::create(b, loc, item.inBounds, x, fill)
+            .getResult();
+      };
+      auto fold = [&](RedKind kind, function_ref<Value(size_t)> value) {
+        Value acc = neutral(kind, part.isFloat, target);
+        for (size_t i = 0; i < items.size(); ++i)
+          acc = combine(
+              kind, part.isFloat, acc,
+              masked(items[i], value(i), neutral(kind, part.isFloat, target)));
+        if (v > 1)
+          acc = vector::ReductionOp::create(
+              b, loc, combiningKind(kind, part.isFloat), acc);
+        return acc;
+      };
+      auto splatAcc = [&](Value scalar) -> Value {
+        return v > 1 ? vector::BroadcastOp::create(b, loc, target, scalar)
+                           .getResult()
+                     : scalar;
+      };
+      switch (part.state) {
+      case RowPart::Simple:
+        return RowState{fold(part.kind, [&](size_t i) { return xs[i]; })};
+      case RowPart::Welford: {
+        // Count, mean and centered sum of squares of the thread's elements
+        // (two passes over its registers), merged across threads later.
+        Value n = floatConst(part.acc, 0);
+        for (Item &item : items)
+          n = arith::AddFOp::create(
+              b, loc, n,
+              arith::SelectOp::create(b, loc, item.inBounds,
+                                      floatConst(part.acc, v),
+                                      floatConst(part.acc, 0)));
+        Value sum = fold(RedKind::Sum, [&](size_t i) { return xs[i]; });
+        Value mean = arith::DivFOp::create(
+            b, loc, sum,
+            arith::MaximumFOp::create(b, loc, n, floatConst(part.acc, 1)));
+        Value meanV = splatAcc(mean);
+        Value m2 = fold(RedKind::Sum, [&](size_t i) -> Value {
+          Value d = arith::SubFOp::create(b, loc, xs[i], meanV);
+          return arith::MulFOp::create(b, loc, d, d);
+        });
+        return RowState{n, mean, m2};
+      }
+      case RowPart::Online: {
+        Value m = fold(RedKind::Max, [&](size_t i) { return xs[i]; });
+        Value mV = splatAcc(m);
+        Value sum = fold(RedKind::Sum, [&](size_t i) -> Value {
+          return expOf(arith::SubFOp::create(b, loc, xs[i], mV));
+        });
+        return RowState{m, sum};
+      }
+      }
+      return failure();
     };
-    // Folds a thread's partials across the row and records the result.
-    auto finish = [&](Part &part, Value partial) {
-      if (v > 1)
-        partial = vector::ReductionOp::create(
-            b, loc, combiningKind(part.kind, part.isFloat), partial);
-      Value total =
-          blockReduce(partial, part, lane, warp, slot0, warpsPerRow, multiWarp);
-      Operation *op = part.reduction->op;
+    // Records a part's results from its state folded over the row.
+    auto finish = [&](RowPart &part, const RowState &state) {
       auto setResult = [&](Value result, Value acc) {
         Type element =
             cast<RankedTensorType>(result.getType()).getElementType();
@@ -392,25 +431,40 @@ public:
                   : arith::TruncIOp::create(b, loc, element, acc).getResult();
         reduced[result] = Gen{r, false};
       };
-      if (auto varMean = dyn_cast<VarMeanOp>(op)) {
-        Value count = arith::SIToFPOp::create(b, loc, part.acc, rowLength);
-        if (!part.centered) {
-          Value mean = arith::DivFOp::create(b, loc, total, count);
-          means[op] = mean;
-          setResult(varMean.getMean(), mean);
-        } else {
-          Value dof = arith::MaxSIOp::create(
-              b, loc,
-              arith::SubIOp::create(b, loc, rowLength,
-                                    constIdx(varMean.getCorrection())),
-              constIdx(0));
-          Value var = arith::DivFOp::create(
-              b, loc, total, arith::SIToFPOp::create(b, loc, part.acc, dof));
-          setResult(varMean.getVariance(), var);
-        }
+      Operation *op = part.reduction->op;
+      switch (part.state) {
+      case RowPart::Simple:
+        setResult(op->getResult(0), state[0]);
+        return;
+      case RowPart::Welford: {
+        auto varMean = cast<VarMeanOp>(op);
+        Value dof = arith::MaxSIOp::create(
+            b, loc,
+            arith::SubIOp::create(b, loc, rowLength,
+                                  constIdx(varMean.getCorrection())),
+            constIdx(0));
+        Value var = arith::DivFOp::create(
+            b, loc, state[2], arith::SIToFPOp::create(b, loc, part.acc, dof));
+        // An empty row's mean is NaN, as 0 / 0 (the state keeps 0).
+        Value empty = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            rowLength, constIdx(0));
+        Value mean = arith::SelectOp::create(
+            b, loc, empty,
+            floatConst(part.acc, std::numeric_limits<double>::quiet_NaN()),
+            state[1]);
+        setResult(varMean.getMean(), mean);
+        setResult(varMean.getVariance(), var);
         return;
       }
-      setResult(op->getResult(0), total);
+      case RowPart::Online:
+        setResult(op->getResult(0), state[0]);
+        setResult(part.reduction->onlineSum->getResult(0), state[1]);
+        return;
+      }
+    };
+    auto reduceRow = [&](RowPart &part, const RowState &state) {
+      finish(part, blockReduceState(part, state, lane, warp, slot0, warpsPerRow,
+                                    multiWarp));
     };
 
     SmallVector<Value> fullOutputs, rowOutputs;
@@ -448,18 +502,13 @@ public:
       // values stay in registers until the epilogue.
       std::vector<Item> items = makeItems(Value());
       for (int64_t pass = 0; pass < info.numPasses; ++pass) {
-        for (Part &part : parts) {
-          if (part.pass != pass)
+        for (RowPart &part : parts) {
+          if (part.reduction->pass != pass)
             continue;
-          Type target = v > 1 ? Type(VectorType::get({v}, part.acc)) : part.acc;
-          Value partial = neutral(part.kind, part.isFloat, target);
-          for (Item &item : items) {
-            FailureOr<Value> x = contribution(part, item);
-            if (failed(x))
-              return failure();
-            partial = combine(part.kind, part.isFloat, partial, *x);
-          }
-          finish(part, partial);
+          FailureOr<RowState> state = localState(part, items);
+          if (failed(state))
+            return failure();
+          reduceRow(part, *state);
         }
       }
       for (Item &item : items)
@@ -467,38 +516,48 @@ public:
           return failure();
     } else {
       // Streaming: one loop over the row per pass, chunks of
-      // `itemsPerChunk` vectors per thread.
+      // `itemsPerChunk` vectors per thread, each chunk's state merged into
+      // the running one.
       Value chunk = arith::MulIOp::create(b, loc, threadsPerRow,
                                           constIdx(v * itemsPerChunk));
       Value end =
           arith::SelectOp::create(b, loc, valid, rowLength, constIdx(0));
       for (int64_t pass = 0; pass < info.numPasses; ++pass) {
-        SmallVector<Part *> passParts;
+        SmallVector<RowPart *> passParts;
         SmallVector<Value> inits;
-        for (Part &part : parts) {
-          if (part.pass != pass)
+        for (RowPart &part : parts) {
+          if (part.reduction->pass != pass)
             continue;
-          Type target = v > 1 ? Type(VectorType::get({v}, part.acc)) : part.acc;
           passParts.push_back(&part);
-          inits.push_back(neutral(part.kind, part.isFloat, target));
+          RowState init = neutralState(part);
+          inits.append(init.begin(), init.end());
         }
         auto loop = scf::ForOp::create(b, loc, constIdx(0), end, chunk, inits);
         {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(loop.getBody());
           std::vector<Item> items = makeItems(loop.getInductionVar());
-          SmallVector<Value> partials(loop.getRegionIterArgs());
-          for (auto [p, part] : llvm::enumerate(passParts))
-            for (Item &item : items) {
-              FailureOr<Value> x = contribution(*part, item);
-              if (failed(x))
-                return failure();
-              partials[p] = combine(part->kind, part->isFloat, partials[p], *x);
-            }
-          scf::YieldOp::create(b, loc, partials);
+          SmallVector<Value> next;
+          unsigned at = 0;
+          for (RowPart *part : passParts) {
+            RowState old(loop.getRegionIterArgs().begin() + at,
+                         loop.getRegionIterArgs().begin() + at + part->width());
+            at += part->width();
+            FailureOr<RowState> local = localState(*part, items);
+            if (failed(local))
+              return failure();
+            RowState merged = combineState(*part, old, *local);
+            next.append(merged.begin(), merged.end());
+          }
+          scf::YieldOp::create(b, loc, next);
         }
-        for (auto [p, part] : llvm::enumerate(passParts))
-          finish(*part, loop.getResult(p));
+        unsigned at = 0;
+        for (RowPart *part : passParts) {
+          RowState state(loop.getResults().begin() + at,
+                         loop.getResults().begin() + at + part->width());
+          at += part->width();
+          reduceRow(*part, state);
+        }
       }
       if (!fullValues.empty()) {
         auto loop = scf::ForOp::create(b, loc, constIdx(0), end, chunk);
@@ -601,22 +660,104 @@ public:
     return vector::CombiningKind::ADD;
   }
 
-  /// Folds `x` across the threads of a row: xor-shuffles within the warp;
-  /// when a row has several warps, their results meet in shared memory
-  /// (slots `slot0 .. slot0 + warps`) and every thread folds them, so all
-  /// threads of the row get the total.
-  template <typename PartT>
-  Value blockReduce(Value x, PartT &part, Value lane, Value warp, Value slot0,
-                    Value warpsPerRow, Value multiWarp) {
+  /// The accumulated state of one part of a row kernel (see
+  /// emitRowKernel).
+  struct RowPart {
+    enum State { Simple, Welford, Online };
+    const RowReduction *reduction = nullptr;
+    State state = Simple;
+    Type acc;
+    bool isFloat = true;
+    RedKind kind = RedKind::Sum;
+    SmallVector<Value> shared; // one shared array per state component
+    size_t width() const {
+      return state == Simple ? 1 : state == Welford ? 3 : 2;
+    }
+  };
+  using RowState = SmallVector<Value, 3>;
+
+  RowState neutralState(RowPart &part) {
+    switch (part.state) {
+    case RowPart::Simple:
+      return {neutral(part.kind, part.isFloat, part.acc)};
+    case RowPart::Welford:
+      return {floatConst(part.acc, 0), floatConst(part.acc, 0),
+              floatConst(part.acc, 0)};
+    case RowPart::Online:
+      return {floatConst(part.acc, -std::numeric_limits<double>::infinity()),
+              floatConst(part.acc, 0)};
+    }
+    return {};
+  }
+
+  /// exp as the kernel computes it (Note [Approximate exp and division]).
+  Value expOf(Value x) {
+    if (variant.fastMath && getElementTypeOrSelf(x.getType()).isF32())
+      return approxExp(x);
+    return math::ExpOp::create(*builder, loc, x);
+  }
+
+  // Note [Merging row states]: Welford states merge with Chan et al.'s
+  // formula (n = na + nb, mean = ma + d * nb / n, m2 = m2a + m2b +
+  // d^2 * na * nb / n with d = mb - ma; empty states stay zero); online
+  // softmax states (m, s) merge as m = max(ma, mb), s = sa * exp(ma - m) +
+  // sb * exp(mb - m), where a side whose max is -inf (no elements)
+  // contributes 0. NaN propagates through max and the products.
+  RowState combineState(RowPart &part, const RowState &a, const RowState &x) {
+    OpBuilder &b = *builder;
+    switch (part.state) {
+    case RowPart::Simple:
+      return {combine(part.kind, part.isFloat, a[0], x[0])};
+    case RowPart::Welford: {
+      Value n = arith::AddFOp::create(b, loc, a[0], x[0]);
+      Value w = arith::DivFOp::create(
+          b, loc, x[0],
+          arith::MaximumFOp::create(b, loc, n, floatConst(part.acc, 1)));
+      Value d = arith::SubFOp::create(b, loc, x[1], a[1]);
+      Value mean = arith::AddFOp::create(b, loc, a[1],
+                                         arith::MulFOp::create(b, loc, d, w));
+      Value m2 = arith::AddFOp::create(
+          b, loc, arith::AddFOp::create(b, loc, a[2], x[2]),
+          arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, d, d),
+                                arith::MulFOp::create(b, loc, a[0], w)));
+      return {n, mean, m2};
+    }
+    case RowPart::Online: {
+      Value m = arith::MaximumFOp::create(b, loc, a[0], x[0]);
+      Value minusInf =
+          floatConst(part.acc, -std::numeric_limits<double>::infinity());
+      auto scaled = [&](Value mi, Value si) -> Value {
+        Value e = expOf(arith::SubFOp::create(b, loc, mi, m));
+        Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                           mi, minusInf);
+        return arith::SelectOp::create(b, loc, none, floatConst(part.acc, 0),
+                                       arith::MulFOp::create(b, loc, si, e));
+      };
+      return {m, arith::AddFOp::create(b, loc, scaled(a[0], a[1]),
+                                       scaled(x[0], x[1]))};
+    }
+    }
+    return {};
+  }
+
+  /// Folds a state across the threads of a row: xor-shuffles within the
+  /// warp; when a row has several warps, their states meet in shared
+  /// memory (slots `slot0 .. slot0 + warps`) and every thread folds them, so
+  /// all threads of the row get the row's state.
+  RowState blockReduceState(RowPart &part, RowState x, Value lane, Value warp,
+                            Value slot0, Value warpsPerRow, Value multiWarp) {
     OpBuilder &b = *builder;
     for (int64_t offset = 16; offset >= 1; offset /= 2) {
-      Value other =
-          gpu::ShuffleOp::create(b, loc, x, static_cast<int32_t>(offset), 32,
-                                 gpu::ShuffleMode::XOR)
-              .getShuffleResult();
-      x = combine(part.kind, part.isFloat, x, other);
+      RowState other;
+      for (Value c : x)
+        other.push_back(gpu::ShuffleOp::create(b, loc, c,
+                                               static_cast<int32_t>(offset), 32,
+                                               gpu::ShuffleMode::XOR)
+                            .getShuffleResult());
+      x = combineState(part, x, other);
     }
-    auto ifMulti = scf::IfOp::create(b, loc, TypeRange{part.acc}, multiWarp,
+    SmallVector<Type> types(x.size(), part.acc);
+    auto ifMulti = scf::IfOp::create(b, loc, types, multiWarp,
                                      /*withElseRegion=*/true);
     {
       OpBuilder::InsertionGuard guard(b);
@@ -627,35 +768,37 @@ public:
       {
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPoint(write.thenBlock()->getTerminator());
-        memref::StoreOp::create(
-            b, loc, x, part.shared,
-            toIndex(arith::AddIOp::create(b, loc, slot0, warp)));
+        Value at = toIndex(arith::AddIOp::create(b, loc, slot0, warp));
+        for (auto [c, shared] : llvm::zip(x, part.shared))
+          memref::StoreOp::create(b, loc, c, shared, at);
       }
       gpu::BarrierOp::create(b, loc);
-      auto fold = scf::ForOp::create(
-          b, loc, constIdx(0), warpsPerRow, constIdx(1),
-          ValueRange{neutral(part.kind, part.isFloat, part.acc)});
+      RowState init = neutralState(part);
+      auto fold = scf::ForOp::create(b, loc, constIdx(0), warpsPerRow,
+                                     constIdx(1), ValueRange(init));
       {
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPointToStart(fold.getBody());
-        Value loaded =
-            memref::LoadOp::create(b, loc, part.shared,
-                                   toIndex(arith::AddIOp::create(
-                                       b, loc, slot0, fold.getInductionVar())));
+        Value at = toIndex(
+            arith::AddIOp::create(b, loc, slot0, fold.getInductionVar()));
+        RowState loaded;
+        for (Value shared : part.shared)
+          loaded.push_back(memref::LoadOp::create(b, loc, shared, at));
+        RowState acc(fold.getRegionIterArgs().begin(),
+                     fold.getRegionIterArgs().end());
         scf::YieldOp::create(b, loc,
-                             combine(part.kind, part.isFloat,
-                                     fold.getRegionIterArgs()[0], loaded));
+                             ValueRange(combineState(part, acc, loaded)));
       }
       // The slots are reused by the next reduction.
       gpu::BarrierOp::create(b, loc);
-      scf::YieldOp::create(b, loc, fold.getResult(0));
+      scf::YieldOp::create(b, loc, fold.getResults());
     }
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifMulti.elseBlock());
-      scf::YieldOp::create(b, loc, x);
+      scf::YieldOp::create(b, loc, ValueRange(x));
     }
-    return ifMulti.getResult(0);
+    return RowState(ifMulti.getResults().begin(), ifMulti.getResults().end());
   }
 
   /// The body of an outer reduction (Note [Outer reduction lowering]).

@@ -82,28 +82,56 @@ FailureOr<RowKernelInfo> mlir::fusion::analyzeRowKernel(KernelOp kernel,
     }
   }
 
-  // The pass of each reduction: one after the last pass of every reduction
-  // its operand depends on.
+  // Online softmax pairs: sum(exp(x - expand(max(x)))) over one dim.
+  DenseMap<Operation *, Operation *> onlineMaxOf;
+  for (Operation *op : reductions) {
+    auto sum = dyn_cast<SumOp>(op);
+    auto exp = sum ? sum.getInput().getDefiningOp<ExpOp>() : ExpOp();
+    auto diff = exp ? exp.getInput().getDefiningOp<SubOp>() : SubOp();
+    if (!diff)
+      continue;
+    Value shifted = diff.getRhs();
+    if (auto e = shifted.getDefiningOp<ExpandOp>())
+      shifted = e.getInput();
+    else if (auto bc = shifted.getDefiningOp<BroadcastInDimOp>())
+      shifted = bc.getInput();
+    auto max = shifted.getDefiningOp<MaxOp>();
+    if (!max || max.getInput() != diff.getLhs() ||
+        !isa<FloatType>(max.getInput().getType().getElementType()) ||
+        !llvm::is_contained(reductions, max.getOperation()))
+      continue;
+    onlineMaxOf[op] = max;
+  }
+
+  // The pass of each reduction: one after the pass of every reduction its
+  // operand depends on (the online sum: its max's pass).
   DenseMap<Operation *, int64_t> lastPass;
   for (Operation *op : reductions) {
     int64_t pass = 0;
     SmallVector<Value> stack{op->getOperand(0)};
     DenseSet<Operation *> seen;
+    Operation *onlineMax = onlineMaxOf.lookup(op);
     while (!stack.empty()) {
       Operation *def = stack.pop_back_val().getDefiningOp();
       if (!def || !seen.insert(def).second)
         continue;
       if (auto it = lastPass.find(def); it != lastPass.end()) {
-        pass = std::max(pass, it->second + 1);
+        pass = std::max(pass, it->second + (def == onlineMax ? 0 : 1));
         continue;
       }
       for (Value operand : def->getOperands())
         stack.push_back(operand);
     }
     RowReduction reduction{op, pass};
-    lastPass[op] = reduction.lastPass();
+    if (onlineMax && lastPass.lookup(onlineMax) == pass) {
+      reduction.onlineMax = onlineMax;
+      for (RowReduction &r : info.reductions)
+        if (r.op == onlineMax)
+          r.onlineSum = op;
+    }
+    lastPass[op] = pass;
     info.reductions.push_back(reduction);
-    info.numPasses = std::max(info.numPasses, reduction.lastPass() + 1);
+    info.numPasses = std::max(info.numPasses, pass + 1);
   }
 
   int64_t rank = info.domain.getRank();

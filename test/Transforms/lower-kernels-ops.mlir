@@ -150,7 +150,7 @@ fusion.fusion @two_shapes(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> (tensor<?
 // CHECK-LABEL: gpu.func @rowmax_k0_v8_i32
 // CHECK-SAME: nvvm.maxntid = array<i32: 512, 1, 1>
 // CHECK: scf.for
-// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<8xf32>)
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (f32)
 // CHECK-COUNT-4: vector.load {{.*}} : memref<?xbf16>, vector<8xbf16>
 // CHECK: vector.reduction <maximumf>
 // CHECK-COUNT-5: gpu.shuffle  xor
@@ -175,8 +175,7 @@ fusion.fusion @rowmax(%a: tensor<?x?xbf16>) -> tensor<?xbf16> {
 
 // A normalization with per-row results beside it: persistent variants
 // first (the row's 8 vectors per thread are loaded once, the weight in the
-// epilogue), guarded by K <= 512 * 32; var_mean's variance takes a second
-// pass over the registers.
+// epilogue), guarded by K <= 512 * 32; var_mean is one Welford state.
 // CHECK-LABEL: fusion.fusion @norm
 // CHECK: %[[CAP:.*]] = arith.constant 16385 : index
 // CHECK: arith.cmpi slt, %{{.*}}, %[[CAP]] : index
@@ -237,4 +236,37 @@ fusion.fusion @norm(%x: tensor<?x?xf32>, %w: tensor<?xf32>) -> (tensor<?x?xf32>,
 fusion.fusion @colsum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
   %0 = fusion.sum %x [0] : tensor<?x?xf32> -> tensor<?xf32>
   fusion.return %0 : tensor<?xf32>
+}
+
+// -----
+
+// softmax: the max and the sum of exp(x - max) are one online state (two
+// components, one set of shuffles, Note [Merging row states]); exp is
+// ex2.approx with bf16 results; the epilogue divides with div.full.
+// CHECK-LABEL: gpu.func @softmax_k0_pv8_i32
+// CHECK-COUNT-4: vector.load %arg0
+// CHECK-NOT: vector.load %arg0
+// CHECK: ex2.approx.ftz.f32
+// CHECK-COUNT-10: gpu.shuffle  xor
+// CHECK-NOT: gpu.shuffle
+// CHECK: div.full.f32
+// CHECK: vector.store
+// CHECK-LABEL: gpu.func @softmax_k0_ps_i32
+fusion.fusion @softmax(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
+  %0 = fusion.softmax %x dim = 1 : tensor<?x?xbf16>
+  fusion.return %0 : tensor<?x?xbf16>
+}
+
+// -----
+
+// layer_norm: var_mean is one Welford state (count, mean, m2: three
+// components, one set of shuffles).
+// CHECK-LABEL: gpu.func @layernorm_k0_pv8_i32
+// CHECK-COUNT-15: gpu.shuffle  xor
+// CHECK-NOT: gpu.shuffle
+// CHECK: vector.store
+// CHECK-LABEL: gpu.func @layernorm_k0_ps_i32
+fusion.fusion @layernorm(%x: tensor<?x?xbf16>, %w: tensor<?xbf16>, %b: tensor<?xbf16>) -> tensor<?x?xbf16> {
+  %0 = fusion.layer_norm %x weight(%w : tensor<?xbf16>) bias(%b : tensor<?xbf16>) axis = 1 eps = 1.0e-05 : tensor<?x?xbf16>
+  fusion.return %0 : tensor<?x?xbf16>
 }

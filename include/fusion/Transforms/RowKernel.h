@@ -14,12 +14,15 @@
 namespace mlir::fusion {
 
 /// One reduction of a row kernel and the pass over the row that computes
-/// it. A var_mean takes two passes: the mean in `pass`, the centered sum of
-/// squares in `pass + 1`.
+/// it. A var_mean takes one pass (Welford: count, mean and centered sum of
+/// squares, merged with Chan's formula). A sum of exp(x - max(x)) whose max
+/// is another reduction of the kernel is computed online with that max, in
+/// its pass (`onlineSum` on the max, `onlineMax` on the sum).
 struct RowReduction {
   Operation *op;
   int64_t pass;
-  int64_t lastPass() const { return pass + (isa<VarMeanOp>(op) ? 1 : 0); }
+  Operation *onlineSum = nullptr;
+  Operation *onlineMax = nullptr;
 };
 
 struct RowKernelInfo {

@@ -45,8 +45,10 @@ def Fusion_InnerReductionScheduleAttr
     and f32 inputs, f64 for f64 and i64 for integers; threads fold their
     partials, warps fold with xor-shuffles and the warps of a row meet in
     shared memory. Reductions that depend on other reductions take further
-    passes over the row; var_mean takes two (the mean, then the centered
-    sum of squares). Element-wise work after the reductions (normalization
+    passes over the row, except a sum of exp(x - max(x)) with its max: the
+    two are one online state (softmax in one pass). var_mean is one Welford
+    state (count, mean, centered sum of squares, merged with Chan's
+    formula). Element-wise work after the reductions (normalization
     epilogues) writes results of the row's shape.
 
     With `items > 0` a persistent variant keeps each thread's `items`
