@@ -1137,6 +1137,157 @@ public:
         LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr());
   }
 
+  /// The tiled transpose variant of a pointwise kernel (Note [Tiled
+  /// transpose]): inputs in `staged` are read along iteration dim `p` (their
+  /// innermost dim) with the maps in `stagedMaps`.
+  LogicalResult emitTransposeTiled(
+      gpu::GPUFuncOp func, int64_t p, ArrayRef<unsigned> staged,
+      const DenseMap<unsigned, SmallVector<int64_t>> &stagedMaps) {
+    MLIRContext *ctx = func.getContext();
+    Location loc = kernel.getLoc();
+    OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+    builder = &b;
+    this->loc = loc;
+    Type idx = indexType(ctx);
+    auto [outputs, sizes, count] = bindParams(func);
+    Block &body = kernel.getBody().front();
+    auto yield = cast<YieldOp>(body.getTerminator());
+    const int64_t tile = kTransposeTile, pad = kTransposeTile + 1;
+    const int64_t threads = 256, steps = tile * tile / threads;
+    int64_t q = rank - 1;
+
+    auto toIdx = [&](Value x) {
+      return arith::IndexCastOp::create(b, loc, idx, x).getResult();
+    };
+    auto cmp = [&](arith::CmpIPredicate pred, Value x, Value y) {
+      return arith::CmpIOp::create(b, loc, pred, x, y).getResult();
+    };
+    auto add = [&](Value x, Value y) {
+      return arith::AddIOp::create(b, loc, x, y).getResult();
+    };
+    auto mul = [&](Value x, Value y) {
+      return arith::MulIOp::create(b, loc, x, y).getResult();
+    };
+    DenseMap<unsigned, Value> shared;
+    for (unsigned k : staged) {
+      Type element =
+          storageType(cast<RankedTensorType>(kernel.getInputs()[k].getType())
+                          .getElementType());
+      shared[k] = func.addWorkgroupAttribution(
+          MemRefType::get(
+              {tile * pad}, element, MemRefLayoutAttrInterface(),
+              gpu::AddressSpaceAttr::get(
+                  ctx, gpu::GPUDialect::getWorkgroupAddressSpace())),
+          loc);
+    }
+    Value threadId = toIdx(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+    Value blockId = toIdx(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+    Value gridDim = toIdx(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+    auto ceilTiles = [&](Value n) {
+      return arith::DivUIOp::create(b, loc, add(n, constIdx(tile - 1)),
+                                    constIdx(tile))
+          .getResult();
+    };
+    Value tilesQ = ceilTiles(sizes[q]);
+    Value tilesP = ceilTiles(sizes[p]);
+    Value numTiles = mul(tilesQ, tilesP);
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != p && d != q)
+        numTiles = mul(numTiles, sizes[d]);
+    auto loop = scf::ForOp::create(b, loc, blockId, numTiles, gridDim);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    Value t = loop.getInductionVar();
+    iterIndex.assign(rank, Value());
+    Value tq = arith::RemUIOp::create(b, loc, t, tilesQ);
+    Value rest = arith::DivUIOp::create(b, loc, t, tilesQ);
+    Value tp = arith::RemUIOp::create(b, loc, rest, tilesP);
+    rest = arith::DivUIOp::create(b, loc, rest, tilesP);
+    int64_t outermost = -1;
+    for (int64_t d = 0; d < rank && outermost < 0; ++d)
+      if (d != p && d != q)
+        outermost = d;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (d == p || d == q)
+        continue;
+      if (d == outermost) {
+        iterIndex[d] = rest;
+      } else {
+        iterIndex[d] = arith::RemUIOp::create(b, loc, rest, sizes[d]);
+        rest = arith::DivUIOp::create(b, loc, rest, sizes[d]);
+      }
+    }
+    Value p0 = mul(tp, constIdx(tile)), q0 = mul(tq, constIdx(tile));
+    // Element e of a step: (a along p, c along q).
+    auto position = [&](int64_t step, bool fastAlongP) {
+      Value e = add(threadId, constIdx(step * threads));
+      Value fast = arith::RemUIOp::create(b, loc, e, constIdx(tile));
+      Value slow = arith::DivUIOp::create(b, loc, e, constIdx(tile));
+      Value a = fastAlongP ? fast : slow, c = fastAlongP ? slow : fast;
+      iterIndex[p] = add(p0, a);
+      iterIndex[q] = add(q0, c);
+      Value inBounds = arith::AndIOp::create(
+          b, loc, cmp(arith::CmpIPredicate::ult, iterIndex[p], sizes[p]),
+          cmp(arith::CmpIPredicate::ult, iterIndex[q], sizes[q]));
+      Value slot = toIndex(add(mul(a, constIdx(pad)), c));
+      return std::make_pair(inBounds, slot);
+    };
+    Block &kernelBody = kernel.getBody().front();
+    // Stage: consecutive threads read consecutive elements of the staged
+    // inputs (along p, their innermost dim).
+    for (int64_t step = 0; step < steps; ++step) {
+      auto [inBounds, slot] = position(step, /*fastAlongP=*/true);
+      for (unsigned k : staged) {
+        memo.clear();
+        loadGuard = inBounds;
+        Gen g = load(kernelBody.getArgument(k), stagedMaps.lookup(k));
+        loadGuard = Value();
+        memref::StoreOp::create(b, loc, g.value, shared[k], slot);
+      }
+    }
+    gpu::BarrierOp::create(b, loc);
+    // Compute and store: consecutive threads write consecutive elements of
+    // the outputs (along q); staged inputs come from shared memory.
+    for (int64_t step = 0; step < steps; ++step) {
+      auto [inBounds, slot] = position(step, /*fastAlongP=*/false);
+      memo.clear();
+      stagedSlots.clear();
+      for (unsigned k : staged)
+        stagedSlots[kernelBody.getArgument(k)] = {
+            memref::LoadOp::create(b, loc, shared[k], slot).getResult(),
+            stagedMaps.lookup(k)};
+      loadGuard = inBounds;
+      SmallVector<Gen> gens;
+      SmallVector<int64_t> identity;
+      for (int64_t d = 0; d < rank; ++d)
+        identity.push_back(d);
+      for (Value value : yield.getOperands()) {
+        FailureOr<Gen> gen = generate(value, identity);
+        if (failed(gen))
+          return failure();
+        gens.push_back(*gen);
+      }
+      loadGuard = Value();
+      stagedSlots.clear();
+      auto ifIn = scf::IfOp::create(b, loc, inBounds, false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifIn.thenBlock()->getTerminator());
+      Value offset = constIdx(0);
+      for (int64_t d = 0; d < rank; ++d)
+        offset = add(mul(offset, sizes[d]), iterIndex[d]);
+      for (auto [gen, value, out] :
+           llvm::zip(gens, yield.getOperands(), outputs))
+        store(gen, cast<RankedTensorType>(value.getType()).getElementType(),
+              out, offset);
+    }
+    // The next tile reuses the shared tiles.
+    gpu::BarrierOp::create(b, loc);
+    b.setInsertionPointToEnd(&func.getBody().front());
+    gpu::ReturnOp::create(b, loc);
+    return success();
+  }
+
+  static constexpr int64_t kTransposeTile = 32;
+
   /// Generates the yielded values of the work item `work` (a vector of
   /// the innermost dim, or one element).
   FailureOr<SmallVector<Gen>> generateItem(Value work, ArrayRef<Value> sizes,
@@ -1344,6 +1495,10 @@ private:
     if (auto it = reduced.find(value); it != reduced.end())
       return it->second;
     if (auto arg = dyn_cast<BlockArgument>(value)) {
+      if (auto it = stagedSlots.find(arg);
+          it != stagedSlots.end() &&
+          ArrayRef<int64_t>(it->second.second) == map)
+        return Gen{it->second.first, false};
       if (tensors.count(arg))
         return load(arg, map);
       return Gen{scalars.lookup(arg), false};
@@ -1995,6 +2150,9 @@ private:
   DenseMap<Value, Gen> reduced;
   /// When set, loads happen only where this i1 holds (zero otherwise).
   Value loadGuard;
+  /// Tiled transpose: inputs whose element for the current item was staged
+  /// in shared memory, with the map it was staged for.
+  DenseMap<Value, std::pair<Value, SmallVector<int64_t>>> stagedSlots;
 
 public:
   /// Index parameters after the work count (inner reductions: threads per
@@ -2332,6 +2490,68 @@ struct FusionLowerKernelsPass
       return failure();
     SmallVector<Value> args = launch->args;
     Value vecOk = launch->vecOk, fits32 = launch->fits32;
+
+    // Note [Tiled transpose]: an input read along a non-innermost iteration
+    // dim `p` by its own innermost dim (a transpose) makes the plain variants
+    // read it with a large stride. A first variant then works on 32 x 32
+    // tiles of dims (p, innermost): 256 threads stage the tile of each such
+    // input in shared memory reading along its innermost dim, then compute
+    // and write the outputs along theirs. Its guard is the 32-bit one.
+    {
+      int64_t p = -1;
+      DenseMap<unsigned, SmallVector<int64_t>> maps;
+      DenseSet<unsigned> conflicted;
+      for (auto [k, d, it] : accesses) {
+        auto t = cast<RankedTensorType>(kernel.getInputs()[k].getType());
+        auto &map = maps[k];
+        if (map.empty())
+          map.assign(t.getRank(), -1);
+        if (map[d] >= 0 && map[d] != it)
+          conflicted.insert(k);
+        map[d] = it;
+      }
+      SmallVector<unsigned> staged;
+      for (auto &[k, map] : maps) {
+        auto t = cast<RankedTensorType>(kernel.getInputs()[k].getType());
+        int64_t inner = map.back();
+        if (conflicted.contains(k) || t.getElementType().isInteger(1) ||
+            inner < 0 || inner == rank - 1 || (p >= 0 && inner != p))
+          continue;
+        p = inner;
+        staged.push_back(k);
+      }
+      llvm::sort(staged);
+      if (rank >= 2 && !staged.empty()) {
+        Variant tiled{1, false, base + "_t32_i32"};
+        tiled.fastMath = schedule.getFastMath();
+        PointwiseEmitter emitter(kernel, tiled, iterType);
+        OpBuilder mb = OpBuilder::atBlockEnd(gpuModule.getBody());
+        auto func = gpu::GPUFuncOp::create(mb, kernel.getLoc(), tiled.name,
+                                           emitter.signature(&getContext()));
+        func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                      mb.getUnitAttr());
+        func.setKnownBlockSizeAttr(mb.getDenseI32ArrayAttr({256, 1, 1}));
+        if (failed(emitter.emitTransposeTiled(func, p, staged, maps)))
+          return failure();
+        int64_t tile = PointwiseEmitter::kTransposeTile;
+        Value tiles = h.mul(h.ceilDiv(sizes[rank - 1], h.c(tile)),
+                            h.ceilDiv(sizes[p], h.c(tile)));
+        for (int64_t d = 0; d < rank; ++d)
+          if (d != p && d != rank - 1)
+            tiles = h.mul(tiles, sizes[d]);
+        Value grid = h.max(h.min(tiles, h.c(schedule.getMaxGrid())), h.c(1));
+        SmallVector<Value> launchArgs(args);
+        launchArgs.push_back(numel);
+        auto symbol = SymbolRefAttr::get(
+            &getContext(), gpuModule.getName(),
+            {FlatSymbolRefAttr::get(&getContext(), func.getName())});
+        auto launch =
+            LaunchOp::create(b, loc, symbol, fits32, grid, h.c(1), h.c(1),
+                             h.c(256), h.c(1), h.c(1), h.c(0), launchArgs);
+        launch->setAttr("param_types",
+                        b.getTypeArrayAttr(func.getArgumentTypes()));
+      }
+    }
 
     Value blockSize = h.c(schedule.getBlock());
     for (auto [i, variant] : llvm::enumerate(variants)) {

@@ -270,3 +270,22 @@ fusion.fusion @layernorm(%x: tensor<?x?xbf16>, %w: tensor<?xbf16>, %b: tensor<?x
   %0 = fusion.layer_norm %x weight(%w : tensor<?xbf16>) bias(%b : tensor<?xbf16>) axis = 1 eps = 1.0e-05 : tensor<?x?xbf16>
   fusion.return %0 : tensor<?x?xbf16>
 }
+
+// -----
+
+// A transposed read: a tiled variant comes first (32 x 32 tiles staged in
+// shared memory with a padded row of 33, 256 threads), then the plain ones.
+// CHECK-LABEL: fusion.fusion @transpose
+// CHECK: launch @transpose_kernels::@transpose_k0_t32_i32 if(
+// CHECK-SAME: block(%c256
+// CHECK: launch @transpose_kernels::@transpose_k0_v8_i32
+// CHECK-LABEL: gpu.func @transpose_k0_t32_i32
+// CHECK-SAME: workgroup(%{{.*}} : memref<1056xbf16, #gpu.address_space<workgroup>>)
+// CHECK-COUNT-4: memref.store {{.*}} : memref<1056xbf16, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: memref.load {{.*}} : memref<1056xbf16, #gpu.address_space<workgroup>>
+fusion.fusion @transpose(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
+  %0 = fusion.permute %x [1, 0] : tensor<?x?xbf16> -> tensor<?x?xbf16>
+  %1 = fusion.set %0 : tensor<?x?xbf16>
+  fusion.return %1 : tensor<?x?xbf16>
+}
