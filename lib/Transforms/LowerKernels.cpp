@@ -69,6 +69,8 @@ public:
       : kernel(kernel), variant(variant), iterType(iterType),
         rank(iterType.getRank()) {}
 
+  const Variant &getVariant() const { return variant; }
+
   /// Kernel parameters: per tensor input a memref and its effective strides,
   /// per scalar input the scalar, per result a memref, then the iteration
   /// sizes and the number of work items.
@@ -291,32 +293,78 @@ public:
             arith::SubIOp::create(b, loc, rowsPerBlock, constIdx(1))),
         rowsPerBlock);
 
-    auto rowLoop = scf::ForOp::create(b, loc, blockId, rowBlocks, gridDim);
-    b.setInsertionPoint(rowLoop.getBody()->getTerminator());
-    Value row = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(b, loc, rowLoop.getInductionVar(), rowsPerBlock),
-        ty);
-    Value valid = cmp(arith::CmpIPredicate::ult, row, rows);
-    iterIndex.assign(rank, Value());
-    Value rest = row;
-    for (int64_t d = rank - 2; d >= 0; --d) {
-      if (d == 0) {
-        iterIndex[d] = rest;
-      } else {
-        iterIndex[d] = arith::RemUIOp::create(b, loc, rest, sizes[d]);
-        rest = arith::DivUIOp::create(b, loc, rest, sizes[d]);
-      }
-    }
     SmallVector<int64_t> identity;
     for (int64_t d = 0; d < rank; ++d)
       identity.push_back(d);
+    auto rowOf = [&](Value rowBlock) -> Value {
+      return arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, rowBlock, rowsPerBlock), ty);
+    };
+    auto setOuter = [&](Value r) {
+      iterIndex.assign(rank, Value());
+      Value rest = r;
+      for (int64_t d = rank - 2; d >= 0; --d) {
+        if (d == 0) {
+          iterIndex[d] = rest;
+        } else {
+          iterIndex[d] = arith::RemUIOp::create(b, loc, rest, sizes[d]);
+          rest = arith::DivUIOp::create(b, loc, rest, sizes[d]);
+        }
+      }
+    };
+    auto itemCol = [&](int64_t r) -> Value {
+      return arith::MulIOp::create(
+          b, loc,
+          arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, constIdx(r), threadsPerRow),
+              tid),
+          constIdx(v));
+    };
+    // Note [Row prefetch]: the persistent variant loads the row data of
+    // its next row (the loads that depend on the row and the column) before
+    // it reduces the current one, so a block keeps loads in flight across
+    // its reductions; the values travel in the row loop's iter_args.
+    Block &kernelBody = kernel.getBody().front();
+    auto loadRow = [&](Value r) {
+      SmallVector<Value> values;
+      setOuter(r);
+      Value rowOk = cmp(arith::CmpIPredicate::ult, r, rows);
+      for (int64_t item = 0; item < (persistent ? itemsPerChunk : 0); ++item) {
+        Value col = itemCol(item);
+        iterIndex[rank - 1] = col;
+        loadGuard = andI(rowOk, cmp(arith::CmpIPredicate::ult, col, rowLength));
+        for (auto &[k, map] : prefetch) {
+          memo.clear();
+          values.push_back(load(kernelBody.getArgument(k), map).value);
+        }
+      }
+      loadGuard = Value();
+      memo.clear();
+      return values;
+    };
+    SmallVector<Value> prefetched = loadRow(rowOf(blockId));
+    auto rowLoop =
+        scf::ForOp::create(b, loc, blockId, rowBlocks, gridDim, prefetched);
+    if (prefetched.empty())
+      b.setInsertionPoint(rowLoop.getBody()->getTerminator());
+    else
+      b.setInsertionPointToStart(rowLoop.getBody());
+    SmallVector<Value> current(rowLoop.getRegionIterArgs().begin(),
+                               rowLoop.getRegionIterArgs().end());
+    SmallVector<Value> next;
+    if (!prefetched.empty())
+      next = loadRow(rowOf(
+          arith::AddIOp::create(b, loc, rowLoop.getInductionVar(), gridDim)));
+    Value row = rowOf(rowLoop.getInductionVar());
+    Value valid = cmp(arith::CmpIPredicate::ult, row, rows);
+    setOuter(row);
     reduced.clear();
 
     // Items: the vectors of one chunk of the row a thread takes.
     struct Item {
       Value col, inBounds;
       Memo memo;
+      int64_t index = -1; // persistent: the item's prefetched values
     };
     auto makeItems = [&](Value chunkBase) {
       std::vector<Item> items(itemsPerChunk);
@@ -330,6 +378,7 @@ public:
         if (chunkBase)
           col = arith::AddIOp::create(b, loc, chunkBase, col);
         items[r].col = col;
+        items[r].index = chunkBase ? -1 : r;
         items[r].inBounds =
             andI(valid, cmp(arith::CmpIPredicate::ult, col, rowLength));
       }
@@ -339,10 +388,17 @@ public:
       iterIndex[rank - 1] = item.col;
       loadGuard = item.inBounds;
       std::swap(memo, item.memo);
+      if (item.index >= 0 && !current.empty())
+        for (auto [j, entry] : llvm::enumerate(prefetch)) {
+          Value x = current[item.index * prefetch.size() + j];
+          stagedSlots[kernelBody.getArgument(entry.first)] = {
+              Gen{x, isa<VectorType>(x.getType())}, entry.second};
+        }
     };
     auto deactivate = [&](Item &item) {
       std::swap(memo, item.memo);
       loadGuard = Value();
+      stagedSlots.clear();
     };
 
     // A thread's state of a part over some items (a chunk or all of them).
@@ -597,6 +653,10 @@ public:
           x = arith::ExtUIOp::create(b, loc, b.getI8Type(), x);
         memref::StoreOp::create(b, loc, x, out, toIndex(row));
       }
+    }
+    if (!prefetched.empty()) {
+      b.setInsertionPointToEnd(rowLoop.getBody());
+      scf::YieldOp::create(b, loc, next);
     }
     b.setInsertionPointToEnd(&func.getBody().front());
     gpu::ReturnOp::create(b, loc);
@@ -1253,7 +1313,8 @@ public:
       stagedSlots.clear();
       for (unsigned k : staged)
         stagedSlots[kernelBody.getArgument(k)] = {
-            memref::LoadOp::create(b, loc, shared[k], slot).getResult(),
+            Gen{memref::LoadOp::create(b, loc, shared[k], slot).getResult(),
+                false},
             stagedMaps.lookup(k)};
       loadGuard = inBounds;
       SmallVector<Gen> gens;
@@ -1398,6 +1459,12 @@ private:
 
   Gen load(BlockArgument arg, ArrayRef<int64_t> map) {
     OpBuilder &b = *builder;
+    if (recordLoads) {
+      auto entry = std::make_pair(arg.getArgNumber(),
+                                  SmallVector<int64_t>(map.begin(), map.end()));
+      if (!llvm::is_contained(loadLog, entry))
+        loadLog.push_back(entry);
+    }
     TensorParam &param = tensors[arg];
     auto tensor = cast<RankedTensorType>(arg.getType());
     Type element = tensor.getElementType();
@@ -1498,7 +1565,7 @@ private:
       if (auto it = stagedSlots.find(arg);
           it != stagedSlots.end() &&
           ArrayRef<int64_t>(it->second.second) == map)
-        return Gen{it->second.first, false};
+        return it->second.first;
       if (tensors.count(arg))
         return load(arg, map);
       return Gen{scalars.lookup(arg), false};
@@ -2152,7 +2219,15 @@ private:
   Value loadGuard;
   /// Tiled transpose: inputs whose element for the current item was staged
   /// in shared memory, with the map it was staged for.
-  DenseMap<Value, std::pair<Value, SmallVector<int64_t>>> stagedSlots;
+  DenseMap<Value, std::pair<Gen, SmallVector<int64_t>>> stagedSlots;
+
+public:
+  /// When set, load() records the (input, map) pairs it reads.
+  bool recordLoads = false;
+  SmallVector<std::pair<unsigned, SmallVector<int64_t>>> loadLog;
+  /// Persistent row kernels: the (input, map) loads to prefetch one row
+  /// ahead (Note [Row prefetch]).
+  SmallVector<std::pair<unsigned, SmallVector<int64_t>>> prefetch;
 
 public:
   /// Index parameters after the work count (inner reductions: threads per
@@ -2811,6 +2886,30 @@ struct FusionLowerKernelsPass
     FailureOr<EmittedVariants> emitted = emitVariants(
         kernel, gpuModule, variants, iterType, /*block=*/std::nullopt,
         [&](PointwiseEmitter &emitter, gpu::GPUFuncOp func) {
+          if (emitter.getVariant().items > 0) {
+            // A probe emission finds the loads that depend on the row and
+            // the column: those are prefetched (Note [Row prefetch]).
+            PointwiseEmitter probe(kernel, emitter.getVariant(), iterType);
+            probe.numExtraParams = 1;
+            OpBuilder pb(func);
+            auto probeFunc = gpu::GPUFuncOp::create(
+                pb, kernel.getLoc(), "probe", probe.signature(&getContext()));
+            probe.recordLoads = true;
+            LogicalResult ok =
+                probe.emitRowKernel(probeFunc, *info, schedule.getBlock());
+            probeFunc.erase();
+            if (failed(ok))
+              return failure();
+            for (auto &entry : probe.loadLog) {
+              ArrayRef<int64_t> map = entry.second;
+              bool inner = !map.empty() && map.back() == rank - 1;
+              bool outer = llvm::any_of(map.drop_back(), [&](int64_t it) {
+                return it >= 0 && it < rank - 1;
+              });
+              if (inner && outer)
+                emitter.prefetch.push_back(entry);
+            }
+          }
           return emitter.emitRowKernel(func, *info, schedule.getBlock());
         },
         /*numExtraParams=*/1);

@@ -111,8 +111,9 @@ struct FusionSchedulePass
     if (innerItems >= 0 && info.hasFullResult())
       items = innerItems;
     int64_t block = innerBlock > 0 ? innerBlock : 256;
-    int64_t maxGrid = blocksPerSM > 0 ? smCount * blocksPerSM
-                                      : std::numeric_limits<int32_t>::max();
+    // Blocks loop over row groups (the persistent variant prefetches the
+    // next group's data): 16 blocks per SM unless blocks-per-sm says.
+    int64_t maxGrid = smCount * (blocksPerSM > 0 ? blocksPerSM : 16);
     bool index64 = info.domain.hasStaticShape() &&
                    info.domain.getNumElements() >= (int64_t(1) << 31);
     bool fastMath = llvm::all_of(kernel.getResultTypes(), [](Type t) {

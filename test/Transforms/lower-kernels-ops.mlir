@@ -174,8 +174,10 @@ fusion.fusion @rowmax(%a: tensor<?x?xbf16>) -> tensor<?xbf16> {
 // -----
 
 // A normalization with per-row results beside it: persistent variants
-// first (the row's 8 vectors per thread are loaded once, the weight in the
-// epilogue), guarded by K <= 512 * 32; var_mean is one Welford state.
+// first (the row's 8 vectors per thread are loaded once, one row ahead:
+// before the row loop for the first row, at the top of each iteration for
+// the next; the weight in the epilogue), guarded by K <= 512 * 32;
+// var_mean is one Welford state.
 // CHECK-LABEL: fusion.fusion @norm
 // CHECK: %[[CAP:.*]] = arith.constant 16385 : index
 // CHECK: arith.cmpi slt, %{{.*}}, %[[CAP]] : index
@@ -185,6 +187,8 @@ fusion.fusion @rowmax(%a: tensor<?x?xbf16>) -> tensor<?xbf16> {
 // CHECK: launch @norm_kernels::@norm_k0_s_i32 if(
 // CHECK: launch @norm_kernels::@norm_k0_s_i64 grid(
 // CHECK-LABEL: gpu.func @norm_k0_pv4_i32
+// CHECK-COUNT-8: vector.load %arg0
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
 // CHECK-COUNT-8: vector.load %arg0
 // CHECK-NOT: vector.load %arg0
 // CHECK: vector.reduction <add>
@@ -196,7 +200,7 @@ fusion.fusion @rowmax(%a: tensor<?x?xbf16>) -> tensor<?xbf16> {
 // CHECK: vector.store
 // CHECK-NOT: vector.load %arg0
 // CHECK-LABEL: gpu.func @norm_k0_ps_i32
-// CHECK-COUNT-16: memref.load %arg0
+// CHECK-COUNT-32: memref.load %arg0
 // CHECK-NOT: memref.load %arg0
 // CHECK-LABEL: gpu.func @norm_k0_v4_i32
 // CHECK: scf.for
@@ -244,7 +248,7 @@ fusion.fusion @colsum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 // components, one set of shuffles, Note [Merging row states]); exp is
 // ex2.approx with bf16 results; the epilogue divides with div.full.
 // CHECK-LABEL: gpu.func @softmax_k0_pv8_i32
-// CHECK-COUNT-4: vector.load %arg0
+// CHECK-COUNT-8: vector.load %arg0
 // CHECK-NOT: vector.load %arg0
 // CHECK: ex2.approx.ftz.f32
 // CHECK-COUNT-10: gpu.shuffle  xor

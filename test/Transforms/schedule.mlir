@@ -109,7 +109,7 @@ fusion.fusion @argmax(%a: tensor<?x?xf32>) -> tensor<?xi64> {
 // reduction scheduler, 16-byte vectors of bf16, no persistence (every
 // result is per row), blocks of 256 threads; bf16 results allow fast math.
 // CHECK-LABEL: @inner
-// CHECK: schedule = #fusion.inner_reduction<vector = 8, items = 0, block = 256, max_grid = 2147483647, index64 = false, fast_math = true>
+// CHECK: schedule = #fusion.inner_reduction<vector = 8, items = 0, block = 256, max_grid = 2112, index64 = false, fast_math = true>
 fusion.fusion @inner(%a: tensor<?x4096xbf16>) -> tensor<?x1xbf16> {
   %e = fusion.exp %a : tensor<?x4096xbf16>
   %0 = fusion.max %e [1] keepdim : tensor<?x4096xbf16> -> tensor<?x1xbf16>
@@ -120,7 +120,7 @@ fusion.fusion @inner(%a: tensor<?x4096xbf16>) -> tensor<?x1xbf16> {
 
 // f32 rows: vectors of 4; a sum and a max of one input in one kernel.
 // CHECK-LABEL: @two_reductions
-// CHECK: schedule = #fusion.inner_reduction<vector = 4, items = 0, block = 256, max_grid = 2147483647, index64 = false, fast_math = false>
+// CHECK: schedule = #fusion.inner_reduction<vector = 4, items = 0, block = 256, max_grid = 2112, index64 = false, fast_math = false>
 fusion.fusion @two_reductions(%a: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
   %0 = fusion.sum %a [1] : tensor<?x?xf32> -> tensor<?xf32>
   %1 = fusion.max %a [1] : tensor<?x?xf32> -> tensor<?xf32>
@@ -132,9 +132,9 @@ fusion.fusion @two_reductions(%a: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?xf
 // Normalizations write the row again: persistent, 32 elements per thread
 // (4 vectors of 8 bf16, 8 vectors of 4 f32, 16 vectors of 2 f64).
 // CHECK-LABEL: @softmax_bf16
-// CHECK: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2147483647, index64 = false, fast_math = true>
+// CHECK: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true>
 // CHECK-LABEL: @layernorm_f32
-// CHECK: #fusion.inner_reduction<vector = 4, items = 8, block = 256, max_grid = 2147483647, index64 = false, fast_math = false>
+// CHECK: #fusion.inner_reduction<vector = 4, items = 8, block = 256, max_grid = 2112, index64 = false, fast_math = false>
 // CHECK-LABEL: @rmsnorm_f64
 // CHECK: #fusion.inner_reduction<vector = 2, items = 16, block = 256,
 fusion.fusion @softmax_bf16(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
@@ -154,7 +154,7 @@ fusion.fusion @rmsnorm_f64(%x: tensor<?x?xf64>, %w: tensor<?xf64>) -> tensor<?x?
 
 // A static shape of 2^31 elements or more takes 64-bit indices.
 // CHECK-LABEL: @huge
-// CHECK: #fusion.inner_reduction<vector = 4, items = 0, block = 256, max_grid = 2147483647, index64 = true,
+// CHECK: #fusion.inner_reduction<vector = 4, items = 0, block = 256, max_grid = 2112, index64 = true,
 fusion.fusion @huge(%a: tensor<65536x32768xf32>) -> tensor<65536xf32> {
   %0 = fusion.sum %a [1] : tensor<65536x32768xf32> -> tensor<65536xf32>
   fusion.return %0 : tensor<65536xf32>
