@@ -5,7 +5,8 @@
 # times each at the public shapes with fusion-run --bench (copy fraction in
 # the same process). Prints one BENCH line per configuration.
 # usage: bash bench/experiments/inner-variants.sh [CONFIGS...]
-#   a config is ITEMS:BLOCK, e.g. -1:0 (the heuristic), 0:0 (streaming only)
+#   a config is ITEMS:BLOCK[:MINBLOCKS], e.g. -1:0 (the heuristic), 0:0
+#   (streaming only), -1:0:2 (persistent variants kept to 2 blocks per SM)
 set -uo pipefail
 configs=${*:-"-1:0 0:0 2:0 -1:512 2:512"}
 work=${WORK:-/tmp/inner-variants}
@@ -14,10 +15,12 @@ for case in softmax layernorm rmsnorm; do
   src=examples/normalization/$case.mlir
   [ -f "$src" ] || src=bench/cases/$case.mlir
   for cfg in $configs; do
-    items=${cfg%%:*}; block=${cfg##*:}
-    mod=$work/$case-$items-$block.fusionmod
+    IFS=: read -r items block minblocks <<< "$cfg"
+    minblocks=${minblocks:-0}
+    mod=$work/$case-$items-$block-$minblocks.fusionmod
     bin/fusion-translate "$src" --fusion-to-module --inner-items="$items" \
-      --inner-block="$block" -o "$mod" || { echo "compile failed: $case $cfg"; continue; }
+      --inner-block="$block" --inner-min-blocks="$minblocks" -o "$mod" \
+      || { echo "compile failed: $case $cfg"; continue; }
     for s in 32768x4096 8192x16384 262144x1024; do
       n=${s#*x}
       case $case in
@@ -27,7 +30,7 @@ for case in softmax layernorm rmsnorm; do
       esac
       out=$(bin/fusion-run "$mod" $ins --bench --no-check --iters=20 --warmup=5 \
         --host-iters=100 --copy-mib=512 2>&1 | grep -E "^BENCH|error")
-      echo "$case items=$items block=$block $out" | sed 's/ host_us=.*variant=/ variant=/'
+      echo "$case items=$items block=$block minblocks=$minblocks $out" | sed 's/ host_us=.*variant=/ variant=/'
     done
   done
 done

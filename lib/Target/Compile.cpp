@@ -29,6 +29,7 @@ LogicalResult mlir::fusion::lowerToPTX(ModuleOp module,
   pipeline.blocksPerSM = options.blocksPerSM;
   pipeline.innerItems = options.innerItems;
   pipeline.innerBlock = options.innerBlock;
+  pipeline.innerMinBlocks = options.innerMinBlocks;
   pipeline.splitKernels = options.splitKernels;
   buildFusionToPTXPipeline(pm, pipeline);
   std::optional<TimingScope> timing;

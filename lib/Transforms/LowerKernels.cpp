@@ -2282,6 +2282,7 @@ private:
 
 struct FusionLowerKernelsPass
     : mlir::fusion::impl::FusionLowerKernelsBase<FusionLowerKernelsPass> {
+  using FusionLowerKernelsBase::FusionLowerKernelsBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<KernelOp> kernels;
@@ -2910,6 +2911,10 @@ struct FusionLowerKernelsPass
                 emitter.prefetch.push_back(entry);
             }
           }
+          if (emitter.getVariant().items > 0 && innerMinBlocks > 0)
+            func->setAttr("nvvm.minctasm",
+                          IntegerAttr::get(IntegerType::get(&getContext(), 32),
+                                           innerMinBlocks));
           return emitter.emitRowKernel(func, *info, schedule.getBlock());
         },
         /*numExtraParams=*/1);

@@ -59,7 +59,9 @@ void mlir::fusion::buildFusionToPTXPipeline(OpPassManager &pm,
   schedule.innerItems = options.innerItems;
   schedule.innerBlock = options.innerBlock;
   pm.addPass(createFusionSchedule(schedule));
-  pm.addPass(createFusionLowerKernels());
+  FusionLowerKernelsOptions lower;
+  lower.innerMinBlocks = options.innerMinBlocks;
+  pm.addPass(createFusionLowerKernels(lower));
   // One gpu.module per kernel variant: each gets its own PTX and cubin, and
   // the nested passes below (LLVM to PTX included) run over the modules
   // in parallel.

@@ -52,6 +52,11 @@ int main(int argc, char **argv) {
       "inner-block",
       cl::desc("Inner reductions: threads per block (0: heuristic)"),
       cl::init(0));
+  cl::opt<int64_t> innerMinBlocks(
+      "inner-min-blocks",
+      cl::desc("Persistent inner reductions: resident blocks per SM "
+               "(nvvm.minctasm, 0: none)"),
+      cl::init(0));
   cl::opt<bool> noCubin("no-cubin", cl::desc("Do not run ptxas"),
                         cl::init(false));
   cl::opt<bool> printStages("print-stages",
@@ -95,6 +100,7 @@ int main(int argc, char **argv) {
   options.blocksPerSM = blocksPerSM;
   options.innerItems = innerItems;
   options.innerBlock = innerBlock;
+  options.innerMinBlocks = innerMinBlocks;
   options.emitCubin = !noCubin;
   options.printStages = printStages;
   // One PTX file with every entry, as ptxas and readers expect.

@@ -43,6 +43,7 @@ struct CompileOptions {
   /// Inner-reduction overrides (-1 / 0: the heuristic's choice).
   int64_t innerItems = -1;
   int64_t innerBlock = 0;
+  int64_t innerMinBlocks = 0;
   bool emitCubin = true;
   /// Print the IR after every pass of the pipeline to stderr.
   bool printStages = false;

@@ -48,6 +48,11 @@ struct FusionToPTXOptions : public PassPipelineOptions<FusionToPTXOptions> {
       *this, "split-kernels",
       llvm::cl::desc("One gpu.module (PTX, cubin) per kernel variant"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> innerMinBlocks{
+      *this, "inner-min-blocks",
+      llvm::cl::desc("Persistent inner reductions: resident blocks per SM "
+                     "(nvvm.minctasm, 0: none)"),
+      llvm::cl::init(0)};
   PassOptions::Option<int> optLevel{
       *this, "O", llvm::cl::desc("LLVM optimization level"), llvm::cl::init(3)};
 };

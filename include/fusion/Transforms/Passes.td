@@ -64,6 +64,11 @@ def FusionLowerKernels : Pass<"fusion-lower-kernels", "ModuleOp"> {
     `fusion.empty` buffers, size arithmetic, and guarded `fusion.launch` ops
     that pick a variant at run time.
   }];
+  let options = [
+    Option<"innerMinBlocks", "inner-min-blocks", "int64_t", /*default=*/"0",
+           "Persistent inner-reduction variants: blocks per SM to keep "
+           "resident (nvvm.minctasm; bounds registers per thread; 0: none)">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
