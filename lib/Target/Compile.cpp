@@ -30,6 +30,7 @@ LogicalResult mlir::fusion::lowerToPTX(ModuleOp module,
   pipeline.innerItems = options.innerItems;
   pipeline.innerBlock = options.innerBlock;
   pipeline.innerMinBlocks = options.innerMinBlocks;
+  pipeline.transposeTile = options.transposeTile;
   pipeline.splitKernels = options.splitKernels;
   buildFusionToPTXPipeline(pm, pipeline);
   std::optional<TimingScope> timing;

@@ -1212,7 +1212,7 @@ public:
     auto [outputs, sizes, count] = bindParams(func);
     Block &body = kernel.getBody().front();
     auto yield = cast<YieldOp>(body.getTerminator());
-    const int64_t tile = kTransposeTile, pad = kTransposeTile + 1;
+    const int64_t tile = transposeTile, pad = transposeTile + 1;
     const int64_t threads = 256, steps = tile * tile / threads;
     int64_t q = rank - 1;
 
@@ -1347,7 +1347,8 @@ public:
     return success();
   }
 
-  static constexpr int64_t kTransposeTile = 32;
+  /// Tile edge of the tiled transpose variant (a multiple of 16).
+  int64_t transposeTile = 32;
 
   /// Generates the yielded values of the work item `work` (a vector of
   /// the innermost dim, or one element).
@@ -2289,6 +2290,11 @@ struct FusionLowerKernelsPass
     module.walk([&](KernelOp k) { kernels.push_back(k); });
     if (kernels.empty())
       return;
+    if (transposeTile != 16 && transposeTile != 32 && transposeTile != 64) {
+      module.emitError("transpose-tile must be 16, 32 or 64, got ")
+          << static_cast<int64_t>(transposeTile);
+      return signalPassFailure();
+    }
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(&getContext()));
     for (KernelOp kernel : kernels)
@@ -2598,9 +2604,14 @@ struct FusionLowerKernelsPass
       }
       llvm::sort(staged);
       if (rank >= 2 && !staged.empty()) {
-        Variant tiled{1, false, base + "_t32_i32"};
+        Variant tiled{
+            1, false,
+            base + "_t" +
+                std::to_string(transposeTile > 0 ? transposeTile : 32) +
+                "_i32"};
         tiled.fastMath = schedule.getFastMath();
         PointwiseEmitter emitter(kernel, tiled, iterType);
+        emitter.transposeTile = transposeTile > 0 ? transposeTile : 32;
         OpBuilder mb = OpBuilder::atBlockEnd(gpuModule.getBody());
         auto func = gpu::GPUFuncOp::create(mb, kernel.getLoc(), tiled.name,
                                            emitter.signature(&getContext()));
@@ -2609,7 +2620,7 @@ struct FusionLowerKernelsPass
         func.setKnownBlockSizeAttr(mb.getDenseI32ArrayAttr({256, 1, 1}));
         if (failed(emitter.emitTransposeTiled(func, p, staged, maps)))
           return failure();
-        int64_t tile = PointwiseEmitter::kTransposeTile;
+        int64_t tile = transposeTile > 0 ? transposeTile : 32;
         Value tiles = h.mul(h.ceilDiv(sizes[rank - 1], h.c(tile)),
                             h.ceilDiv(sizes[p], h.c(tile)));
         for (int64_t d = 0; d < rank; ++d)

@@ -61,6 +61,7 @@ void mlir::fusion::buildFusionToPTXPipeline(OpPassManager &pm,
   pm.addPass(createFusionSchedule(schedule));
   FusionLowerKernelsOptions lower;
   lower.innerMinBlocks = options.innerMinBlocks;
+  lower.transposeTile = options.transposeTile;
   pm.addPass(createFusionLowerKernels(lower));
   // One gpu.module per kernel variant: each gets its own PTX and cubin, and
   // the nested passes below (LLVM to PTX included) run over the modules

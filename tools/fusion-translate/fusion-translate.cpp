@@ -57,6 +57,10 @@ int main(int argc, char **argv) {
       cl::desc("Persistent inner reductions: resident blocks per SM "
                "(nvvm.minctasm, 0: none)"),
       cl::init(0));
+  cl::opt<int64_t> transposeTile(
+      "transpose-tile",
+      cl::desc("Tile edge of the tiled transpose variant (16, 32 or 64)"),
+      cl::init(32));
   cl::opt<bool> noCubin("no-cubin", cl::desc("Do not run ptxas"),
                         cl::init(false));
   cl::opt<bool> printStages("print-stages",
@@ -101,6 +105,7 @@ int main(int argc, char **argv) {
   options.innerItems = innerItems;
   options.innerBlock = innerBlock;
   options.innerMinBlocks = innerMinBlocks;
+  options.transposeTile = transposeTile;
   options.emitCubin = !noCubin;
   options.printStages = printStages;
   // One PTX file with every entry, as ptxas and readers expect.

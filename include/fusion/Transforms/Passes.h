@@ -53,6 +53,10 @@ struct FusionToPTXOptions : public PassPipelineOptions<FusionToPTXOptions> {
       llvm::cl::desc("Persistent inner reductions: resident blocks per SM "
                      "(nvvm.minctasm, 0: none)"),
       llvm::cl::init(0)};
+  PassOptions::Option<int64_t> transposeTile{
+      *this, "transpose-tile",
+      llvm::cl::desc("Tile edge of the tiled transpose variant"),
+      llvm::cl::init(32)};
   PassOptions::Option<int> optLevel{
       *this, "O", llvm::cl::desc("LLVM optimization level"), llvm::cl::init(3)};
 };
