@@ -9,7 +9,7 @@
 # 4. lit + FileCheck tests (ninja check-fusion-lit)
 # 5. clang-format check (utils/check-format.sh)
 # 6. if build/bin/fusion-translate exists: examples/*.mlir -> PTX, verified
-#    with ptxas -arch=sm_90a
+#    with ptxas -arch=sm_90a (every fusion of examples/, bench/cases/ and test/GPU/)
 # 7. Python frontend and benchmark suite: pytest on test/python and
 #    test/bench (installs pytest and numpy with pip if missing; GPU tests
 #    skip without torch CUDA)
@@ -101,11 +101,13 @@ else
   fail format "utils/check-format.sh lists the files"
 fi
 
-# --- examples -> PTX -> ptxas ------------------------------------------------------
-banner "examples -> PTX ($ARCH)"
+# --- fusions -> PTX -> ptxas -------------------------------------------------------
+# Every fusion of the examples, the benchmark cases and the GPU tests, one at a
+# time (a file's fusions compile to separate PTX modules).
+banner "fusions -> PTX ($ARCH)"
 TRANSLATE="$BUILD_DIR/bin/fusion-translate"
 shopt -s nullglob
-examples=(examples/*.mlir)
+examples=(examples/*.mlir examples/*/*.mlir bench/cases/*.mlir test/GPU/*.mlir)
 if [[ ! -x "$TRANSLATE" ]]; then
   echo "$TRANSLATE is not built yet: skipping PTX generation of the examples"
   skip ptx "no $TRANSLATE yet"
@@ -119,34 +121,36 @@ else
     echo "warning: ptxas not found (CUDA toolkit): PTX is generated but not verified"
   fi
   mkdir -p "$BUILD_DIR/ptx"
-  ok=0; bad=()
+  ok=0; bad=(); total=0
   for ex in "${examples[@]}"; do
-    name=$(basename "$ex" .mlir)
-    ptx="$BUILD_DIR/ptx/$name.ptx"
-    echo "--- $ex"
-    if ! "$TRANSLATE" --fusion-to-ptx "$ex" -o "$ptx"; then
-      echo "FAILED: $TRANSLATE --fusion-to-ptx $ex"
-      bad+=("$name")
-      continue
-    fi
-    if [[ -n "$PTXAS" ]]; then
-      if ! "$PTXAS" -arch="$ARCH" "$ptx" -o "$BUILD_DIR/ptx/$name.cubin"; then
-        echo "FAILED: ptxas -arch=$ARCH $ptx"
+    for fusion in $(sed -n 's/^fusion\.fusion @\([A-Za-z0-9_]*\).*/\1/p' "$ex"); do
+      total=$((total + 1))
+      name=$(echo "${ex%.mlir}" | tr '/' '_')-$fusion
+      ptx="$BUILD_DIR/ptx/$name.ptx"
+      if ! "$TRANSLATE" --fusion-to-ptx "$ex" --fusion="$fusion" -o "$ptx"; then
+        echo "FAILED: $TRANSLATE --fusion-to-ptx $ex --fusion=$fusion"
         bad+=("$name")
         continue
       fi
-      echo "ok: $ptx (ptxas -arch=$ARCH accepts it)"
-    else
-      echo "ok: $ptx (not verified: no ptxas)"
-    fi
-    ok=$((ok + 1))
+      if [[ ! -s "$ptx" ]]; then
+        echo "ok: $ex @$fusion has no kernels (its outputs are views)"
+      elif [[ -n "$PTXAS" ]]; then
+        if ! "$PTXAS" -arch="$ARCH" "$ptx" -o "$BUILD_DIR/ptx/$name.cubin"; then
+          echo "FAILED: ptxas -arch=$ARCH $ptx"
+          bad+=("$name")
+          continue
+        fi
+      fi
+      ok=$((ok + 1))
+    done
   done
+  echo "$ok of $total fusions compiled${PTXAS:+ and accepted by ptxas -arch=$ARCH}"
   if ((${#bad[@]})); then
-    fail ptx "$ok of ${#examples[@]} examples ok; failed: ${bad[*]}"
+    fail ptx "$ok of $total fusions ok; failed: ${bad[*]}"
   elif [[ -z "$PTXAS" && "${CI:-}" == true ]]; then
     fail ptx "ptxas is missing in CI"
   else
-    pass ptx "$ok examples compiled${PTXAS:+ and verified by ptxas}"
+    pass ptx "$ok fusions (examples, bench cases, GPU tests) compiled${PTXAS:+ and verified by ptxas}"
   fi
 fi
 

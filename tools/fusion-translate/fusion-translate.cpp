@@ -3,6 +3,7 @@
 // module file for the runtime.
 //===----------------------------------------------------------------------===//
 
+#include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "fusion/Registration.h"
 #include "fusion/Target/ModuleWriter.h"
 
@@ -119,6 +120,25 @@ int main(int argc, char **argv) {
       return 1;
     result = std::move(*bytes);
   } else {
+    // --fusion keeps one fusion of the file (each fusion's kernels are a
+    // separate PTX module, so a file of several is not one ptxas input).
+    if (!fusionName.empty()) {
+      bool found = false;
+      for (Operation &op : llvm::make_early_inc_range(*module->getBody())) {
+        auto f = dyn_cast<fusion::FusionOp>(op);
+        if (!f)
+          continue;
+        if (f.getSymName() == fusionName)
+          found = true;
+        else
+          op.erase();
+      }
+      if (!found) {
+        llvm::errs() << "fusion-translate: no fusion named '" << fusionName
+                     << "' in " << input << "\n";
+        return 1;
+      }
+    }
     if (failed(fusion::lowerToPTX(*module, options)))
       return 1;
     if (mode == Mode::PTX) {
