@@ -277,17 +277,18 @@ fusion.fusion @layernorm(%x: tensor<?x?xbf16>, %w: tensor<?xbf16>, %b: tensor<?x
 
 // -----
 
-// A transposed read: a tiled variant comes first (32 x 32 tiles staged in
-// shared memory with a padded row of 33, 256 threads), then the plain ones.
+// A transposed read: a tiled variant comes first (64 x 64 tiles staged in
+// shared memory with a padded row of 65, 256 threads taking 16 elements
+// each), then the plain ones.
 // CHECK-LABEL: fusion.fusion @transpose
-// CHECK: launch @transpose_kernels::@transpose_k0_t32_i32 if(
+// CHECK: launch @transpose_kernels::@transpose_k0_t64_i32 if(
 // CHECK-SAME: block(%c256
 // CHECK: launch @transpose_kernels::@transpose_k0_v8_i32
-// CHECK-LABEL: gpu.func @transpose_k0_t32_i32
-// CHECK-SAME: workgroup(%{{.*}} : memref<1056xbf16, #gpu.address_space<workgroup>>)
-// CHECK-COUNT-4: memref.store {{.*}} : memref<1056xbf16, #gpu.address_space<workgroup>>
+// CHECK-LABEL: gpu.func @transpose_k0_t64_i32
+// CHECK-SAME: workgroup(%{{.*}} : memref<4160xbf16, #gpu.address_space<workgroup>>)
+// CHECK-COUNT-16: memref.store {{.*}} : memref<4160xbf16, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
-// CHECK-COUNT-4: memref.load {{.*}} : memref<1056xbf16, #gpu.address_space<workgroup>>
+// CHECK-COUNT-16: memref.load {{.*}} : memref<4160xbf16, #gpu.address_space<workgroup>>
 fusion.fusion @transpose(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
   %0 = fusion.permute %x [1, 0] : tensor<?x?xbf16> -> tensor<?x?xbf16>
   %1 = fusion.set %0 : tensor<?x?xbf16>

@@ -1,14 +1,16 @@
 // RUN: not fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule --fusion-lower-kernels="transpose-tile=48" 2>&1 | FileCheck %s --check-prefix=BAD
-// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule --fusion-lower-kernels="transpose-tile=64" | FileCheck %s --check-prefix=T64
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule --fusion-lower-kernels="transpose-tile=32" | FileCheck %s --check-prefix=T32
 // RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule --fusion-lower-kernels="inner-min-blocks=2" | FileCheck %s --check-prefix=MIN
 
 // BAD: transpose-tile must be 16, 32 or 64, got 48
 
-// A 64 x 64 tile: 64 * 65 staged elements, 16 per thread and phase.
-// T64: launch @transpose_kernels::@transpose_k0_t64_i32
-// T64-LABEL: gpu.func @transpose_k0_t64_i32
-// T64-SAME: memref<4160xbf16, #gpu.address_space<workgroup>>
-// T64-COUNT-16: memref.store {{.*}} : memref<4160xbf16, #gpu.address_space<workgroup>>
+// A 32 x 32 tile: 32 * 33 staged elements, 4 per thread and phase.
+// T32: launch @transpose_kernels::@transpose_k0_t32_i32
+// T32-LABEL: gpu.func @transpose_k0_t32_i32
+// T32-SAME: memref<1056xbf16, #gpu.address_space<workgroup>>
+// T32-COUNT-4: memref.store {{.*}} : memref<1056xbf16, #gpu.address_space<workgroup>>
+// T32-NOT: memref.store {{.*}} : memref<1056xbf16, #gpu.address_space<workgroup>>
+// T32: gpu.barrier
 fusion.fusion @transpose(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
   %0 = fusion.permute %x [1, 0] : tensor<?x?xbf16> -> tensor<?x?xbf16>
   %1 = fusion.set %0 : tensor<?x?xbf16>

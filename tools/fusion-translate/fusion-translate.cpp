@@ -61,7 +61,7 @@ int main(int argc, char **argv) {
   cl::opt<int64_t> transposeTile(
       "transpose-tile",
       cl::desc("Tile edge of the tiled transpose variant (16, 32 or 64)"),
-      cl::init(32));
+      cl::init(64));
   cl::opt<bool> noCubin("no-cubin", cl::desc("Do not run ptxas"),
                         cl::init(false));
   cl::opt<bool> printStages("print-stages",

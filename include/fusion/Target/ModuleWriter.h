@@ -44,7 +44,7 @@ struct CompileOptions {
   int64_t innerItems = -1;
   int64_t innerBlock = 0;
   int64_t innerMinBlocks = 0;
-  int64_t transposeTile = 32;
+  int64_t transposeTile = 64;
   bool emitCubin = true;
   /// Print the IR after every pass of the pipeline to stderr.
   bool printStages = false;

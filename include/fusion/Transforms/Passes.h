@@ -56,7 +56,7 @@ struct FusionToPTXOptions : public PassPipelineOptions<FusionToPTXOptions> {
   PassOptions::Option<int64_t> transposeTile{
       *this, "transpose-tile",
       llvm::cl::desc("Tile edge of the tiled transpose variant"),
-      llvm::cl::init(32)};
+      llvm::cl::init(64)};
   PassOptions::Option<int> optLevel{
       *this, "O", llvm::cl::desc("LLVM optimization level"), llvm::cl::init(3)};
 };

@@ -68,7 +68,7 @@ def FusionLowerKernels : Pass<"fusion-lower-kernels", "ModuleOp"> {
     Option<"innerMinBlocks", "inner-min-blocks", "int64_t", /*default=*/"0",
            "Persistent inner-reduction variants: blocks per SM to keep "
            "resident (nvvm.minctasm; bounds registers per thread; 0: none)">,
-    Option<"transposeTile", "transpose-tile", "int64_t", /*default=*/"32",
+    Option<"transposeTile", "transpose-tile", "int64_t", /*default=*/"64",
            "Tile edge of the tiled transpose variant (16, 32 or 64)">,
   ];
   let dependentDialects = [
