@@ -2352,6 +2352,21 @@ struct FusionLowerKernelsPass
     return result;
   }
 
+  /// A launch of `func` (guard null: always taken) with the kernel's
+  /// parameter types recorded, for packing once the gpu.func has become a
+  /// binary.
+  void createLaunch(OpBuilder &b, Location loc, HostBuilder &h,
+                    gpu::GPUModuleOp gpuModule, gpu::GPUFuncOp func,
+                    Value guard, Value gridX, Value gridY, Value blockX,
+                    ValueRange args) {
+    auto symbol = SymbolRefAttr::get(
+        &getContext(), gpuModule.getName(),
+        {FlatSymbolRefAttr::get(&getContext(), func.getName())});
+    auto launch = LaunchOp::create(b, loc, symbol, guard, gridX, gridY, h.c(1),
+                                   blockX, h.c(1), h.c(1), h.c(0), args);
+    launch->setAttr("param_types", b.getTypeArrayAttr(func.getArgumentTypes()));
+  }
+
   struct LaunchArgs {
     SmallVector<Value> args;
     Value vecOk, fits32;
@@ -2633,14 +2648,8 @@ struct FusionLowerKernelsPass
         Value grid = h.max(h.min(tiles, h.c(schedule.getMaxGrid())), h.c(1));
         SmallVector<Value> launchArgs(args);
         launchArgs.push_back(numel);
-        auto symbol = SymbolRefAttr::get(
-            &getContext(), gpuModule.getName(),
-            {FlatSymbolRefAttr::get(&getContext(), func.getName())});
-        auto launch =
-            LaunchOp::create(b, loc, symbol, fits32, grid, h.c(1), h.c(1),
-                             h.c(256), h.c(1), h.c(1), h.c(0), launchArgs);
-        launch->setAttr("param_types",
-                        b.getTypeArrayAttr(func.getArgumentTypes()));
+        createLaunch(b, loc, h, gpuModule, func, fits32, grid, h.c(1), h.c(256),
+                     launchArgs);
       }
     }
 
@@ -2661,16 +2670,8 @@ struct FusionLowerKernelsPass
                 h.c(1));
       SmallVector<Value> launchArgs(args);
       launchArgs.push_back(count);
-      auto symbol = SymbolRefAttr::get(
-          &getContext(), gpuModule.getName(),
-          {FlatSymbolRefAttr::get(&getContext(), funcs[i].getName())});
-      auto launch =
-          LaunchOp::create(b, loc, symbol, guard, grid, h.c(1), h.c(1),
-                           blockSize, h.c(1), h.c(1), h.c(0), launchArgs);
-      // The kernel's parameter types, for packing once the gpu.func has
-      // become a binary.
-      launch->setAttr("param_types",
-                      b.getTypeArrayAttr(funcs[i].getArgumentTypes()));
+      createLaunch(b, loc, h, gpuModule, funcs[i], guard, grid, h.c(1),
+                   blockSize, launchArgs);
     }
     kernel.replaceAllUsesWith(outputs);
     kernel.erase();
@@ -2839,13 +2840,8 @@ struct FusionLowerKernelsPass
       SmallVector<Value> launchArgs(launch->args);
       launchArgs.push_back(cols);
       launchArgs.append({rows, splits, rowsPerSplit});
-      auto symbol = SymbolRefAttr::get(
-          &getContext(), gpuModule.getName(),
-          {FlatSymbolRefAttr::get(&getContext(), emitted.funcs[i].getName())});
-      auto op = LaunchOp::create(b, loc, symbol, guard, grid, splits, h.c(1),
-                                 h.c(256), h.c(1), h.c(1), h.c(0), launchArgs);
-      op->setAttr("param_types",
-                  b.getTypeArrayAttr(emitted.funcs[i].getArgumentTypes()));
+      createLaunch(b, loc, h, gpuModule, emitted.funcs[i], guard, grid, splits,
+                   h.c(256), launchArgs);
     }
     kernel.replaceAllUsesWith(outputs);
     kernel.erase();
@@ -2884,9 +2880,10 @@ struct FusionLowerKernelsPass
     std::string vname = "v" + std::to_string(vector);
     SmallVector<Variant> variants;
     if (items > 0) {
-      if (vector > 1)
+      if (vector > 1) {
         variants.push_back({vector, index64, base + "_p" + vname + ix});
-      variants.back().items = items;
+        variants.back().items = items;
+      }
       variants.push_back({1, index64, base + "_ps" + ix});
       variants.back().items = std::max<int64_t>(1, vector * items / 2);
     }
@@ -3039,13 +3036,8 @@ struct FusionLowerKernelsPass
       SmallVector<Value> launchArgs(launch->args);
       launchArgs.push_back(rows);
       launchArgs.push_back(threads);
-      auto symbol = SymbolRefAttr::get(
-          &getContext(), gpuModule.getName(),
-          {FlatSymbolRefAttr::get(&getContext(), funcs[i].getName())});
-      auto op = LaunchOp::create(b, loc, symbol, guard, grid, h.c(1), h.c(1),
-                                 blockSize, h.c(1), h.c(1), h.c(0), launchArgs);
-      op->setAttr("param_types",
-                  b.getTypeArrayAttr(funcs[i].getArgumentTypes()));
+      createLaunch(b, loc, h, gpuModule, funcs[i], guard, grid, h.c(1),
+                   blockSize, launchArgs);
     }
     kernel.replaceAllUsesWith(outputs);
     kernel.erase();

@@ -39,6 +39,11 @@ FailureOr<RowKernelInfo> mlir::fusion::analyzeRowKernel(KernelOp kernel,
                                                         Operation *&culprit) {
   RowKernelInfo info;
   culprit = nullptr;
+  auto reject = [&](Operation *op, StringRef text) {
+    culprit = op;
+    why = text.str();
+    return failure();
+  };
   Block &body = kernel.getBody().front();
   SmallVector<Operation *> reductions;
   for (Operation &op : body) {
@@ -47,9 +52,8 @@ FailureOr<RowKernelInfo> mlir::fusion::analyzeRowKernel(KernelOp kernel,
       continue;
     }
     if (!isPointwiseKernelOp(&op)) {
-      culprit = &op;
-      why = "is neither element-wise nor a sum/prod/max/min/var_mean";
-      return failure();
+      return reject(&op,
+                    "is neither element-wise nor a sum/prod/max/min/var_mean");
     }
   }
   if (reductions.empty()) {
@@ -61,24 +65,20 @@ FailureOr<RowKernelInfo> mlir::fusion::analyzeRowKernel(KernelOp kernel,
     ArrayRef<int64_t> dims = *reducedDims(op);
     if (input.getRank() == 0 || dims.size() != 1 ||
         dims[0] != input.getRank() - 1) {
-      culprit = op;
-      why = "reduces other dims than the innermost one alone (only inner "
-            "reductions are scheduled yet)";
-      return failure();
+      return reject(
+          op, "reduces other dims than the innermost one alone (only inner "
+              "reductions are scheduled yet)");
     }
     if (input.getElementType().isInteger(1)) {
-      culprit = op;
-      why = "reduces booleans";
-      return failure();
+      return reject(op, "reduces booleans");
     }
     if (!info.domain) {
       info.domain = input;
       info.domainValue = op->getOperand(0);
     } else if (!compatible(info.domain, input)) {
-      culprit = op;
-      why = "reduces a tensor of another shape than the kernel's first "
-            "reduction";
-      return failure();
+      return reject(op,
+                    "reduces a tensor of another shape than the kernel's first "
+                    "reduction");
     }
   }
 
@@ -150,9 +150,9 @@ FailureOr<RowKernelInfo> mlir::fusion::analyzeRowKernel(KernelOp kernel,
       perRow = type.isDynamicDim(d) || info.domain.isDynamicDim(d) ||
                type.getDimSize(d) == info.domain.getDimSize(d);
     if (!perRow) {
-      culprit = result.getDefiningOp();
-      why = "is a result of neither the reduced shape nor one value per row";
-      return failure();
+      return reject(
+          result.getDefiningOp(),
+          "is a result of neither the reduced shape nor one value per row");
     }
     info.fullResult.push_back(false);
   }
@@ -164,6 +164,11 @@ mlir::fusion::analyzeOuterKernel(KernelOp kernel, std::string &why,
                                  Operation *&culprit) {
   OuterKernelInfo info;
   culprit = nullptr;
+  auto reject = [&](Operation *op, StringRef text) {
+    culprit = op;
+    why = text.str();
+    return failure();
+  };
   Block &body = kernel.getBody().front();
   for (Operation &op : body) {
     if (isa<SumOp, ProdOp, MaxOp, MinOp>(&op)) {
@@ -171,9 +176,7 @@ mlir::fusion::analyzeOuterKernel(KernelOp kernel, std::string &why,
       continue;
     }
     if (!isPointwiseKernelOp(&op)) {
-      culprit = &op;
-      why = "is neither element-wise nor a sum/prod/max/min";
-      return failure();
+      return reject(&op, "is neither element-wise nor a sum/prod/max/min");
     }
   }
   if (info.reductions.empty()) {
@@ -189,15 +192,12 @@ mlir::fusion::analyzeOuterKernel(KernelOp kernel, std::string &why,
     for (auto [i, d] : llvm::enumerate(dims))
       prefix &= d == static_cast<int64_t>(i);
     if (!prefix) {
-      culprit = op;
-      why = "reduces dims that are neither the innermost one nor leading "
-            "dims that keep the innermost";
-      return failure();
+      return reject(
+          op, "reduces dims that are neither the innermost one nor leading "
+              "dims that keep the innermost");
     }
     if (input.getElementType().isInteger(1)) {
-      culprit = op;
-      why = "reduces booleans";
-      return failure();
+      return reject(op, "reduces booleans");
     }
     if (!info.domain) {
       info.domain = input;
@@ -205,10 +205,9 @@ mlir::fusion::analyzeOuterKernel(KernelOp kernel, std::string &why,
       info.numReduced = dims.size();
     } else if (!compatible(info.domain, input) ||
                info.numReduced != static_cast<int64_t>(dims.size())) {
-      culprit = op;
-      why = "reduces another shape or other dims than the kernel's first "
-            "reduction";
-      return failure();
+      return reject(
+          op, "reduces another shape or other dims than the kernel's first "
+              "reduction");
     }
     // Outer reductions take one pass: no reduction feeds another.
     SmallVector<Value> stack{op->getOperand(0)};
@@ -218,9 +217,7 @@ mlir::fusion::analyzeOuterKernel(KernelOp kernel, std::string &why,
       if (!def || !seen.insert(def).second)
         continue;
       if (reductionSet.contains(def)) {
-        culprit = op;
-        why = "reduces the result of another outer reduction";
-        return failure();
+        return reject(op, "reduces the result of another outer reduction");
       }
       for (Value operand : def->getOperands())
         stack.push_back(operand);
@@ -245,10 +242,10 @@ mlir::fusion::analyzeOuterKernel(KernelOp kernel, std::string &why,
            size == info.domain.getDimSize(d);
     }
     if (!ok) {
-      culprit = result.getDefiningOp();
-      why = "is a result without one value per kept position of the outer "
-            "reduction";
-      return failure();
+      return reject(
+          result.getDefiningOp(),
+          "is a result without one value per kept position of the outer "
+          "reduction");
     }
   }
   return info;

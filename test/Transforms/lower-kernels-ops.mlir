@@ -294,3 +294,26 @@ fusion.fusion @transpose(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
   %1 = fusion.set %0 : tensor<?x?xbf16>
   fusion.return %1 : tensor<?x?xbf16>
 }
+
+// -----
+
+// A hand-written persistent schedule without vectors: the scalar persistent
+// variant (vector * items / 2 = 2 elements per thread), then the streaming
+// scalar ones.
+// CHECK-LABEL: fusion.fusion @rownorm_scalar
+// CHECK: launch @rownorm_scalar_kernels::@rownorm_scalar_k0_ps_i32 if(
+// CHECK: launch @rownorm_scalar_kernels::@rownorm_scalar_k0_s_i32 if(
+// CHECK: launch @rownorm_scalar_kernels::@rownorm_scalar_k0_s_i64 grid(
+// CHECK-NOT: launch
+fusion.fusion @rownorm_scalar(%arg0: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %0 = fusion.dim %arg0, 0 : tensor<?x?xf32>
+  %1 = fusion.dim %arg0, 1 : tensor<?x?xf32>
+  %2 = fusion.kernel @rownorm_scalar_k0 schedule = #fusion.inner_reduction<vector = 1, items = 4, block = 128, max_grid = 64, index64 = false, fast_math = false> (%arg0, %0, %1) : (tensor<?x?xf32>, index, index) -> tensor<?x?xf32> {
+  ^bb0(%arg1: tensor<?x?xf32>, %arg2: index, %arg3: index):
+    %3 = fusion.sum %arg1 [1] keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
+    %4 = fusion.expand %3(%arg2, %arg3) : tensor<?x1xf32> -> tensor<?x?xf32>
+    %5 = fusion.div %arg1, %4 : tensor<?x?xf32>
+    fusion.yield %5 : tensor<?x?xf32>
+  }
+  fusion.return %2 : tensor<?x?xf32>
+}
