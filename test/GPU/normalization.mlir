@@ -55,7 +55,7 @@
 // RUN: fusion-run %s --fusion=stats_f32 --atol=1e-3 --input=129x4096 | FileCheck %s --check-prefix=STATSV
 // STATSV: PASS stats_f32 129x4096xf32 {{.*}}variant=stats_f32_k0_pv4_i32
 // Empty rows: a sum is 0, a max is -inf (PyTorch raises on the max of an
-// empty dim; the result here is documented in docs/passes.md), no elements
+// empty dim; docs/dialect.md documents the result here), no elements
 // to normalize; no rows: nothing to write.
 // RUN: fusion-run %s --fusion=stats_f32 --input=5x0 | FileCheck %s --check-prefix=EMPTY
 // EMPTY: PASS stats_f32 5x0xf32

@@ -535,9 +535,11 @@ class Fusion_ReductionOp<string mnemonic, string doc>
 def Fusion_SumOp : Fusion_ReductionOp<"sum", "Sum; 0 over empty dims.">;
 def Fusion_ProdOp : Fusion_ReductionOp<"prod", "Product; 1 over empty dims.">;
 def Fusion_MaxOp : Fusion_ReductionOp<"max",
-    "Maximum; NaN propagates; -inf (or the type's minimum) over empty dims.">;
+    "Maximum; NaN propagates; -inf (or the type's minimum) over empty dims "
+    "(PyTorch raises there).">;
 def Fusion_MinOp : Fusion_ReductionOp<"min",
-    "Minimum; NaN propagates; +inf (or the type's maximum) over empty dims.">;
+    "Minimum; NaN propagates; +inf (or the type's maximum) over empty dims "
+    "(PyTorch raises there).">;
 
 def Fusion_VarMeanOp : Fusion_Op<"var_mean", [Pure,
     AllTypesMatch<["variance", "mean"]>]> {
