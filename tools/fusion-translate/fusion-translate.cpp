@@ -12,9 +12,12 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
+
+#include <chrono>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -62,6 +65,12 @@ int main(int argc, char **argv) {
       "transpose-tile",
       cl::desc("Tile edge of the tiled transpose variant (16, 32 or 64)"),
       cl::init(64));
+  cl::opt<unsigned> repeat(
+      "repeat",
+      cl::desc("With --fusion-to-module: compile this many times in this "
+               "process and print each compile's wall time to stderr (the "
+               "first is cold, the others show a warm process)"),
+      cl::init(1));
   cl::opt<bool> noCubin("no-cubin", cl::desc("Do not run ptxas"),
                         cl::init(false));
   cl::opt<bool> printStages("print-stages",
@@ -115,10 +124,27 @@ int main(int argc, char **argv) {
 
   std::string result;
   if (mode == Mode::Module) {
-    auto bytes = fusion::compileToModuleFile(*module, fusionName, options);
-    if (failed(bytes))
-      return 1;
-    result = std::move(*bytes);
+    std::string source =
+        sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer().str();
+    for (unsigned i = 0; i < std::max(1u, unsigned(repeat)); ++i) {
+      OwningOpRef<ModuleOp> copy =
+          i == 0 ? std::move(module)
+                 : parseSourceString<ModuleOp>(source, &context);
+      if (!copy)
+        return 1;
+      auto start = std::chrono::steady_clock::now();
+      auto bytes = fusion::compileToModuleFile(*copy, fusionName, options);
+      double ms = std::chrono::duration<double, std::milli>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+      if (failed(bytes))
+        return 1;
+      if (repeat > 1)
+        llvm::errs() << "fusion-translate: compile " << i + 1 << " of "
+                     << unsigned(repeat) << ": " << llvm::format("%.1f", ms)
+                     << " ms\n";
+      result = std::move(*bytes);
+    }
   } else {
     // --fusion keeps one fusion of the file (each fusion's kernels are a
     // separate PTX module, so a file of several is not one ptxas input).
