@@ -2615,8 +2615,12 @@ struct FusionLowerKernelsPass
       for (auto &[k, map] : maps) {
         auto t = cast<RankedTensorType>(kernel.getInputs()[k].getType());
         int64_t inner = map.back();
+        // A transpose: another dim of the input walks the innermost
+        // iteration dim (a vector broadcast along rows is not one).
+        bool transposed = llvm::is_contained(map, rank - 1);
         if (conflicted.contains(k) || t.getElementType().isInteger(1) ||
-            inner < 0 || inner == rank - 1 || (p >= 0 && inner != p))
+            !transposed || inner < 0 || inner == rank - 1 ||
+            (p >= 0 && inner != p))
           continue;
         p = inner;
         staged.push_back(k);

@@ -317,3 +317,18 @@ fusion.fusion @rownorm_scalar(%arg0: tensor<?x?xf32>) -> tensor<?x?xf32> {
   }
   fusion.return %2 : tensor<?x?xf32>
 }
+
+// -----
+
+// A vector broadcast along the rows (one value per row) is not a transpose:
+// no tiled variant.
+// CHECK-LABEL: fusion.fusion @row_scale
+// CHECK-NOT: _t64_i32
+// CHECK: launch @row_scale_kernels::@row_scale_k0_v4_i32
+fusion.fusion @row_scale(%x: tensor<?x?xf32>, %s: tensor<?xf32>) -> tensor<?x?xf32> {
+  %d0 = fusion.dim %x, 0 : tensor<?x?xf32>
+  %d1 = fusion.dim %x, 1 : tensor<?x?xf32>
+  %b = fusion.broadcast_in_dim %s [0](%d0, %d1) : tensor<?xf32> -> tensor<?x?xf32>
+  %0 = fusion.mul %x, %b : tensor<?x?xf32>
+  fusion.return %0 : tensor<?x?xf32>
+}
