@@ -43,6 +43,16 @@ int64_t storageBytes(Type element) {
 
 bool isHalfFloat(Type t) { return t.isF16() || t.isBF16(); }
 
+/// The type reductions of `element` accumulate in: f32 for floats of 32 bits
+/// or fewer, f64 for f64, i64 for integers.
+Type accumulatorType(Type element) {
+  MLIRContext *ctx = element.getContext();
+  if (!isa<FloatType>(element))
+    return IntegerType::get(ctx, 64);
+  return element.isF64() ? Type(Float64Type::get(ctx))
+                         : Type(Float32Type::get(ctx));
+}
+
 /// A generated value: a vector of the variant's width, or a scalar that is
 /// uniform along the innermost iteration dim.
 struct Gen {
@@ -242,13 +252,8 @@ public:
       RowPart part;
       part.reduction = &r;
       part.isFloat = isa<FloatType>(element);
-      part.acc = part.isFloat ? (element.isF64() ? Type(b.getF64Type())
-                                                 : Type(b.getF32Type()))
-                              : Type(b.getI64Type());
-      part.kind = isa<SumOp, VarMeanOp>(r.op) ? RedKind::Sum
-                  : isa<ProdOp>(r.op)         ? RedKind::Prod
-                  : isa<MaxOp>(r.op)          ? RedKind::Max
-                                              : RedKind::Min;
+      part.acc = accumulatorType(element);
+      part.kind = kindOf(r.op);
       part.state = isa<VarMeanOp>(r.op) ? RowPart::Welford
                    : r.onlineSum        ? RowPart::Online
                                         : RowPart::Simple;
@@ -668,6 +673,14 @@ public:
 
   enum class RedKind { Sum, Prod, Max, Min };
 
+  /// How a sum/prod/max/min (var_mean: its sums) combines values.
+  static RedKind kindOf(Operation *op) {
+    return isa<SumOp, VarMeanOp>(op) ? RedKind::Sum
+           : isa<ProdOp>(op)         ? RedKind::Prod
+           : isa<MaxOp>(op)          ? RedKind::Max
+                                     : RedKind::Min;
+  }
+
   Value neutral(RedKind kind, bool isFloat, Type type) {
     double inf = std::numeric_limits<double>::infinity();
     switch (kind) {
@@ -913,13 +926,8 @@ public:
       Type element =
           cast<RankedTensorType>(op->getOperand(0).getType()).getElementType();
       bool isFloat = isa<FloatType>(element);
-      Type acc = isFloat ? (element.isF64() ? Type(b.getF64Type())
-                                            : Type(b.getF32Type()))
-                         : Type(b.getI64Type());
-      RedKind kind = isa<SumOp>(op)    ? RedKind::Sum
-                     : isa<ProdOp>(op) ? RedKind::Prod
-                     : isa<MaxOp>(op)  ? RedKind::Max
-                                       : RedKind::Min;
+      Type acc = accumulatorType(element);
+      RedKind kind = kindOf(op);
       parts.push_back({op, acc, isFloat, kind,
                        workgroup(kCols * kRows * v, acc), extraBuffers[k]});
     }
@@ -2245,6 +2253,8 @@ public:
 class HostBuilder {
 public:
   HostBuilder(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+  OpBuilder &builder() { return b; }
+  Location location() const { return loc; }
   Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
   Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
@@ -2325,11 +2335,13 @@ struct FusionLowerKernelsPass
       KernelOp kernel, gpu::GPUModuleOp gpuModule, ArrayRef<Variant> variants,
       RankedTensorType iterType, std::optional<int64_t> block,
       function_ref<LogicalResult(PointwiseEmitter &, gpu::GPUFuncOp)> emitBody,
-      int64_t numExtraParams = 0) {
+      int64_t numExtraParams = 0, ArrayRef<Type> extraBufferElements = {}) {
     EmittedVariants result;
     for (const Variant &variant : variants) {
       PointwiseEmitter emitter(kernel, variant, iterType);
       emitter.numExtraParams = numExtraParams;
+      emitter.extraBufferElements.assign(extraBufferElements.begin(),
+                                         extraBufferElements.end());
       OpBuilder mb = OpBuilder::atBlockEnd(gpuModule.getBody());
       auto func = gpu::GPUFuncOp::create(mb, kernel.getLoc(), variant.name,
                                          emitter.signature(&getContext()));
@@ -2365,6 +2377,86 @@ struct FusionLowerKernelsPass
     auto launch = LaunchOp::create(b, loc, symbol, guard, gridX, gridY, h.c(1),
                                    blockX, h.c(1), h.c(1), h.c(0), args);
     launch->setAttr("param_types", b.getTypeArrayAttr(func.getArgumentTypes()));
+  }
+
+  /// Kernels read only fusion inputs (segmentation makes one kernel per
+  /// fusion; intermediates between kernels come with multi-kernel fusions).
+  LogicalResult checkReadsFusionInputs(KernelOp kernel) {
+    for (Value input : kernel.getInputs())
+      if (isa<RankedTensorType>(input.getType()) && !isa<BlockArgument>(input))
+        return kernel.emitOpError(
+            "reads a tensor computed by another kernel; multi-kernel "
+            "fusions are not segmented yet");
+    return success();
+  }
+
+  /// The vectorized (when `vector` > 1), scalar 32-bit (unless `index64`)
+  /// and scalar 64-bit variants, tried in that order.
+  static SmallVector<Variant> plainVariants(StringRef base, int64_t vector,
+                                            bool index64, bool fastMath) {
+    std::string ix = index64 ? "_i64" : "_i32";
+    SmallVector<Variant> variants;
+    if (vector > 1)
+      variants.push_back(
+          {vector, index64, (base + "_v" + Twine(vector) + ix).str()});
+    if (!index64)
+      variants.push_back({1, false, (base + "_s_i32").str()});
+    variants.push_back({1, true, (base + "_s_i64").str()});
+    for (Variant &variant : variants)
+      variant.fastMath = fastMath;
+    return variants;
+  }
+
+  /// A run-time check that `size` equals `expected` (none when both are the
+  /// same value or the same dim of one input).
+  void checkSameSize(HostBuilder &h, Value size, Value expected,
+                     const Twine &what) {
+    auto dx = size.getDefiningOp<DimOp>(), dy = expected.getDefiningOp<DimOp>();
+    if (size == expected || (dx && dy && dx.getInput() == dy.getInput() &&
+                             dx.getDim() == dy.getDim()))
+      return;
+    std::string message;
+    llvm::raw_string_ostream(message) << what;
+    CheckOp::create(h.builder(), h.location(), h.eq(size, expected), message,
+                    size, expected);
+  }
+
+  /// The sizes of a reduction kernel's domain (`domainValue`, inside the
+  /// kernel) as host values, with checks that every reduction's operand has
+  /// them.
+  FailureOr<SmallVector<Value>>
+  reifyReducedDomain(KernelOp kernel, Value domainValue,
+                     ArrayRef<Operation *> reductions, HostBuilder &h) {
+    Block &body = kernel.getBody().front();
+    auto toHost = [&](Value v) -> Value {
+      auto arg = dyn_cast<BlockArgument>(v);
+      if (arg && arg.getOwner() == &body)
+        return kernel.getInputs()[arg.getArgNumber()];
+      return v;
+    };
+    int64_t rank = cast<RankedTensorType>(domainValue.getType()).getRank();
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < rank; ++d) {
+      FailureOr<Value> size =
+          reifyDim(h.builder(), h.location(), domainValue, d, toHost);
+      if (failed(size))
+        return kernel.emitOpError("cannot express reduced dim ")
+               << d << " from the inputs";
+      sizes.push_back(*size);
+    }
+    for (Operation *op : reductions)
+      for (int64_t d = 0; d < rank; ++d) {
+        FailureOr<Value> size =
+            reifyDim(h.builder(), h.location(), op->getOperand(0), d, toHost);
+        if (failed(size))
+          return op->emitOpError("cannot express operand dim ")
+                 << d << " from the inputs";
+        checkSameSize(h, *size, sizes[d],
+                      "dim " + Twine(d) +
+                          " of a reduced tensor must equal dim " + Twine(d) +
+                          " of the kernel's first reduced tensor");
+      }
+    return sizes;
   }
 
   struct LaunchArgs {
@@ -2494,36 +2586,19 @@ struct FusionLowerKernelsPass
                  << rt.getDimSize(d);
     }
     auto fusion = kernel->getParentOfType<FusionOp>();
-    for (Value input : kernel.getInputs())
-      if (isa<RankedTensorType>(input.getType()) && !isa<BlockArgument>(input))
-        return kernel.emitOpError(
-            "reads a tensor computed by another kernel; multi-kernel "
-            "fusions come with the reduction schedulers");
+    if (failed(checkReadsFusionInputs(kernel)))
+      return failure();
     int64_t rank = iterType.getRank();
     int64_t vector = schedule.getVector();
     if (rank == 0)
       vector = 1;
 
-    SmallVector<Variant> variants;
     std::string base = kernel.getSymName().str();
-    if (schedule.getIndex64()) {
-      if (vector > 1)
-        variants.push_back(
-            {vector, true, base + "_v" + std::to_string(vector) + "_i64"});
-      variants.push_back({1, true, base + "_s_i64"});
-    } else {
-      if (vector > 1)
-        variants.push_back(
-            {vector, false, base + "_v" + std::to_string(vector) + "_i32"});
-      variants.push_back({1, false, base + "_s_i32"});
-      variants.push_back({1, true, base + "_s_i64"});
-    }
-
-    for (Variant &variant : variants) {
-      // The fallbacks handle odd layouts; unrolling serves the fast path.
+    SmallVector<Variant> variants = plainVariants(
+        base, vector, schedule.getIndex64(), schedule.getFastMath());
+    // The fallbacks handle odd layouts; unrolling serves the fast path.
+    for (Variant &variant : variants)
       variant.unroll = variant.vector > 1 ? schedule.getUnroll() : 1;
-      variant.fastMath = schedule.getFastMath();
-    }
 
     gpu::GPUModuleOp gpuModule = gpuModuleFor(fusion);
     FailureOr<EmittedVariants> emitted =
@@ -2696,96 +2771,43 @@ struct FusionLowerKernelsPass
     if (failed(info))
       return (culprit ? culprit->emitOpError() : kernel.emitOpError())
              << "cannot be lowered with an outer_reduction schedule: " << why;
-    for (Value input : kernel.getInputs())
-      if (isa<RankedTensorType>(input.getType()) && !isa<BlockArgument>(input))
-        return kernel.emitOpError(
-            "reads a tensor computed by another kernel; multi-kernel "
-            "fusions are not segmented yet");
+    if (failed(checkReadsFusionInputs(kernel)))
+      return failure();
     auto fusion = kernel->getParentOfType<FusionOp>();
     RankedTensorType iterType = info->domain;
     int64_t rank = iterType.getRank(), p = info->numReduced;
     int64_t vector = schedule.getVector();
-    bool index64 = schedule.getIndex64();
-    std::string base = kernel.getSymName().str();
-    SmallVector<Variant> variants;
-    if (vector > 1)
-      variants.push_back(
-          {vector, index64,
-           base + "_v" + std::to_string(vector) + (index64 ? "_i64" : "_i32")});
-    if (!index64)
-      variants.push_back({1, false, base + "_s_i32"});
-    variants.push_back({1, true, base + "_s_i64"});
-    for (Variant &variant : variants)
-      variant.fastMath = schedule.getFastMath();
+    SmallVector<Variant> variants =
+        plainVariants(kernel.getSymName(), vector, schedule.getIndex64(),
+                      schedule.getFastMath());
 
     SmallVector<Type> accTypes;
-    for (Operation *op : info->reductions) {
-      Type element =
-          cast<RankedTensorType>(op->getOperand(0).getType()).getElementType();
-      OpBuilder tb(&getContext());
-      accTypes.push_back(isa<FloatType>(element)
-                             ? (element.isF64() ? Type(tb.getF64Type())
-                                                : Type(tb.getF32Type()))
-                             : Type(tb.getI64Type()));
-    }
+    for (Operation *op : info->reductions)
+      accTypes.push_back(
+          accumulatorType(cast<RankedTensorType>(op->getOperand(0).getType())
+                              .getElementType()));
     SmallVector<Type> bufferElements(accTypes);
     bufferElements.push_back(IntegerType::get(&getContext(), 32));
 
     gpu::GPUModuleOp gpuModule = gpuModuleFor(fusion);
-    EmittedVariants emitted;
-    for (const Variant &variant : variants) {
-      PointwiseEmitter emitter(kernel, variant, iterType);
-      emitter.numExtraParams = 3;
-      emitter.extraBufferElements = bufferElements;
-      OpBuilder mb = OpBuilder::atBlockEnd(gpuModule.getBody());
-      auto func = gpu::GPUFuncOp::create(mb, kernel.getLoc(), variant.name,
-                                         emitter.signature(&getContext()));
-      func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), mb.getUnitAttr());
-      func.setKnownBlockSizeAttr(mb.getDenseI32ArrayAttr({256, 1, 1}));
-      if (failed(emitter.emitOuterReduction(func, *info, schedule.getUnroll())))
-        return failure();
-      if (variant.vector > 1)
-        emitted.vectorLoaded = emitter.vectorLoadedInputs;
-      emitted.accesses = emitter.accesses;
-      emitted.funcs.push_back(func);
-    }
+    FailureOr<EmittedVariants> emittedOr = emitVariants(
+        kernel, gpuModule, variants, iterType, /*block=*/256,
+        [&](PointwiseEmitter &emitter, gpu::GPUFuncOp func) {
+          return emitter.emitOuterReduction(func, *info, schedule.getUnroll());
+        },
+        /*numExtraParams=*/3, bufferElements);
+    if (failed(emittedOr))
+      return failure();
+    EmittedVariants &emitted = *emittedOr;
 
     OpBuilder b(kernel);
     Location loc = kernel.getLoc();
     HostBuilder h(b, loc);
-    Block &body = kernel.getBody().front();
-    auto toHost = [&](Value v) -> Value {
-      auto arg = dyn_cast<BlockArgument>(v);
-      if (arg && arg.getOwner() == &body)
-        return kernel.getInputs()[arg.getArgNumber()];
-      return v;
-    };
-    SmallVector<Value> sizes;
-    for (int64_t d = 0; d < rank; ++d) {
-      FailureOr<Value> size = reifyDim(b, loc, info->domainValue, d, toHost);
-      if (failed(size))
-        return kernel.emitOpError("cannot express reduced dim ")
-               << d << " from the inputs";
-      sizes.push_back(*size);
-    }
-    for (Operation *op : info->reductions)
-      for (int64_t d = 0; d < rank; ++d) {
-        FailureOr<Value> size = reifyDim(b, loc, op->getOperand(0), d, toHost);
-        if (failed(size))
-          return op->emitOpError("cannot express operand dim ")
-                 << d << " from the inputs";
-        auto dx = size->getDefiningOp<DimOp>(),
-             dy = sizes[d].getDefiningOp<DimOp>();
-        if (*size == sizes[d] || (dx && dy && dx.getInput() == dy.getInput() &&
-                                  dx.getDim() == dy.getDim()))
-          continue;
-        std::string message;
-        llvm::raw_string_ostream(message)
-            << "dim " << d << " of a reduced tensor must equal dim " << d
-            << " of the kernel's first reduced tensor";
-        CheckOp::create(b, loc, h.eq(*size, sizes[d]), message, *size,
-                        sizes[d]);
-      }
+    FailureOr<SmallVector<Value>> domainSizes =
+        reifyReducedDomain(kernel, info->domainValue, info->reductions, h);
+    if (failed(domainSizes))
+      return failure();
+    SmallVector<Value> &sizes = *domainSizes;
     Value rows = h.c(1), cols = h.c(1);
     for (int64_t d = 0; d < rank; ++d)
       (d < p ? rows : cols) = h.mul(d < p ? rows : cols, sizes[d]);
@@ -2868,11 +2890,8 @@ struct FusionLowerKernelsPass
     if (failed(info))
       return (culprit ? culprit->emitOpError() : kernel.emitOpError())
              << "cannot be lowered with an inner_reduction schedule: " << why;
-    for (Value input : kernel.getInputs())
-      if (isa<RankedTensorType>(input.getType()) && !isa<BlockArgument>(input))
-        return kernel.emitOpError(
-            "reads a tensor computed by another kernel; multi-kernel "
-            "fusions are not segmented yet");
+    if (failed(checkReadsFusionInputs(kernel)))
+      return failure();
     auto fusion = kernel->getParentOfType<FusionOp>();
     RankedTensorType iterType = info->domain;
     int64_t rank = iterType.getRank();
@@ -2891,11 +2910,8 @@ struct FusionLowerKernelsPass
       variants.push_back({1, index64, base + "_ps" + ix});
       variants.back().items = std::max<int64_t>(1, vector * items / 2);
     }
-    if (vector > 1)
-      variants.push_back({vector, index64, base + "_" + vname + ix});
-    if (!index64)
-      variants.push_back({1, false, base + "_s_i32"});
-    variants.push_back({1, true, base + "_s_i64"});
+    variants.append(
+        plainVariants(base, vector, index64, schedule.getFastMath()));
     for (Variant &variant : variants)
       variant.fastMath = schedule.getFastMath();
 
@@ -2941,48 +2957,14 @@ struct FusionLowerKernelsPass
     OpBuilder b(kernel);
     Location loc = kernel.getLoc();
     HostBuilder h(b, loc);
-    Block &body = kernel.getBody().front();
-    auto toHost = [&](Value v) -> Value {
-      auto arg = dyn_cast<BlockArgument>(v);
-      if (arg && arg.getOwner() == &body)
-        return kernel.getInputs()[arg.getArgNumber()];
-      return v;
-    };
-    auto reify = [&](Value tensor, int64_t d) -> FailureOr<Value> {
-      return reifyDim(b, loc, tensor, d, toHost);
-    };
-    SmallVector<Value> sizes;
-    for (int64_t d = 0; d < rank; ++d) {
-      FailureOr<Value> size = reify(info->domainValue, d);
-      if (failed(size))
-        return kernel.emitOpError("cannot express reduced dim ")
-               << d << " from the inputs";
-      sizes.push_back(*size);
-    }
-    auto sameDim = [](Value x, Value y) {
-      auto dx = x.getDefiningOp<DimOp>(), dy = y.getDefiningOp<DimOp>();
-      return x == y || (dx && dy && dx.getInput() == dy.getInput() &&
-                        dx.getDim() == dy.getDim());
-    };
-    auto checkEqual = [&](Value size, Value expected, const Twine &what) {
-      if (sameDim(size, expected))
-        return;
-      std::string message;
-      llvm::raw_string_ostream(message) << what;
-      CheckOp::create(b, loc, h.eq(size, expected), message, size, expected);
-    };
-    // Every reduction reduces the same domain.
-    for (const RowReduction &r : info->reductions) {
-      for (int64_t d = 0; d < rank; ++d) {
-        FailureOr<Value> size = reify(r.op->getOperand(0), d);
-        if (failed(size))
-          return r.op->emitOpError("cannot express operand dim ")
-                 << d << " from the inputs";
-        checkEqual(*size, sizes[d],
-                   "dim " + Twine(d) + " of a reduced tensor must equal dim " +
-                       Twine(d) + " of the kernel's first reduced tensor");
-      }
-    }
+    SmallVector<Operation *> reductionOps;
+    for (const RowReduction &r : info->reductions)
+      reductionOps.push_back(r.op);
+    FailureOr<SmallVector<Value>> domainSizes =
+        reifyReducedDomain(kernel, info->domainValue, reductionOps, h);
+    if (failed(domainSizes))
+      return failure();
+    SmallVector<Value> &sizes = *domainSizes;
     Value rows = h.c(1);
     for (int64_t d = 0; d + 1 < rank; ++d)
       rows = h.mul(rows, sizes[d]);
@@ -2998,11 +2980,11 @@ struct FusionLowerKernelsPass
           return kernel.emitOpError("cannot express result ")
                  << r << " dim " << d << " from the inputs";
         if (d < rank && (info->fullResult[r] || d + 1 < rank))
-          checkEqual(*size, sizes[d],
-                     "result " + Twine(r) + " dim " + Twine(d) +
-                         " must equal dim " + Twine(d) +
-                         " of the reduced "
-                         "tensor");
+          checkSameSize(h, *size, sizes[d],
+                        "result " + Twine(r) + " dim " + Twine(d) +
+                            " must equal dim " + Twine(d) +
+                            " of the reduced "
+                            "tensor");
         if (rt.isDynamicDim(d))
           dyn.push_back(*size);
       }
