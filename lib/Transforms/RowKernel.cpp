@@ -34,6 +34,36 @@ static bool compatible(RankedTensorType a, RankedTensorType b) {
   return true;
 }
 
+/// Visits the ops `root` is computed from, each once; `visit` returns true
+/// to stop at an op (its operands are not walked).
+static void walkProducers(Value root, function_ref<bool(Operation *)> visit) {
+  SmallVector<Value> stack{root};
+  DenseSet<Operation *> seen;
+  while (!stack.empty()) {
+    Operation *def = stack.pop_back_val().getDefiningOp();
+    if (!def || !seen.insert(def).second || visit(def))
+      continue;
+    for (Value operand : def->getOperands())
+      stack.push_back(operand);
+  }
+}
+
+/// The reductions of `body` in order (those `isReduction` accepts); null
+/// and `bad` set to the first op that is neither one nor element-wise.
+static SmallVector<Operation *>
+collectReductions(Block &body, function_ref<bool(Operation *)> isReduction,
+                  Operation *&bad) {
+  SmallVector<Operation *> reductions;
+  bad = nullptr;
+  for (Operation &op : body) {
+    if (isReduction(&op))
+      reductions.push_back(&op);
+    else if (!isPointwiseKernelOp(&op) && !bad)
+      bad = &op;
+  }
+  return reductions;
+}
+
 FailureOr<RowKernelInfo> mlir::fusion::analyzeRowKernel(KernelOp kernel,
                                                         std::string &why,
                                                         Operation *&culprit) {
@@ -45,17 +75,12 @@ FailureOr<RowKernelInfo> mlir::fusion::analyzeRowKernel(KernelOp kernel,
     return failure();
   };
   Block &body = kernel.getBody().front();
-  SmallVector<Operation *> reductions;
-  for (Operation &op : body) {
-    if (reducedDims(&op)) {
-      reductions.push_back(&op);
-      continue;
-    }
-    if (!isPointwiseKernelOp(&op)) {
-      return reject(&op,
-                    "is neither element-wise nor a sum/prod/max/min/var_mean");
-    }
-  }
+  Operation *bad = nullptr;
+  SmallVector<Operation *> reductions = collectReductions(
+      body, [](Operation *op) { return reducedDims(op).has_value(); }, bad);
+  if (bad)
+    return reject(bad,
+                  "is neither element-wise nor a sum/prod/max/min/var_mean");
   if (reductions.empty()) {
     why = "has no reduction";
     return failure();
@@ -108,20 +133,14 @@ FailureOr<RowKernelInfo> mlir::fusion::analyzeRowKernel(KernelOp kernel,
   DenseMap<Operation *, int64_t> lastPass;
   for (Operation *op : reductions) {
     int64_t pass = 0;
-    SmallVector<Value> stack{op->getOperand(0)};
-    DenseSet<Operation *> seen;
     Operation *onlineMax = onlineMaxOf.lookup(op);
-    while (!stack.empty()) {
-      Operation *def = stack.pop_back_val().getDefiningOp();
-      if (!def || !seen.insert(def).second)
-        continue;
-      if (auto it = lastPass.find(def); it != lastPass.end()) {
-        pass = std::max(pass, it->second + (def == onlineMax ? 0 : 1));
-        continue;
-      }
-      for (Value operand : def->getOperands())
-        stack.push_back(operand);
-    }
+    walkProducers(op->getOperand(0), [&](Operation *def) {
+      auto it = lastPass.find(def);
+      if (it == lastPass.end())
+        return false;
+      pass = std::max(pass, it->second + (def == onlineMax ? 0 : 1));
+      return true;
+    });
     RowReduction reduction{op, pass};
     if (onlineMax && lastPass.lookup(onlineMax) == pass) {
       reduction.onlineMax = onlineMax;
@@ -170,15 +189,12 @@ mlir::fusion::analyzeOuterKernel(KernelOp kernel, std::string &why,
     return failure();
   };
   Block &body = kernel.getBody().front();
-  for (Operation &op : body) {
-    if (isa<SumOp, ProdOp, MaxOp, MinOp>(&op)) {
-      info.reductions.push_back(&op);
-      continue;
-    }
-    if (!isPointwiseKernelOp(&op)) {
-      return reject(&op, "is neither element-wise nor a sum/prod/max/min");
-    }
-  }
+  Operation *bad = nullptr;
+  info.reductions = collectReductions(
+      body, [](Operation *op) { return isa<SumOp, ProdOp, MaxOp, MinOp>(op); },
+      bad);
+  if (bad)
+    return reject(bad, "is neither element-wise nor a sum/prod/max/min");
   if (info.reductions.empty()) {
     why = "has no reduction";
     return failure();
@@ -210,18 +226,13 @@ mlir::fusion::analyzeOuterKernel(KernelOp kernel, std::string &why,
               "reduction");
     }
     // Outer reductions take one pass: no reduction feeds another.
-    SmallVector<Value> stack{op->getOperand(0)};
-    DenseSet<Operation *> seen;
-    while (!stack.empty()) {
-      Operation *def = stack.pop_back_val().getDefiningOp();
-      if (!def || !seen.insert(def).second)
-        continue;
-      if (reductionSet.contains(def)) {
-        return reject(op, "reduces the result of another outer reduction");
-      }
-      for (Value operand : def->getOperands())
-        stack.push_back(operand);
-    }
+    bool chained = false;
+    walkProducers(op->getOperand(0), [&](Operation *def) {
+      chained |= reductionSet.contains(def);
+      return reductionSet.contains(def);
+    });
+    if (chained)
+      return reject(op, "reduces the result of another outer reduction");
   }
   int64_t rank = info.domain.getRank(), p = info.numReduced;
   for (Value result : body.getTerminator()->getOperands()) {
