@@ -128,9 +128,14 @@ struct Executable::Impl {
                    const OutputTensor *outputs) const;
   Status bindSignature(const Argument *inputs, size_t numInputs,
                        const OutputTensor *outputs);
+  /// The plan of this signature (cached or evaluated), after checking that
+  /// every non-empty tensor input has a pointer.
   Expected<const CachedPlan *> findPlan(const Argument *inputs,
                                         size_t numInputs,
                                         const OutputTensor *outputs);
+  Expected<const CachedPlan *> lookupPlan(const Argument *inputs,
+                                          size_t numInputs,
+                                          const OutputTensor *outputs);
   Status checkPointers(const CachedPlan &cached, const Argument *inputs) const;
   Status checkOutputs(const CachedPlan &cached, const Argument *inputs,
                       const OutputTensor *outputs) const;
@@ -227,6 +232,18 @@ Status Executable::Impl::bindSignature(const Argument *inputs, size_t numInputs,
 Expected<const CachedPlan *>
 Executable::Impl::findPlan(const Argument *inputs, size_t numInputs,
                            const OutputTensor *outputs) {
+  Expected<const CachedPlan *> found = lookupPlan(inputs, numInputs, outputs);
+  if (!found)
+    return found;
+  Status status = checkPointers(**found, inputs);
+  if (!status.ok())
+    return status;
+  return found;
+}
+
+Expected<const CachedPlan *>
+Executable::Impl::lookupPlan(const Argument *inputs, size_t numInputs,
+                             const OutputTensor *outputs) {
   Status status = bindSignature(inputs, numInputs, outputs);
   if (!status.ok())
     return status;
@@ -331,9 +348,7 @@ Status Executable::Impl::run(const Argument *inputs, size_t numInputs,
   if (!found)
     return found.status();
   const CachedPlan &cached = **found;
-  Status status = checkPointers(cached, inputs);
-  if (status.ok())
-    status = checkOutputs(cached, inputs, outputs);
+  Status status = checkOutputs(cached, inputs, outputs);
   if (!status.ok())
     return status;
 
@@ -636,9 +651,6 @@ Expected<EvaluatedPlan> Executable::plan(const Argument *inputs,
       impl_->findPlan(inputs, numInputs, nullptr);
   if (!found)
     return found.status();
-  Status status = impl_->checkPointers(**found, inputs);
-  if (!status.ok())
-    return status;
   EvaluatedPlan plan = (*found)->plan;
   // Show this call's input pointers and scalars in the parameters; buffers
   // the runtime would allocate stay 0.
@@ -670,9 +682,6 @@ Status Executable::inferOutputs(const Argument *inputs, size_t numInputs,
       impl_->findPlan(inputs, numInputs, nullptr);
   if (!found)
     return found.status();
-  Status status = impl_->checkPointers(**found, inputs);
-  if (!status.ok())
-    return status;
   for (size_t o = 0; o < numOutputs; ++o) {
     impl_->fillOutput(**found, o, outputs[o]);
     int32_t alias = (*found)->plan.output(o).aliasInput;
