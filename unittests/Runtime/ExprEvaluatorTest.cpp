@@ -30,14 +30,6 @@ TestModule makeScalarModule() {
   return m;
 }
 
-std::unique_ptr<Executable> load(const TestModule &module) {
-  std::vector<uint8_t> bytes = module.build();
-  Expected<std::unique_ptr<Executable>> loaded =
-      Executable::load(bytes.data(), bytes.size());
-  EXPECT_TRUE(loaded.ok()) << loaded.status().toString();
-  return loaded.ok() ? std::move(*loaded) : nullptr;
-}
-
 /// Evaluates `op`(p, q) (and s as Select's third operand).
 Expected<int64_t> evaluate(fb::ExprOp op, int64_t p, int64_t q, int64_t s = 0) {
   TestModule module = makeScalarModule();

@@ -14,18 +14,6 @@ namespace fb = fusion::fb;
 
 namespace {
 
-std::unique_ptr<Executable> load(const TestModule &module) {
-  std::vector<uint8_t> bytes = module.build();
-  Expected<std::unique_ptr<Executable>> loaded =
-      Executable::load(bytes.data(), bytes.size());
-  EXPECT_TRUE(loaded.ok()) << loaded.status().toString();
-  return loaded.ok() ? std::move(*loaded) : nullptr;
-}
-
-void *fakePointer(uintptr_t address) {
-  return reinterpret_cast<void *>(address);
-}
-
 template <typename T> T readAt(const std::vector<uint8_t> &bytes, size_t at) {
   T value;
   EXPECT_LE(at + sizeof(T), bytes.size());

@@ -27,7 +27,7 @@ struct ExecutableDeleter {
 };
 using ExecutablePtr = std::unique_ptr<fusion_executable, ExecutableDeleter>;
 
-ExecutablePtr load(const TestModule &module) {
+ExecutablePtr loadC(const TestModule &module) {
   std::vector<uint8_t> bytes = module.build();
   fusion_executable *exe = nullptr;
   EXPECT_EQ(fusion_executable_load(bytes.data(), bytes.size(), &exe), FUSION_OK)
@@ -125,7 +125,7 @@ TEST(PackedApiTest, RecordLayout) {
 }
 
 TEST(PackedApiTest, InferGivesOutputRecords) {
-  ExecutablePtr exe = load(makeAddModule());
+  ExecutablePtr exe = loadC(makeAddModule());
   int a = 0, b = 0;
   Records in;
   in.tensor(&a, FUSION_DTYPE_F32, {1000});
@@ -145,7 +145,7 @@ TEST(PackedApiTest, InferGivesOutputRecords) {
 }
 
 TEST(PackedApiTest, ScalarsViewsAndInputFlags) {
-  ExecutablePtr exe = load(makeScalarSizedModule());
+  ExecutablePtr exe = loadC(makeScalarSizedModule());
   uint32_t flags = 99;
   ASSERT_EQ(fusion_executable_input_flags(exe.get(), 0, &flags), FUSION_OK);
   EXPECT_EQ(flags, 0u);
@@ -191,7 +191,7 @@ TEST(PackedApiTest, ScalarsViewsAndInputFlags) {
 }
 
 TEST(PackedApiTest, ErrorsNameTheInput) {
-  ExecutablePtr exe = load(makeAddModule());
+  ExecutablePtr exe = loadC(makeAddModule());
   int a = 0, b = 0;
   std::vector<int64_t> out;
   auto expectError = [&](Records &in, int code, const std::string &message) {
@@ -286,7 +286,7 @@ TEST(PackedApiTest, ErrorsNameTheInput) {
 TEST(PackedApiTest, RunChecksInputsAndOutputsBeforeTheDriver) {
   // Every check happens before the driver is needed, so these errors are
   // the same with and without a GPU, and output_data stays untouched.
-  ExecutablePtr exe = load(makeAddModule());
+  ExecutablePtr exe = loadC(makeAddModule());
   int a = 0, b = 0, c = 0;
   Records in;
   in.tensor(&a, FUSION_DTYPE_F32, {1000});
@@ -338,7 +338,7 @@ TEST(PackedApiTest, RunChecksInputsAndOutputsBeforeTheDriver) {
 }
 
 TEST(PackedApiTest, SharesThePlanCacheWithTheStructApi) {
-  ExecutablePtr exe = load(makeAddModule());
+  ExecutablePtr exe = loadC(makeAddModule());
   int a = 0, b = 0;
   Records in;
   in.tensor(&a, FUSION_DTYPE_F32, {1000});
@@ -376,7 +376,7 @@ TEST(PackedApiTest, RunWithoutADriverIsATypedError) {
   if (cudaDriverLoadable())
     GTEST_SKIP() << "libcuda.so.1 is loadable here: the no-driver error "
                     "cannot be observed (GPURuntimeTest.PackedRun* runs)";
-  ExecutablePtr exe = load(makeAddModule());
+  ExecutablePtr exe = loadC(makeAddModule());
   int a = 0, b = 0;
   Records in;
   in.tensor(&a, FUSION_DTYPE_F32, {1000});

@@ -1,6 +1,8 @@
 // Serialization of TestModule with FlatBufferBuilder.
 #include "TestModule.h"
 
+#include <gtest/gtest.h>
+
 namespace fusion::runtime::testing {
 
 int32_t TestModule::expr(fb::ExprOp op, int32_t a, int32_t b, int32_t c,
@@ -91,6 +93,14 @@ TestModule makeAddModule() {
   m.launches = {{v}};
   m.checks = {{nb, n, "input 1 (b) dim 0 must equal input 0 (a) dim 0"}};
   return m;
+}
+
+std::unique_ptr<Executable> load(const TestModule &module) {
+  std::vector<uint8_t> bytes = module.build();
+  Expected<std::unique_ptr<Executable>> loaded =
+      Executable::load(bytes.data(), bytes.size());
+  EXPECT_TRUE(loaded.ok()) << loaded.status().toString();
+  return loaded.ok() ? std::move(*loaded) : nullptr;
 }
 
 } // namespace fusion::runtime::testing

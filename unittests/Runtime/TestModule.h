@@ -4,10 +4,12 @@
 #ifndef FUSION_UNITTESTS_RUNTIME_TESTMODULE_H
 #define FUSION_UNITTESTS_RUNTIME_TESTMODULE_H
 
+#include "fusion/Runtime/Executable.h"
 #include "fusion/Runtime/ModuleFormat.h"
 #include "fusion/Runtime/fusion_module_generated.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -93,6 +95,14 @@ struct TestModule {
 /// constraint size(b) == size(a). Registers: 0 = size(a), 1 = size(b),
 /// 2 = 128, 3 = ceildiv(n, 128), 4 = 1.
 TestModule makeAddModule();
+
+/// Loads `module`; a test failure (and null) when it does not load.
+std::unique_ptr<Executable> load(const TestModule &module);
+
+/// A device address for plan evaluation (never dereferenced).
+inline void *fakePointer(uintptr_t address) {
+  return reinterpret_cast<void *>(address);
+}
 
 } // namespace fusion::runtime::testing
 
