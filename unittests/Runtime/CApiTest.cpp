@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <dlfcn.h>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -42,14 +41,6 @@ fusion_arg tensorArg(void *data, int dtype, const int64_t *sizes,
   arg.rank = rank;
   arg.sizes = sizes;
   return arg;
-}
-
-bool cudaDriverLoadable() {
-  void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!library)
-    return false;
-  dlclose(library);
-  return true;
 }
 
 } // namespace

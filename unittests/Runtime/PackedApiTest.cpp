@@ -10,7 +10,6 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <dlfcn.h>
 #include <memory>
 #include <string>
 #include <vector>
@@ -105,14 +104,6 @@ TestModule makeScalarSizedModule() {
   v.params = {{fb::ParamKind::Pointer, 3}, {fb::ParamKind::ScalarF32, 2}};
   m.launches = {{v}};
   return m;
-}
-
-bool cudaDriverLoadable() {
-  void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!library)
-    return false;
-  dlclose(library);
-  return true;
 }
 
 } // namespace

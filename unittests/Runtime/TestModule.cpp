@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
 namespace fusion::runtime::testing {
 
 int32_t TestModule::expr(fb::ExprOp op, int32_t a, int32_t b, int32_t c,
@@ -93,6 +95,14 @@ TestModule makeAddModule() {
   m.launches = {{v}};
   m.checks = {{nb, n, "input 1 (b) dim 0 must equal input 0 (a) dim 0"}};
   return m;
+}
+
+bool cudaDriverLoadable() {
+  void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!library)
+    return false;
+  dlclose(library);
+  return true;
 }
 
 std::unique_ptr<Executable> load(const TestModule &module) {

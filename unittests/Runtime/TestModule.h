@@ -99,6 +99,10 @@ TestModule makeAddModule();
 /// Loads `module`; a test failure (and null) when it does not load.
 std::unique_ptr<Executable> load(const TestModule &module);
 
+/// Whether the CUDA driver library loads (tests of the no-driver errors
+/// skip where it does).
+bool cudaDriverLoadable();
+
 /// A device address for plan evaluation (never dereferenced).
 inline void *fakePointer(uintptr_t address) {
   return reinterpret_cast<void *>(address);
