@@ -14,6 +14,7 @@ import sys
 import pytest
 
 from test_runtime_fastpath import (FakeBackend, FakeTensor, _driver_present,
+                                   count_input_checks,
                                    _fake_torch, compile_module, library,  # noqa: F401
                                    scaled_fd, tiny3_fd, tool_or_skip)
 
@@ -372,14 +373,7 @@ def fake_gpu_c(ext, library, monkeypatch):
             self._run_packed = rec.run
 
     monkeypatch.setattr(runtime, "Executable", RecordingExecutable)
-    checks = []
-    real_check = execution.check_inputs
-
-    def counting_check(fd, inputs):
-        checks.append(1)
-        return real_check(fd, inputs)
-
-    monkeypatch.setattr(execution, "check_inputs", counting_check)
+    checks = count_input_checks(monkeypatch)
     clear_cache()
     yield rec, checks, backend
     clear_cache()

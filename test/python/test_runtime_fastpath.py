@@ -404,6 +404,20 @@ def _fake_torch(backend):
     return torch
 
 
+def count_input_checks(monkeypatch):
+    """Counts the full path's input checks (a cache hit skips them); returns
+    the list that grows by one per check."""
+    checks = []
+    real_check = execution.check_inputs
+
+    def counting_check(fd, inputs):
+        checks.append(1)
+        return real_check(fd, inputs)
+
+    monkeypatch.setattr(execution, "check_inputs", counting_check)
+    return checks
+
+
 @pytest.fixture
 def fake_gpu(library, monkeypatch):
     """FusionDefinition.execute on fake CUDA tensors: fusion-translate and
@@ -424,14 +438,7 @@ def fake_gpu(library, monkeypatch):
             return 0
 
     monkeypatch.setattr(runtime, "Executable", GpulessExecutable)
-    checks = []
-    real_check = execution.check_inputs
-
-    def counting_check(fd, inputs):
-        checks.append(1)
-        return real_check(fd, inputs)
-
-    monkeypatch.setattr(execution, "check_inputs", counting_check)
+    checks = count_input_checks(monkeypatch)
     clear_cache()
     yield types.SimpleNamespace(backend=backend, launches=launches, checks=checks)
     clear_cache()
