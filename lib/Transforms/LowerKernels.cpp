@@ -224,8 +224,7 @@ public:
   /// The body of an inner-reduction kernel (Note [Inner reduction
   /// lowering]). `info` describes the reductions and results; the variant's
   /// `items` > 0 makes it persistent.
-  LogicalResult emitRowKernel(gpu::GPUFuncOp func, const RowKernelInfo &info,
-                              int64_t blockTarget) {
+  LogicalResult emitRowKernel(gpu::GPUFuncOp func, const RowKernelInfo &info) {
     MLIRContext *ctx = func.getContext();
     Location loc = kernel.getLoc();
     OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
@@ -2928,8 +2927,7 @@ struct FusionLowerKernelsPass
             auto probeFunc = gpu::GPUFuncOp::create(
                 pb, kernel.getLoc(), "probe", probe.signature(&getContext()));
             probe.recordLoads = true;
-            LogicalResult ok =
-                probe.emitRowKernel(probeFunc, *info, schedule.getBlock());
+            LogicalResult ok = probe.emitRowKernel(probeFunc, *info);
             probeFunc.erase();
             if (failed(ok))
               return failure();
@@ -2947,7 +2945,7 @@ struct FusionLowerKernelsPass
             func->setAttr("nvvm.minctasm",
                           IntegerAttr::get(IntegerType::get(&getContext(), 32),
                                            innerMinBlocks));
-          return emitter.emitRowKernel(func, *info, schedule.getBlock());
+          return emitter.emitRowKernel(func, *info);
         },
         /*numExtraParams=*/1);
     if (failed(emitted))
