@@ -253,6 +253,8 @@ fusion.fusion @colsum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 // CHECK: ex2.approx.ftz.f32
 // CHECK-COUNT-10: gpu.shuffle  xor
 // CHECK-NOT: gpu.shuffle
+// CHECK: = scf.if %{{.*}} -> (f32, f32) {
+// CHECK-NOT: gpu.shuffle
 // CHECK: div.full.f32
 // CHECK: vector.store
 // CHECK-LABEL: gpu.func @softmax_k0_ps_i32
@@ -267,6 +269,8 @@ fusion.fusion @softmax(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
 // components, one set of shuffles).
 // CHECK-LABEL: gpu.func @layernorm_k0_pv8_i32
 // CHECK-COUNT-15: gpu.shuffle  xor
+// CHECK-NOT: gpu.shuffle
+// CHECK: = scf.if %{{.*}} -> (f32, f32, f32) {
 // CHECK-NOT: gpu.shuffle
 // CHECK: vector.store
 // CHECK-LABEL: gpu.func @layernorm_k0_ps_i32
