@@ -273,6 +273,16 @@ def measure_raw_launch_us(launches=10000, stream=None, library=None):
 # --- tensor backends -----------------------------------------------------------------
 
 
+def _driver_function_address(name):
+    """The address of a CUDA driver function of the libcuda.so.1 this
+    process has loaded already (torch's), or None."""
+    try:
+        lib = ctypes.CDLL("libcuda.so.1", mode=getattr(os, "RTLD_NOLOAD", 0) | ctypes.RTLD_LOCAL)
+        return ctypes.cast(getattr(lib, name), ctypes.c_void_p).value
+    except (OSError, AttributeError):
+        return None
+
+
 class TorchBackend:
     """What the fast path needs from torch: output allocation, the current
     device and its raw stream. Tests substitute a fake with these methods."""
@@ -289,6 +299,9 @@ class TorchBackend:
         self.current_device = get_device if get_device is not None else \
             torch.cuda.current_device
         self.device_guard = torch.cuda.device
+        # The C fast path compares CUDA contexts instead of calling
+        # current_device() (Note [Context check] in lib/Python/fastpath.c).
+        self.current_context_address = _driver_function_address("cuCtxGetCurrent")
 
     def dtype(self, code):
         return getattr(self.torch, _TORCH_NAMES[code])

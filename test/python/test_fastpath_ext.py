@@ -9,6 +9,7 @@ missing driver. Every error is compared with the ctypes path's
 import contextlib
 import ctypes
 import gc
+import os
 import sys
 
 import pytest
@@ -280,6 +281,78 @@ def test_another_current_device_takes_the_python_path(ext, tiny3_path):
     assert backend.guards == [1, 1] and exe.fastpath_stats()["hits"] == 1
 
 
+CURRENT_CONTEXT = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_void_p))
+
+
+class ContextBackend(DeviceBackend):
+    """A fake backend with a stand-in for cuCtxGetCurrent (Note [Context
+    check] in fastpath.c): the context of device d is 0x1000 + d, and every
+    current_device() call is counted."""
+
+    def __init__(self):
+        super().__init__()
+        self.device_calls = 0
+        self.context = None  # None: the current device's
+
+        @CURRENT_CONTEXT
+        def current_context(out):
+            out[0] = self.context if self.context is not None else 0x1000 + self.current
+            return 0
+
+        self._current_context = current_context
+        self.current_context_address = ctypes.cast(current_context, ctypes.c_void_p).value
+
+    def current_device(self):
+        self.device_calls += 1
+        return self.current
+
+
+def test_context_check_replaces_the_device_call(ext, tiny3_path):
+    rec = Recorder()
+    backend = ContextBackend()
+    exe = runtime.Executable(tiny3_path, backend=backend)
+    exe._run_packed = rec.run
+    a = FakeTensor([8])
+    exe.call([a, a])  # bound in Python; added while device 0 is current
+    calls = backend.device_calls
+    for _ in range(3):
+        exe.call([a, a])
+    # The context matched: no current_device() call per hit.
+    assert backend.device_calls == calls and exe.fastpath_stats()["hits"] == 3
+    # Another context (another device made current, or another thread):
+    # the device call decides; device 0 is still current, so C serves it.
+    backend.context = 0x2000
+    exe.call([a, a])
+    assert backend.device_calls == calls + 1 and exe.fastpath_stats()["hits"] == 4
+    # Device 1 current: C hands the call to Python, which switches devices.
+    backend.context = None
+    backend.current = 1
+    exe.call([a, a])
+    assert backend.guards == [0] and exe.fastpath_stats()["hits"] == 4
+    assert len(rec.calls) == 6
+
+
+def test_no_context_is_kept_for_another_current_device(ext, tiny3_path):
+    # Bound and added while device 0 is current, for tensors on device 1:
+    # the entry must not keep device 0's context, or a later call with
+    # device 0 current would launch there.
+    rec = Recorder()
+    backend = ContextBackend()
+    exe = runtime.Executable(tiny3_path, backend=backend)
+    exe._run_packed = rec.run
+    c = FakeTensor([9], device=1)
+    exe.call([c, c])
+    assert backend.guards == [1]
+    exe.call([c, c])  # device 0 still current: Python switches devices
+    assert backend.guards == [1, 1] and exe.fastpath_stats()["hits"] == 0
+    backend.current = 1
+    calls = backend.device_calls
+    exe.call([c, c])  # device 1 current: C, after asking for the device
+    assert backend.guards == [1, 1] and exe.fastpath_stats()["hits"] == 1
+    assert backend.device_calls == calls + 1
+    assert len(rec.calls) == 3
+
+
 def test_no_fastpath_env(ext, tiny3_path, monkeypatch):
     monkeypatch.setenv("FUSION_NO_FASTPATH", "1")
     assert runtime.load_fastpath() is None
@@ -387,6 +460,17 @@ def test_execute_through_c(fake_gpu_c):
     native = fd._fast_path.native
     assert native is not None and native.stats()["entries"] == 1
     fd.last_execution = None
+    # Hits never reach the Python layers (Note [Lean execute]).
+    slow = []
+    real_execute = execution.execute
+    execution.execute = lambda *args, **kwargs: slow.append(1) or real_execute(*args, **kwargs)
+    try:
+        for _ in range(3):
+            a2, b2 = FakeTensor([1024]), FakeTensor([1024])
+            (out,) = fd.execute((a2, b2))
+    finally:
+        execution.execute = real_execute
+    assert slow == []
     for _ in range(3):
         a2, b2 = FakeTensor([1024]), FakeTensor([1024])
         (out,) = fd.execute([a2, b2])
@@ -394,8 +478,8 @@ def test_execute_through_c(fake_gpu_c):
         assert rec.calls[-1]["data"] == [a2.data_ptr(), b2.data_ptr()]
         assert fd.last_execution == {"mode": "gpu", "cache_hit": True,
                                      "module": fd.last_execution["module"]}
-    assert native.stats()["hits"] == 3 and len(checks) == 1
-    assert execution.cache_stats()["hits"] == 3
+    assert native.stats()["hits"] == 6 and len(checks) == 1
+    assert execution.cache_stats()["hits"] == 6
     # Bad inputs after hits: the full path's FusionInputErrors.
     with pytest.raises(FusionInputError, match=r"input 1 \(b\): expected dtype f32, got float16"):
         fd.execute([a, FakeTensor([1024], "float16")])
@@ -408,9 +492,19 @@ def test_execute_through_c(fake_gpu_c):
     with pytest.raises(FusionInputError, match="several devices"):
         fd.execute([a, FakeTensor([1024], device=-1)])
     fd.execute([a, a])
-    assert native.stats()["hits"] == 4
+    assert native.stats()["hits"] == 7
+    # $FUSION_DUMP takes the full path (which dumps), then C again.
+    os.environ["FUSION_DUMP"] = "plan"
+    try:
+        fd.execute([a, a])
+    finally:
+        del os.environ["FUSION_DUMP"]
+    assert native.stats()["hits"] == 7 and len(checks) == 7
+    fd.execute([a, a])
+    assert native.stats()["hits"] == 8
     clear_cache()
     assert fd._fast_path.native is None
+    assert execution.cache_stats()["hits"] == 0
 
 
 def test_execute_scalars_and_views_through_c(fake_gpu_c):
