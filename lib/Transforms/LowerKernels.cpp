@@ -69,6 +69,8 @@ struct Variant {
   bool fastMath = false;
   /// Inner reductions: vectors per thread kept in registers (0: streaming).
   int64_t items = 0;
+  /// Inner reductions: rows split over gridDim.y blocks (Note [Split rows]).
+  bool split = false;
 };
 
 /// Emits the body of one gpu.func for one variant of a pointwise kernel.
@@ -237,7 +239,11 @@ public:
     auto yield = cast<YieldOp>(body.getTerminator());
     int64_t v = variant.vector;
     bool persistent = variant.items > 0;
+    bool split = variant.split;
     int64_t itemsPerChunk = persistent ? variant.items : kStreamItems;
+    if (split && (persistent || info.numPasses != 1 || info.hasFullResult()))
+      return kernel.emitOpError("a split row variant needs one streaming "
+                                "pass and per-row results only");
 
     // One part per accumulated state: a sum/prod/max/min (one value), a
     // var_mean (Welford: count, mean, centered sum of squares) or an online
@@ -264,6 +270,15 @@ public:
         part.shared.push_back(func.addWorkgroupAttribution(sharedType, loc));
       parts.push_back(part);
     }
+    // Split rows: whether this block is its row's last (Note [Split rows]).
+    Value lastFlag;
+    if (split)
+      lastFlag = func.addWorkgroupAttribution(
+          MemRefType::get(
+              {1}, b.getI32Type(), MemRefLayoutAttrInterface(),
+              gpu::AddressSpaceAttr::get(
+                  ctx, gpu::GPUDialect::getWorkgroupAddressSpace())),
+          loc);
 
     auto toIdx = [&](Value x) {
       return arith::IndexCastOp::create(b, loc, idx, x).getResult();
@@ -522,6 +537,7 @@ public:
         return;
       }
     };
+    SmallVector<RowState> splitStates; // split rows: each part's block state
     auto reduceRow = [&](RowPart &part, const RowState &state) {
       finish(part, blockReduceState(part, state, lane, warp, slot0, warpsPerRow,
                                     multiWarp));
@@ -580,8 +596,27 @@ public:
       // the running one.
       Value chunk = arith::MulIOp::create(b, loc, threadsPerRow,
                                           constIdx(v * itemsPerChunk));
+      Value begin = constIdx(0);
       Value end =
           arith::SelectOp::create(b, loc, valid, rowLength, constIdx(0));
+      if (split) {
+        // Block y of gridDim.y takes a span of whole chunks of the row.
+        Value splitId =
+            toIdx(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
+        Value splits = toIdx(gpu::GridDimOp::create(b, loc, gpu::Dimension::y));
+        auto ceilDiv = [&](Value x, Value y) -> Value {
+          return arith::DivUIOp::create(
+              b, loc,
+              arith::AddIOp::create(
+                  b, loc, x, arith::SubIOp::create(b, loc, y, constIdx(1))),
+              y);
+        };
+        Value span = arith::MulIOp::create(
+            b, loc, ceilDiv(ceilDiv(rowLength, splits), chunk), chunk);
+        begin = arith::MulIOp::create(b, loc, splitId, span);
+        end = arith::MinUIOp::create(
+            b, loc, end, arith::AddIOp::create(b, loc, begin, span));
+      }
       for (int64_t pass = 0; pass < info.numPasses; ++pass) {
         SmallVector<RowPart *> passParts;
         SmallVector<Value> inits;
@@ -592,7 +627,7 @@ public:
           RowState init = neutralState(part);
           inits.append(init.begin(), init.end());
         }
-        auto loop = scf::ForOp::create(b, loc, constIdx(0), end, chunk, inits);
+        auto loop = scf::ForOp::create(b, loc, begin, end, chunk, inits);
         {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(loop.getBody());
@@ -616,9 +651,16 @@ public:
           RowState state(loop.getResults().begin() + at,
                          loop.getResults().begin() + at + part->width());
           at += part->width();
-          reduceRow(*part, state);
+          if (split)
+            splitStates.push_back(blockReduceState(
+                *part, state, lane, warp, slot0, warpsPerRow, multiWarp));
+          else
+            reduceRow(*part, state);
         }
       }
+      if (split)
+        foldSplits(parts, splitStates, row, valid, tid, threadId, threadsPerRow,
+                   lastFlag, lane, warp, slot0, warpsPerRow, multiWarp, finish);
       if (!fullValues.empty()) {
         auto loop = scf::ForOp::create(b, loc, constIdx(0), end, chunk);
         OpBuilder::InsertionGuard guard(b);
@@ -871,6 +913,112 @@ public:
       scf::YieldOp::create(b, loc, ValueRange(x));
     }
     return RowState(ifMulti.getResults().begin(), ifMulti.getResults().end());
+  }
+
+  // Note [Split rows]: with few long rows and per-row results only (one
+  // pass), a row is split over gridDim.y blocks of T = blockDim threads:
+  // block y streams a span of whole chunks, reduces it across the block,
+  // and thread 0 writes the state to the workspaces (one buffer per state
+  // component, slot row * S + y). Then, as in Note [Grid reduction], a
+  // fence and a per-row counter: the block that completes the count folds
+  // the S states (each thread a strided share, then across the block),
+  // resets the counter for the next launch, and computes and writes the
+  // row's results. Extra buffers: the workspaces of every part's
+  // components in order, then the counters (zeroed by the runtime).
+  void foldSplits(SmallVector<RowPart> &parts, ArrayRef<RowState> states,
+                  Value row, Value valid, Value tid, Value threadId,
+                  Value threadsPerRow, Value lastFlag, Value lane, Value warp,
+                  Value slot0, Value warpsPerRow, Value multiWarp,
+                  function_ref<void(RowPart &, const RowState &)> finish) {
+    OpBuilder &b = *builder;
+    Type idx = indexType(b.getContext());
+    auto toIdx = [&](Value x) {
+      return arith::IndexCastOp::create(b, loc, idx, x).getResult();
+    };
+    auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
+      return arith::CmpIOp::create(b, loc, p, x, y).getResult();
+    };
+    Value splitId = toIdx(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
+    Value splits = toIdx(gpu::GridDimOp::create(b, loc, gpu::Dimension::y));
+    Value counters = extraBuffers.back();
+    Value rowBase = arith::MulIOp::create(b, loc, row, splits);
+    {
+      Value writer = arith::AndIOp::create(
+          b, loc, valid, cmp(arith::CmpIPredicate::eq, tid, constIdx(0)));
+      auto ifWriter = scf::IfOp::create(b, loc, writer, false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifWriter.thenBlock()->getTerminator());
+      Value at = toIndex(arith::AddIOp::create(b, loc, rowBase, splitId));
+      unsigned k = 0;
+      for (const RowState &state : states)
+        for (Value c : state)
+          memref::StoreOp::create(b, loc, c, extraBuffers[k++], at);
+    }
+    fence();
+    gpu::BarrierOp::create(b, loc);
+    Value zero32 = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+    {
+      Value first = arith::AndIOp::create(
+          b, loc, valid, cmp(arith::CmpIPredicate::eq, threadId, constIdx(0)));
+      auto ifFirst = scf::IfOp::create(b, loc, first, false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifFirst.thenBlock()->getTerminator());
+      Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
+      Value old = memref::AtomicRMWOp::create(
+          b, loc, arith::AtomicRMWKind::addi, one, counters, toIndex(row));
+      Value splits32 =
+          splits.getType().isInteger(32)
+              ? splits
+              : arith::TruncIOp::create(b, loc, b.getI32Type(), splits)
+                    .getResult();
+      Value isLast = arith::ExtUIOp::create(
+          b, loc, b.getI32Type(),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, old,
+                                arith::SubIOp::create(b, loc, splits32, one)));
+      memref::StoreOp::create(b, loc, isLast, lastFlag, toIndex(constIdx(0)));
+    }
+    gpu::BarrierOp::create(b, loc);
+    Value last = arith::AndIOp::create(
+        b, loc, valid,
+        arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ne,
+            memref::LoadOp::create(b, loc, lastFlag, toIndex(constIdx(0))),
+            zero32));
+    auto ifLast = scf::IfOp::create(b, loc, last, false);
+    // The caller's per-row results follow inside this region.
+    b.setInsertionPoint(ifLast.thenBlock()->getTerminator());
+    fence();
+    {
+      auto ifFirst = scf::IfOp::create(
+          b, loc, cmp(arith::CmpIPredicate::eq, threadId, constIdx(0)), false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifFirst.thenBlock()->getTerminator());
+      memref::StoreOp::create(b, loc, zero32, counters, toIndex(row));
+    }
+    unsigned k = 0;
+    for (RowPart &part : parts) {
+      RowState init = neutralState(part);
+      auto loop = scf::ForOp::create(b, loc, tid, splits, threadsPerRow,
+                                     ValueRange(init));
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value at = toIndex(
+            arith::AddIOp::create(b, loc, rowBase, loop.getInductionVar()));
+        RowState loaded;
+        for (size_t c = 0; c < part.width(); ++c)
+          loaded.push_back(
+              memref::LoadOp::create(b, loc, extraBuffers[k + c], at));
+        RowState acc(loop.getRegionIterArgs().begin(),
+                     loop.getRegionIterArgs().end());
+        scf::YieldOp::create(b, loc,
+                             ValueRange(combineState(part, acc, loaded)));
+      }
+      k += part.width();
+      RowState folded(loop.getResults().begin(), loop.getResults().end());
+      finish(part, blockReduceState(part, folded, lane, warp, slot0,
+                                    warpsPerRow, multiWarp));
+    }
   }
 
   /// The body of an outer reduction (Note [Outer reduction lowering]).
@@ -2913,8 +3061,43 @@ struct FusionLowerKernelsPass
         plainVariants(base, vector, index64, schedule.getFastMath()));
     for (Variant &variant : variants)
       variant.fastMath = schedule.getFastMath();
+    // Split-row variants, tried first (Note [Split rows]): per-row results
+    // of one pass, 32-bit offsets.
+    SmallVector<Variant> splitVariants;
+    SmallVector<Type> stateElements;
+    if (!info->hasFullResult() && info->numPasses == 1 && !index64) {
+      if (vector > 1)
+        splitVariants.push_back({vector, false, base + "_g" + vname + "_i32"});
+      splitVariants.push_back({1, false, base + "_gs_i32"});
+      for (Variant &variant : splitVariants) {
+        variant.split = true;
+        variant.fastMath = schedule.getFastMath();
+      }
+      for (const RowReduction &r : info->reductions) {
+        if (r.onlineMax)
+          continue;
+        Type acc = accumulatorType(
+            cast<RankedTensorType>(r.op->getOperand(0).getType())
+                .getElementType());
+        int64_t width = isa<VarMeanOp>(r.op) ? 3 : r.onlineSum ? 2 : 1;
+        stateElements.append(width, acc);
+      }
+      stateElements.push_back(IntegerType::get(&getContext(), 32));
+    }
 
     gpu::GPUModuleOp gpuModule = gpuModuleFor(fusion);
+    SmallVector<gpu::GPUFuncOp> splitFuncs;
+    if (!splitVariants.empty()) {
+      FailureOr<EmittedVariants> emittedSplit = emitVariants(
+          kernel, gpuModule, splitVariants, iterType, /*block=*/std::nullopt,
+          [&](PointwiseEmitter &emitter, gpu::GPUFuncOp func) {
+            return emitter.emitRowKernel(func, *info);
+          },
+          /*numExtraParams=*/1, stateElements);
+      if (failed(emittedSplit))
+        return failure();
+      splitFuncs = emittedSplit->funcs;
+    }
     FailureOr<EmittedVariants> emitted = emitVariants(
         kernel, gpuModule, variants, iterType, /*block=*/std::nullopt,
         [&](PointwiseEmitter &emitter, gpu::GPUFuncOp func) {
@@ -2993,6 +3176,45 @@ struct FusionLowerKernelsPass
     if (failed(launch))
       return failure();
     Value rowLength = sizes[rank - 1];
+    if (!splitFuncs.empty()) {
+      // About max_grid / 4 blocks of 512 threads (4 per SM by default), at
+      // least one chunk of the streaming loop per block.
+      Value targetBlocks = h.c(std::max<int64_t>(schedule.getMaxGrid() / 4, 1));
+      auto splitsFor = [&](int64_t vec) {
+        Value chunk =
+            h.c(kMaxRowThreads * vec * PointwiseEmitter::kStreamItems);
+        Value splits = h.min(h.ceilDiv(targetBlocks, h.max(rows, h.c(1))),
+                             h.ceilDiv(rowLength, chunk));
+        return h.max(h.min(splits, h.c(65535)), h.c(1));
+      };
+      // The scalar variant splits the most: the buffers fit it.
+      Value most = splitsFor(1);
+      Value used = h.lt(h.c(1), most);
+      Value slots = h.select(used, h.mul(rows, most), h.c(0));
+      SmallVector<Value> extra;
+      for (Type element : ArrayRef<Type>(stateElements).drop_back())
+        extra.push_back(EmptyOp::create(
+            b, loc, RankedTensorType::get({ShapedType::kDynamic}, element),
+            ValueRange{slots}, nullptr));
+      extra.push_back(EmptyOp::create(
+          b, loc,
+          RankedTensorType::get({ShapedType::kDynamic},
+                                IntegerType::get(&getContext(), 32)),
+          ValueRange{h.select(used, rows, h.c(0))}, b.getUnitAttr()));
+      SmallVector<Value> splitArgs(launch->args);
+      splitArgs.insert(splitArgs.end() - rank, extra.begin(), extra.end());
+      splitArgs.push_back(rows);
+      splitArgs.push_back(h.c(kMaxRowThreads));
+      for (auto [variant, func] : llvm::zip(splitVariants, splitFuncs)) {
+        Value splits = splitsFor(variant.vector);
+        Value guard = h.mul(h.lt(h.c(1), splits), launch->fits32);
+        guard = h.mul(guard, h.lt(h.c(0), rows));
+        if (variant.vector > 1)
+          guard = h.mul(guard, launch->vecOk);
+        createLaunch(b, loc, h, gpuModule, func, guard, rows, splits,
+                     h.c(kMaxRowThreads), splitArgs);
+      }
+    }
     Value blockTarget = h.c(schedule.getBlock());
     for (auto [i, variant] : llvm::enumerate(variants)) {
       Value guard;

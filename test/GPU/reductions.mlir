@@ -13,9 +13,9 @@
 // RUN: fusion-run %s --fusion=sum_f32 --atol=1e-3 --input=65537x8 | FileCheck %s --check-prefix=MANY
 // MANY: PASS sum_f32 65537x8xf32 {{.*}}variant=sum_f32_k0_v4_i32
 // RUN: fusion-run %s --fusion=sum_f32 --atol=1e-3 --input=7x4097 | FileCheck %s --check-prefix=LONG
-// LONG: PASS sum_f32 7x4097xf32 {{.*}}variant=sum_f32_k0_s_i32
+// LONG: PASS sum_f32 7x4097xf32 {{.*}}variant=sum_f32_k0_gs_i32
 // RUN: fusion-run %s --fusion=sum_f32 --atol=1e-3 --input=3x100004 | FileCheck %s --check-prefix=VERYLONG
-// VERYLONG: PASS sum_f32 3x100004xf32 {{.*}}variant=sum_f32_k0_v4_i32
+// VERYLONG: PASS sum_f32 3x100004xf32 {{.*}}variant=sum_f32_k0_gv4_i32
 // RUN: fusion-run %s --fusion=sum_f32 --atol=1e-3 --input=1000x1000 --layout=0:strided | FileCheck %s --check-prefix=STRIDED
 // STRIDED: PASS sum_f32 1000x1000xf32 {{.*}}variant=sum_f32_k0_s_i32
 // RUN: fusion-run %s --fusion=sum_f32 --atol=1e-3 --input=1000x1000 --layout=0:transposed | FileCheck %s --check-prefix=TRANSPOSED

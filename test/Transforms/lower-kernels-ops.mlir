@@ -129,12 +129,23 @@ fusion.fusion @two_shapes(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> (tensor<?
 // -----
 
 // A hand-written inner-reduction schedule with per-row results only: no
-// persistent variants; streaming vectorized, scalar 32-bit and 64-bit
-// variants. Threads per row (the last launch argument) come from the row
-// length at launch: ceil(K / 32) rounded up to 32, within 32..512, and a
-// block takes max(64 / T, 1) rows.
+// persistent variants. First the split-row variants (Note [Split rows]):
+// S = min(ceil(max_grid / 4 / rows), ceil(K / (512 * vector * 4))) blocks
+// per row in grid y, 512 threads, a workspace of rows * S states and zeroed
+// counters (allocated only when the scalar variant splits); then streaming
+// vectorized, scalar 32-bit and 64-bit variants. Threads per row (the last
+// launch argument) come from the row length at launch: ceil(K / 32)
+// rounded up to 32, within 32..512, and a block takes max(64 / T, 1) rows.
 // CHECK-LABEL: fusion.fusion @rowmax
 // CHECK: %[[K:.*]] = dim %arg0, 1
+// CHECK: %[[WS:.*]] = empty(%{{.*}}) : tensor<?xf32>
+// CHECK: %[[CNT:.*]] = empty(%{{.*}}) zero_init : tensor<?xi32>
+// CHECK: %[[C16K:.*]] = arith.constant 16384 : index
+// CHECK: %[[CH:.*]] = arith.ceildivsi %[[K]], %[[C16K]]
+// CHECK: %[[PER:.*]] = arith.ceildivsi %c250, %{{.*}}
+// CHECK: arith.minsi %[[PER]], %[[CH]]
+// CHECK: launch @rowmax_kernels::@rowmax_k0_gv8_i32 if({{.*}}) grid(%[[ROWS:.*]], %{{.*}}, %{{.*}}) block(%c512{{.*}}) smem({{.*}}) args(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %[[WS]], %[[CNT]], {{.*}}, %c512)
+// CHECK: launch @rowmax_kernels::@rowmax_k0_gs_i32 if({{.*}}) grid(%[[ROWS]],
 // CHECK: %[[N:.*]] = arith.ceildivsi %[[K]], %{{.*}} : index
 // CHECK: %[[W:.*]] = arith.ceildivsi %[[N]]
 // CHECK: %[[T0:.*]] = arith.muli %[[W]]
@@ -147,6 +158,32 @@ fusion.fusion @two_shapes(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> (tensor<?
 // CHECK: launch @rowmax_kernels::@rowmax_k0_s_i32 if(
 // CHECK: launch @rowmax_kernels::@rowmax_k0_s_i64 grid(
 // CHECK-NOT: launch
+// The split variant: a span of the row per block y, the block's state to
+// the workspace, a fence, the row's counter; the last block resets it,
+// folds the states (a strided share per thread, then across the block)
+// and writes the row's result.
+// CHECK-LABEL: gpu.func @rowmax_k0_gv8_i32
+// CHECK-SAME: workgroup({{.*}}memref<32xf32, #gpu.address_space<workgroup>>, {{.*}}memref<1xi32, #gpu.address_space<workgroup>>)
+// CHECK: gpu.block_id  y
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (f32)
+// CHECK-COUNT-4: vector.load {{.*}} : memref<?xbf16>, vector<8xbf16>
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: memref.store {{.*}} : memref<?xf32>
+// CHECK: fence.acq_rel.gpu
+// CHECK-NEXT: gpu.barrier
+// CHECK: memref.atomic_rmw addi {{.*}} : (i32, memref<?xi32>) -> i32
+// CHECK: gpu.barrier
+// CHECK: memref.load {{.*}} : memref<1xi32, #gpu.address_space<workgroup>>
+// CHECK: scf.if
+// CHECK-NEXT: fence.acq_rel.gpu
+// CHECK: memref.store %{{.*}} : memref<?xi32>
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (f32)
+// CHECK: memref.load {{.*}} : memref<?xf32>
+// CHECK: arith.maximumf
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: arith.truncf {{.*}} : f32 to bf16
+// CHECK: memref.store {{.*}} : memref<?xbf16>
+// CHECK-LABEL: gpu.func @rowmax_k0_gs_i32
 // CHECK-LABEL: gpu.func @rowmax_k0_v8_i32
 // CHECK-SAME: nvvm.maxntid = array<i32: 512, 1, 1>
 // CHECK: scf.for
