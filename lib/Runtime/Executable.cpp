@@ -115,8 +115,28 @@ struct Executable::Impl {
   std::vector<LoadedKernels> loaded; // one per CUDA context seen
   std::vector<uint64_t> slotPointers;
   std::vector<CUdeviceptr> allocatedOutputs;
-  CUdeviceptr pool = 0;
+  CUdeviceptr pool = 0; // this call's intermediates (a stream workspace)
   std::vector<uint8_t> paramScratch;
+
+  // Note [Stream workspaces]: the intermediates of a call live in a
+  // workspace per (context, stream), kept between calls: calls on one
+  // stream run in order, so the next call may reuse the memory as soon as
+  // it is enqueued after the last. It grows (stream-ordered free and
+  // allocation) when a plan needs more. Zero-initialized intermediates are
+  // zeroed per call, except kept_zero ones (grid-reduction counters, which
+  // the kernels reset): those only when the workspace is new or another
+  // plan (another layout) used it since. Calls on different streams never
+  // share a workspace.
+  struct StreamWorkspace {
+    CUcontext context = nullptr;
+    CUstream stream = nullptr;
+    CUdeviceptr base = 0;
+    int64_t bytes = 0;
+    const CachedPlan *zeroedFor = nullptr; // kept_zero buffers are zero for
+  };
+  std::vector<StreamWorkspace> workspaces;
+  const CachedPlan *runningPlan = nullptr;
+  StreamWorkspace *callWorkspace = nullptr; // this call's, or null
 
   explicit Impl(ModuleDesc moduleDesc)
       : desc(std::move(moduleDesc)), info(describeModule(desc)),
@@ -154,6 +174,14 @@ struct Executable::Impl {
                       size_t index, const LoadedKernels &kernels,
                       const Argument *inputs, CUstream stream);
   void releaseBuffers(const CudaDriver &cu, CUstream stream);
+  Expected<StreamWorkspace *> workspaceFor(const CudaDriver &cu,
+                                           CUstream stream, int64_t bytes);
+  /// Plans are gone (a new one may reuse an address): every workspace's
+  /// kept_zero buffers are zeroed again by their next call.
+  void forgetZeroedPlans() {
+    for (StreamWorkspace &w : workspaces)
+      w.zeroedFor = nullptr;
+  }
 };
 
 //===----------------------------------------------------------------------===//
@@ -263,8 +291,10 @@ Executable::Impl::lookupPlan(const Argument *inputs, size_t numInputs,
       evaluateLaunchPlan(desc, inputs, ptrAligned.data());
   if (!evaluated)
     return evaluated.status();
-  if (cache.size() >= kMaxCachedPlans)
+  if (cache.size() >= kMaxCachedPlans) {
     cache.clear();
+    forgetZeroedPlans();
+  }
   auto inserted =
       cache.emplace(key, std::make_unique<CachedPlan>(std::move(*evaluated)));
   stats.entries = cache.size();
@@ -360,6 +390,7 @@ Status Executable::Impl::run(const Argument *inputs, size_t numInputs,
   if (!kernels)
     return kernels.status();
   status = prepareKernels(cu, cached, **kernels);
+  runningPlan = &cached;
   if (status.ok())
     status = allocateBuffers(cu, cached.plan, inputs, outputs, stream);
   if (!status.ok())
@@ -370,14 +401,10 @@ Status Executable::Impl::run(const Argument *inputs, size_t numInputs,
     releaseBuffers(cu, stream);
     return status;
   }
-  // The intermediates die after the last launch, in stream order.
-  if (pool)
-    status = cu.check(cu.cuMemFreeAsync(pool, stream), "cuMemFreeAsync");
+  // The intermediates stay in the stream's workspace (Note [Stream
+  // workspaces]).
   pool = 0;
-  if (!status.ok()) {
-    releaseBuffers(cu, stream);
-    return status;
-  }
+  callWorkspace = nullptr;
   for (size_t o = 0; o < desc.outputs.size(); ++o) {
     fillOutput(cached, o, outputs[o]);
     outputs[o].data = reinterpret_cast<void *>(
@@ -505,18 +532,35 @@ Status Executable::Impl::allocateBuffers(const CudaDriver &cu,
       slot = allocatedOutputs[output];
     }
   }
-  if (status.ok() && plan.intermediateBytes > 0)
-    status = cu.check(cu.cuMemAllocAsync(&pool, plan.intermediateBytes, stream),
-                      "cuMemAllocAsync(intermediates)");
+  StreamWorkspace *workspace = nullptr;
+  if (status.ok() && plan.intermediateBytes > 0) {
+    Expected<StreamWorkspace *> found =
+        workspaceFor(cu, stream, plan.intermediateBytes);
+    if (!found)
+      status = found.status();
+    else
+      workspace = *found;
+  }
+  if (workspace)
+    pool = workspace->base;
+  bool keptZeroValid = workspace && workspace->zeroedFor == runningPlan;
   for (size_t b = 0; b < plan.buffers.size() && status.ok(); ++b) {
     const BufferLayout &layout = plan.buffers[b];
     uint64_t &slot = slotPointers[numInputs + b];
     if (layout.kind == BufferKind::Intermediate)
       slot = pool + layout.poolOffset;
-    if (layout.zeroInit && layout.bytes > 0)
+    bool zeroed = layout.keptZero && keptZeroValid &&
+                  layout.kind == BufferKind::Intermediate;
+    if (layout.zeroInit && layout.bytes > 0 && !zeroed)
       status = cu.check(cu.cuMemsetD8Async(slot, 0, layout.bytes, stream),
                         "cuMemsetD8Async");
   }
+  // Until the kernels of this call have run, the kept_zero buffers are
+  // zero only if they all complete; a failed launch leaves the workspace
+  // unclaimed (zeroed again next time).
+  callWorkspace = workspace;
+  if (workspace)
+    workspace->zeroedFor = status.ok() ? runningPlan : nullptr;
   if (!status.ok())
     releaseBuffers(cu, stream);
   return status;
@@ -575,10 +619,50 @@ Status Executable::Impl::launchKernel(const CudaDriver &cu,
                       .c_str());
 }
 
+Expected<Executable::Impl::StreamWorkspace *>
+Executable::Impl::workspaceFor(const CudaDriver &cu, CUstream stream,
+                               int64_t bytes) {
+  Expected<CUcontext> context = cu.currentContext();
+  if (!context)
+    return context.status();
+  StreamWorkspace *found = nullptr;
+  for (StreamWorkspace &w : workspaces)
+    if (w.context == *context && w.stream == stream)
+      found = &w;
+  if (!found) {
+    workspaces.push_back(StreamWorkspace{*context, stream, 0, 0, nullptr});
+    found = &workspaces.back();
+  }
+  if (found->bytes >= bytes)
+    return found;
+  // Grow: the old memory is freed after the work already on the stream.
+  if (found->base) {
+    Status status =
+        cu.check(cu.cuMemFreeAsync(found->base, stream), "cuMemFreeAsync");
+    found->base = 0;
+    found->bytes = 0;
+    found->zeroedFor = nullptr;
+    if (!status.ok())
+      return status;
+  }
+  CUdeviceptr base = 0;
+  Status status =
+      cu.check(cu.cuMemAllocAsync(&base, static_cast<size_t>(bytes), stream),
+               "cuMemAllocAsync(intermediates)");
+  if (!status.ok())
+    return status;
+  found->base = base;
+  found->bytes = bytes;
+  found->zeroedFor = nullptr;
+  return found;
+}
+
 void Executable::Impl::releaseBuffers(const CudaDriver &cu, CUstream stream) {
-  // Stream-ordered, so kernels already launched finish with them first.
-  if (pool)
-    cu.cuMemFreeAsync(pool, stream);
+  // The workspace stays; a failed call's kept_zero buffers are zeroed again
+  // by the next call.
+  if (callWorkspace)
+    callWorkspace->zeroedFor = nullptr;
+  callWorkspace = nullptr;
   pool = 0;
   for (CUdeviceptr &output : allocatedOutputs) {
     if (output)
@@ -588,12 +672,27 @@ void Executable::Impl::releaseBuffers(const CudaDriver &cu, CUstream stream) {
 }
 
 Executable::Impl::~Impl() {
-  if (loaded.empty())
+  if (loaded.empty() && workspaces.empty())
     return;
   Expected<const CudaDriver *> driver = CudaDriver::get();
-  if (!driver || !(*driver)->cuModuleUnload)
+  if (!driver)
     return;
-  // Errors are ignored: the context may be gone already (process exit).
+  // Errors are ignored: the context or stream may be gone already (process
+  // exit). A workspace is freed in its stream's order; when that stream is
+  // gone, in the order of its context's legacy stream.
+  const CudaDriver &cu = **driver;
+  CUcontext previous = nullptr;
+  if (!workspaces.empty() && cu.cuCtxGetCurrent(&previous) == CUDA_SUCCESS) {
+    for (StreamWorkspace &w : workspaces) {
+      if (!w.base || cu.cuCtxSetCurrent(w.context) != CUDA_SUCCESS)
+        continue;
+      if (cu.cuMemFreeAsync(w.base, w.stream) != CUDA_SUCCESS)
+        cu.cuMemFreeAsync(w.base, nullptr);
+    }
+    cu.cuCtxSetCurrent(previous);
+  }
+  if (!(*driver)->cuModuleUnload)
+    return;
   for (LoadedKernels &kernels : loaded)
     for (CUmodule module : kernels.modules)
       (*driver)->cuModuleUnload(module);
@@ -709,6 +808,7 @@ PlanCacheStats Executable::cacheStats() const {
 void Executable::clearCache() {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->cache.clear();
+  impl_->forgetZeroedPlans();
   impl_->lastPlan = nullptr;
   impl_->lastKey.clear();
   impl_->stats.entries = 0;

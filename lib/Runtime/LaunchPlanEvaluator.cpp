@@ -97,6 +97,7 @@ Status layoutBuffer(const ModuleDesc &desc, size_t index,
   layout.dtype = buffer.dtype;
   layout.rank = static_cast<int32_t>(buffer.sizes.size());
   layout.zeroInit = buffer.zeroInit;
+  layout.keptZero = buffer.keptZero;
   layout.aliasInput = buffer.aliasInput;
   layout.numElements = 1;
   for (int32_t d = 0; d < layout.rank; ++d) {

@@ -55,6 +55,7 @@ struct BufferDesc {
   std::vector<int32_t> sizes;   // registers
   std::vector<int32_t> strides; // registers; empty: row-major
   bool zeroInit = false;
+  bool keptZero = false; // Note [Stream workspaces]
   int32_t aliasInput = -1;
 };
 

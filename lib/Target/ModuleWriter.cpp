@@ -331,7 +331,7 @@ private:
     buffers.push_back(fb::CreateBufferSpecDirect(
         fbb, isOutput ? fb::BufferKind::Output : fb::BufferKind::Intermediate,
         *toDType(type.getElementType()), &*sizes, empty.getZeroInit(), -1,
-        nullptr));
+        nullptr, empty.getKeptZero()));
     return success();
   }
 

@@ -2995,7 +2995,7 @@ struct FusionLowerKernelsPass
         b, loc,
         RankedTensorType::get({ShapedType::kDynamic},
                               IntegerType::get(&getContext(), 32)),
-        ValueRange{counterSize}, b.getUnitAttr()));
+        ValueRange{counterSize}, b.getUnitAttr(), b.getUnitAttr()));
     FailureOr<LaunchArgs> launch =
         hostArgs(kernel, fusion, h, sizes, emitted.accesses,
                  emitted.vectorLoaded, vector, buffers);
@@ -3200,7 +3200,8 @@ struct FusionLowerKernelsPass
           b, loc,
           RankedTensorType::get({ShapedType::kDynamic},
                                 IntegerType::get(&getContext(), 32)),
-          ValueRange{h.select(used, rows, h.c(0))}, b.getUnitAttr()));
+          ValueRange{h.select(used, rows, h.c(0))}, b.getUnitAttr(),
+          b.getUnitAttr()));
       SmallVector<Value> splitArgs(launch->args);
       splitArgs.insert(splitArgs.end() - rank, extra.begin(), extra.end());
       splitArgs.push_back(rows);
@@ -3209,8 +3210,12 @@ struct FusionLowerKernelsPass
         Value splits = splitsFor(variant.vector);
         Value guard = h.mul(h.lt(h.c(1), splits), launch->fits32);
         guard = h.mul(guard, h.lt(h.c(0), rows));
+        // The scalar split only where the vectorized variants cannot run:
+        // a row a vectorized block streams alone beats scalar loads.
         if (variant.vector > 1)
           guard = h.mul(guard, launch->vecOk);
+        else if (vector > 1)
+          guard = h.mul(guard, h.sub(h.c(1), launch->vecOk));
         createLaunch(b, loc, h, gpuModule, func, guard, rows, splits,
                      h.c(kMaxRowThreads), splitArgs);
       }

@@ -139,7 +139,7 @@ fusion.fusion @two_shapes(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> (tensor<?
 // CHECK-LABEL: fusion.fusion @rowmax
 // CHECK: %[[K:.*]] = dim %arg0, 1
 // CHECK: %[[WS:.*]] = empty(%{{.*}}) : tensor<?xf32>
-// CHECK: %[[CNT:.*]] = empty(%{{.*}}) zero_init : tensor<?xi32>
+// CHECK: %[[CNT:.*]] = empty(%{{.*}}) zero_init kept_zero : tensor<?xi32>
 // CHECK: %[[C16K:.*]] = arith.constant 16384 : index
 // CHECK: %[[CH:.*]] = arith.ceildivsi %[[K]], %[[C16K]]
 // CHECK: %[[PER:.*]] = arith.ceildivsi %c250, %{{.*}}
@@ -260,7 +260,7 @@ fusion.fusion @norm(%x: tensor<?x?xf32>, %w: tensor<?xf32>) -> (tensor<?x?xf32>,
 // CHECK-LABEL: fusion.fusion @colsum
 // CHECK: %[[OUT:.*]] = empty(%{{.*}}) : tensor<?xf32>
 // CHECK: %[[WS:.*]] = empty(%{{.*}}) : tensor<?xf32>
-// CHECK: %[[CNT:.*]] = empty(%{{.*}}) zero_init : tensor<?xi32>
+// CHECK: %[[CNT:.*]] = empty(%{{.*}}) zero_init kept_zero : tensor<?xi32>
 // CHECK: launch @colsum_kernels::@colsum_k0_v4_i32 if({{.*}}) grid(%{{.*}}, %[[S:[^,]*]], %{{.*}}) block(%c256{{.*}}) smem({{.*}}) args(%arg0, %{{.*}}, %{{.*}}, %[[OUT]], %[[WS]], %[[CNT]], {{.*}}, %[[S]], %{{.*}})
 // CHECK: launch @colsum_kernels::@colsum_k0_s_i32
 // CHECK: launch @colsum_kernels::@colsum_k0_s_i64

@@ -375,3 +375,33 @@ def test_fastpath_bench_rows():
                 "Executable.run (ctypes)"):
         assert result[row]["us"] is not None, (row, result[row])
     assert "C fast path" in result["fd.execute"]["note"]
+
+
+def test_grid_reductions_repeated_calls_shapes_and_streams():
+    # Grid-reduction counters are kept zero by the kernels and zeroed by the
+    # runtime only when a workspace is new or another plan used it (Note
+    # [Stream workspaces] in lib/Runtime/Executable.cpp): many calls that
+    # alternate shapes (plans), on two streams, each checked against torch.
+    with FusionDefinition("colsum") as fd:
+        x = fd.define_tensor([-1, -1], DataType.Float32, name="x")
+        fd.add_output(fd.ops.sum(x, [0]))
+    with FusionDefinition("rowsum_split") as fr:
+        y = fr.define_tensor([-1, -1], DataType.Float32, name="y")
+        fr.add_output(fr.ops.sum(y, [1]))
+    shapes = [(32768, 1024), (4099, 77), (65537, 8)]
+    rows = [(2, 1048576), (3, 100003), (1, 4194304)]
+    inputs = {s: torch.randn(*s, device="cuda") for s in shapes + rows}
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    for round_ in range(3):
+        for stream in (torch.cuda.current_stream(), side):
+            with torch.cuda.stream(stream):
+                for s in shapes:
+                    (got,) = fd.execute([inputs[s]])
+                    want = inputs[s].double().sum(0).float()
+                    torch.testing.assert_close(got, want, atol=2e-2, rtol=1e-4)
+                for s in rows:
+                    (got,) = fr.execute([inputs[s]])
+                    want = inputs[s].double().sum(1).float()
+                    torch.testing.assert_close(got, want, atol=5e-2, rtol=1e-4)
+    torch.cuda.synchronize()

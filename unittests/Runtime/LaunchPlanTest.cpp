@@ -223,6 +223,7 @@ TEST(LaunchPlanTest, BufferLayouts) {
        -1,
        {one, rows}},
   };
+  module.buffers[1].keptZero = true;
   module.outputs = {0, 3, 4};
   std::unique_ptr<Executable> exe = load(module);
   int64_t sizes[] = {3, 5};
@@ -243,9 +244,11 @@ TEST(LaunchPlanTest, BufferLayouts) {
   const BufferLayout &first = plan->buffers[1];
   EXPECT_EQ(first.kind, BufferKind::Intermediate);
   EXPECT_TRUE(first.zeroInit);
+  EXPECT_TRUE(first.keptZero);
   EXPECT_EQ(first.bytes, 24);
   EXPECT_EQ(first.poolOffset, 0);
   const BufferLayout &second = plan->buffers[2];
+  EXPECT_FALSE(second.keptZero);
   EXPECT_EQ(second.bytes, 5); // i1 is one byte
   EXPECT_EQ(second.poolOffset, 256);
   EXPECT_EQ(plan->intermediateBytes, 261);

@@ -286,6 +286,19 @@ TEST(ModuleVerifierTest, RejectsBadBuffersAndOutputs) {
   expectRejected(module, ErrorCode::InvalidModule,
                  "only an output may alias an input");
 
+  // kept_zero: zero-initialized intermediates only.
+  module = makeAddModule();
+  module.buffers.push_back(
+      {fb::BufferKind::Intermediate, fb::DType::I32, {0}, false});
+  module.buffers.back().keptZero = true;
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "buffer 1: kept_zero needs a zero-initialized intermediate");
+  module = makeAddModule();
+  module.buffers[0].zeroInit = true;
+  module.buffers[0].keptZero = true;
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "buffer 0: kept_zero needs a zero-initialized intermediate");
+
   module = makeAddModule();
   module.outputs = {1};
   expectRejected(module, ErrorCode::InvalidModule,

@@ -35,7 +35,8 @@ std::vector<uint8_t> TestModule::build() const {
   for (const TestBuffer &buffer : buffers)
     bufferOffsets.push_back(fb::CreateBufferSpecDirect(
         fbb, buffer.kind, buffer.dtype, &buffer.sizes, buffer.zeroInit,
-        buffer.aliasInput, buffer.strides.empty() ? nullptr : &buffer.strides));
+        buffer.aliasInput, buffer.strides.empty() ? nullptr : &buffer.strides,
+        buffer.keptZero));
 
   std::vector<flatbuffers::Offset<fb::Kernel>> kernelOffsets;
   for (const TestKernel &kernel : kernels)

@@ -35,6 +35,7 @@ struct TestBuffer {
   bool zeroInit = false;
   int32_t aliasInput = -1;
   std::vector<int32_t> strides;
+  bool keptZero = false;
 };
 
 struct TestParam {

@@ -154,8 +154,9 @@ struct BufferLayout {
   int64_t numElements = 0;
   int64_t bytes = 0; // extent in memory, with strides
   bool zeroInit = false;
+  bool keptZero = false; // zeroed once per workspace (kernels re-zero it)
   int32_t aliasInput = -1;
-  int64_t poolOffset = -1; // intermediates: offset in the per-call pool
+  int64_t poolOffset = -1; // intermediates: offset in the stream workspace
 };
 
 /// Everything evaluated from one input signature. The runtime caches one per

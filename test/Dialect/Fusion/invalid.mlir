@@ -1108,3 +1108,20 @@ fusion.fusion @rms_norm_weight(%a: tensor<4x5xf32>, %w: tensor<6xf32>) {
   %0 = fusion.rms_norm %a weight(%w : tensor<6xf32>) axis = 1 eps = 1.0e-6 : tensor<4x5xf32>
   fusion.return
 }
+
+// -----
+
+fusion.fusion @kept_zero_without_zero_init(%n: index) -> tensor<?xi32> {
+  // expected-error @+1 {{'fusion.empty' op kept_zero needs zero_init}}
+  %0 = fusion.empty(%n) kept_zero : tensor<?xi32>
+  %1 = fusion.empty(%n) : tensor<?xi32>
+  fusion.return %1 : tensor<?xi32>
+}
+
+// -----
+
+fusion.fusion @kept_zero_output(%n: index) -> tensor<?xi32> {
+  // expected-error @+1 {{'fusion.empty' op kept_zero is for intermediates; a returned buffer is an output}}
+  %0 = fusion.empty(%n) zero_init kept_zero : tensor<?xi32>
+  fusion.return %0 : tensor<?xi32>
+}

@@ -54,5 +54,12 @@ LogicalResult EmptyOp::verify() {
     return emitOpError() << "result type " << getType() << " has " << dynamic
                          << " dynamic dims but " << getSizes().size()
                          << " size operands were given";
+  if (getKeptZero() && !getZeroInit())
+    return emitOpError() << "kept_zero needs zero_init";
+  if (getKeptZero() && llvm::any_of(getResult().getUsers(), [](Operation *u) {
+        return isa<ReturnOp>(u);
+      }))
+    return emitOpError()
+           << "kept_zero is for intermediates; a returned buffer is an output";
   return success();
 }

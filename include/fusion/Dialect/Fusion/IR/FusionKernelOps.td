@@ -53,12 +53,18 @@ def Fusion_EmptyOp : Fusion_Op<"empty", [
   let summary = "A device buffer the runtime allocates (host program)";
   let description = [{
     An output or intermediate buffer with one index operand per dynamic dim.
-    It is contiguous (row-major). `zero_init` asks the runtime to zero it.
+    It is contiguous (row-major). `zero_init` asks the runtime to zero it
+    before the kernels run. `kept_zero` (with `zero_init`, intermediates
+    only) says the kernels leave it zeroed again, as grid-reduction counters
+    are: the runtime keeps such a buffer between calls and zeroes it only
+    when it is new or another launch plan used the memory in between.
   }];
-  let arguments = (ins Variadic<Index>:$sizes, UnitAttr:$zero_init);
+  let arguments = (ins Variadic<Index>:$sizes, UnitAttr:$zero_init,
+                       UnitAttr:$kept_zero);
   let results = (outs Fusion_Tensor:$result);
   let assemblyFormat = [{
-    (`(` $sizes^ `)`)? (`zero_init` $zero_init^)? attr-dict `:` type($result)
+    (`(` $sizes^ `)`)? (`zero_init` $zero_init^)? (`kept_zero` $kept_zero^)?
+    attr-dict `:` type($result)
   }];
   let hasVerifier = 1;
 }
