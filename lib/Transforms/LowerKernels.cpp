@@ -2672,8 +2672,8 @@ struct FusionLowerKernelsPass
     for (Value s : sizes)
       numel = h.mul(numel, s);
     // All results share the iteration space; symbolic sizes that could
-    // differ are checked before launching (outputs of different shapes need
-    // separate kernels, which segmentation does not make yet).
+    // differ are checked before launching (segmentation puts results whose
+    // ranks or static sizes differ in separate kernels).
     for (unsigned r = 1; r < kernel.getNumResults(); ++r) {
       for (int64_t d = 0; d < rank; ++d) {
         FailureOr<Value> size = reifyDim(b, loc, kernel.getResult(r), d);
