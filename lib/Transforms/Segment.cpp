@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::fusion {
@@ -140,13 +141,17 @@ void hoistHostInputs(ArrayRef<Operation *> ops) {
 // Note [Segmentation]: a fusion becomes as few kernels as the schedulers
 // allow. When all its tensor ops form a kernel some scheduler accepts (the
 // common case), that is the one kernel. Otherwise the ops are taken in block
-// order and each joins the current kernel while the kernel it would make
-// can still be scheduled (`canSchedule`, the test fusion-schedule applies);
-// an op that does not fit closes the kernel and starts the next one. A
+// order and each joins the first kernel so far that comes no earlier than
+// the kernels of its producers and that can still be scheduled with it
+// (`canSchedule`, the test fusion-schedule applies); an op that fits none
+// starts a new kernel. First fit rather than "close the current kernel":
+// independent work interleaved in block order (a row softmax of x written
+// between the ops of a column sum of y) does not cost extra kernels. A
 // trial kernel's results are the values that anything outside it uses,
-// later ops included, exactly what they will be when the kernel is built.
-// Values that cross kernels become intermediate buffers (the lowering
-// allocates one per kernel result that the fusion does not return).
+// later ops included, exactly what they will be when the kernel is built;
+// ops joining it later only remove results. Values that cross kernels
+// become intermediate buffers (the lowering allocates one per kernel result
+// that the fusion does not return).
 //
 // Element-wise and broadcast work computed from fusion inputs alone
 // (`isRecomputable`: e.g. a broadcast of a bias, exp(x), a splat of a
@@ -198,28 +203,51 @@ public:
       return success();
     }
 
+    // Dead tensor work would make kernels without results.
+    for (Operation *op : llvm::reverse(kernelOps))
+      if (isOpTriviallyDead(op)) {
+        position.erase(op);
+        op->erase();
+      }
+    llvm::erase_if(kernelOps,
+                   [&](Operation *op) { return !position.contains(op); });
     for (Operation *op : kernelOps)
       if (isRecomputable(op))
         recomputable.insert(op);
+    // First fit: the earliest kernel, at or after those of the op's
+    // producers, that stays schedulable with it; else a new kernel.
     SmallVector<SmallVector<Operation *>> segments;
-    SmallVector<Operation *> current;
+    DenseMap<Operation *, size_t> segmentOf;
     for (Operation *op : kernelOps) {
       if (recomputable.contains(op))
         continue;
-      current.push_back(op);
-      if (current.size() == 1 || fitsWithProducers(current))
-        continue;
-      current.pop_back();
-      segments.push_back(std::move(current));
-      current = {op};
+      size_t earliest = 0;
+      op->walk([&](Operation *nested) {
+        for (Value operand : nested->getOperands())
+          if (Operation *def = operand.getDefiningOp())
+            if (auto it = segmentOf.find(def); it != segmentOf.end())
+              earliest = std::max(earliest, it->second);
+      });
+      size_t chosen = segments.size();
+      for (size_t k = earliest; k < segments.size(); ++k) {
+        segments[k].push_back(op);
+        if (fitsWithProducers(segments[k])) {
+          chosen = k;
+          break;
+        }
+        segments[k].pop_back();
+      }
+      if (chosen == segments.size())
+        segments.push_back({op});
+      segmentOf[op] = chosen;
     }
-    if (!current.empty())
-      segments.push_back(std::move(current));
 
+    KernelOp previous;
     for (ArrayRef<Operation *> segment : segments) {
       DenseSet<Operation *> owned(segment.begin(), segment.end());
-      build(withProducers(segment),
-            [&](Operation *op) { return owned.contains(op); });
+      previous = build(
+          withProducers(segment),
+          [&](Operation *op) { return owned.contains(op); }, previous);
       for (Operation *op : llvm::reverse(segment))
         op->erase();
     }
@@ -292,13 +320,19 @@ private:
   }
 
   /// Makes the next kernel of the fusion from `ops`, placed after the last
-  /// of them, and lets the users of its results read the kernel's results;
-  /// the originals stay for the caller to erase.
-  void build(ArrayRef<Operation *> ops,
-             function_ref<bool(Operation *)> isOwned) {
+  /// of them and after `previous`, and lets the users of its results read
+  /// the kernel's results; the originals stay for the caller to erase.
+  KernelOp build(ArrayRef<Operation *> ops,
+                 function_ref<bool(Operation *)> isOwned,
+                 KernelOp previous = {}) {
     hoistHostInputs(ops);
     OpBuilder builder(fusion.getContext());
-    builder.setInsertionPointAfter(ops.back());
+    // After its ops and after the kernel launched before it (first fit can
+    // leave an earlier kernel's last op after this one's).
+    Operation *after = ops.back();
+    if (previous && after->isBeforeInBlock(previous))
+      after = previous;
+    builder.setInsertionPointAfter(after);
     std::string name =
         (fusion.getSymName() + "_k" + std::to_string(counter++)).str();
     SmallVector<Value> results;
@@ -306,6 +340,7 @@ private:
         cloneIntoKernel(builder, fusion.getLoc(), name, ops, isOwned, results);
     for (auto [r, k] : llvm::zip(results, kernel.getResults()))
       r.replaceAllUsesWith(k);
+    return kernel;
   }
 
   FusionOp fusion;

@@ -87,6 +87,15 @@
 // RUN: fusion-run %s --fusion=softmax_minus_colmax_f32 --input=20000x257 | FileCheck %s --check-prefix=SM6
 // SM6: PASS softmax_minus_colmax_f32 20000x257xf32 {{.*}}variant=softmax_minus_colmax_f32_k0_ps_i32,softmax_minus_colmax_f32_k1_s_i32,softmax_minus_colmax_f32_k2_s_i32
 
+// A row normalization of x with a column sum of y written between its ops:
+// first fit keeps the normalization in k0 and the sum in k1 (two kernels).
+// RUN: fusion-run %s --fusion=interleaved_f32 --atol=1e-3 --input=1x1 --input=1x1 | FileCheck %s --check-prefix=IL1
+// IL1: PASS interleaved_f32 1x1xf32,1x1xf32 {{.*}}variant=interleaved_f32_k0_ps_i32,interleaved_f32_k1_s_i32
+// RUN: fusion-run %s --fusion=interleaved_f32 --atol=1e-3 --input=3x31 --input=65537x8 | FileCheck %s --check-prefix=IL2
+// IL2: PASS interleaved_f32 3x31xf32,65537x8xf32 {{.*}}variant=interleaved_f32_k0_ps_i32,interleaved_f32_k1_v4_i32
+// RUN: fusion-run %s --fusion=interleaved_f32 --atol=1e-3 --input=1000x1000 --input=1000x1000 --layout=1:transposed | FileCheck %s --check-prefix=IL3
+// IL3: PASS interleaved_f32 1000x1000xf32,1000x1000xf32 {{.*}}variant=interleaved_f32_k0_pv4_i32,interleaved_f32_k1_s_i32
+
 fusion.fusion @outer_center_f32(%x: tensor<?x?xf32>, %count: f32) -> tensor<?x?xf32> {
   %m = fusion.dim %x, 0 : tensor<?x?xf32>
   %n = fusion.dim %x, 1 : tensor<?x?xf32>
@@ -139,4 +148,14 @@ fusion.fusion @softmax_minus_colmax_f32(%x: tensor<?x?xf32>) -> tensor<?x?xf32> 
   %b = fusion.broadcast_in_dim %c [1] (%m, %n) : tensor<?xf32> -> tensor<?x?xf32>
   %y = fusion.sub %r, %b : tensor<?x?xf32>
   fusion.return %y : tensor<?x?xf32>
+}
+
+fusion.fusion @interleaved_f32(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?xf32>) {
+  %m = fusion.dim %x, 0 : tensor<?x?xf32>
+  %n = fusion.dim %x, 1 : tensor<?x?xf32>
+  %mx = fusion.max %x [1] keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
+  %s = fusion.sum %y [0] : tensor<?x?xf32> -> tensor<?xf32>
+  %e = fusion.expand %mx (%m, %n) : tensor<?x1xf32> -> tensor<?x?xf32>
+  %d = fusion.sub %x, %e : tensor<?x?xf32>
+  fusion.return %d, %s : tensor<?x?xf32>, tensor<?xf32>
 }

@@ -209,3 +209,49 @@ fusion.fusion @two_shapes(%x: tensor<?x?xf32>, %v: tensor<?xf32>) -> (tensor<?x?
   %b = fusion.neg %v : tensor<?xf32>
   fusion.return %a, %b : tensor<?x?xf32>, tensor<?xf32>
 }
+
+// -----
+
+// Dead tensor work of a split fusion is dropped (it would be a kernel
+// without results).
+// CHECK-LABEL: fusion.fusion @dead_work
+// CHECK: kernel @dead_work_k0
+// CHECK: kernel @dead_work_k1
+// CHECK-NOT: kernel
+// CHECK-NOT: prod
+// CHECK: return
+fusion.fusion @dead_work(%x: tensor<?x?xf32>) -> tensor<f32> {
+  %r = fusion.sum %x [1] : tensor<?x?xf32> -> tensor<?xf32>
+  %unused = fusion.prod %x [0] : tensor<?x?xf32> -> tensor<?xf32>
+  %t = fusion.sum %r [0] : tensor<?xf32> -> tensor<f32>
+  fusion.return %t : tensor<f32>
+}
+
+// -----
+
+// First fit: a column sum of y written between the ops of a row
+// normalization of x. The sum does not fit the row kernel and opens k1; the
+// rest of the normalization still joins k0, so two kernels, not three. k1
+// goes after k0, whose last op came after the sum.
+// CHECK-LABEL: fusion.fusion @interleaved
+// CHECK: %[[Y:.*]] = kernel @interleaved_k0 (%arg0, %{{.*}}, %{{.*}}) : (tensor<?x?xf32>, index, index) -> tensor<?x?xf32>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: max {{.*}} [1] keepdim
+// CHECK-NEXT: expand
+// CHECK-NEXT: sub
+// CHECK-NEXT: yield
+// CHECK: %[[S:.*]] = kernel @interleaved_k1 (%arg1) : (tensor<?x?xf32>) -> tensor<?xf32>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: sum {{.*}} [0]
+// CHECK-NEXT: yield
+// CHECK-NOT: kernel
+// CHECK: return %[[Y]], %[[S]]
+fusion.fusion @interleaved(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?xf32>) {
+  %m = fusion.dim %x, 0 : tensor<?x?xf32>
+  %n = fusion.dim %x, 1 : tensor<?x?xf32>
+  %mx = fusion.max %x [1] keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
+  %s = fusion.sum %y [0] : tensor<?x?xf32> -> tensor<?xf32>
+  %e = fusion.expand %mx (%m, %n) : tensor<?x1xf32> -> tensor<?x?xf32>
+  %d = fusion.sub %x, %e : tensor<?x?xf32>
+  fusion.return %d, %s : tensor<?x?xf32>, tensor<?xf32>
+}

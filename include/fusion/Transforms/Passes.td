@@ -24,9 +24,9 @@ def FusionSegment : Pass<"fusion-segment", "ModuleOp"> {
     tensor ops move into `fusion.kernel` regions with explicit inputs and
     results. A fusion whose tensor ops some scheduler accepts as one kernel
     becomes that one kernel (`@<fusion>_k0`). Otherwise it is split into
-    kernels `_k0`, `_k1`, ... in launch order: ops join the current kernel
-    in block order while it stays schedulable (the test `--fusion-schedule`
-    applies); element-wise and broadcast work on fusion inputs alone is
+    kernels `_k0`, `_k1`, ... in launch order: in block order, each op
+    joins the first kernel after its producers' kernels that stays
+    schedulable with it (the test `--fusion-schedule` applies); element-wise and broadcast work on fusion inputs alone is
     recomputed by every kernel that reads it; values that cross kernels
     become intermediate buffers. An op that no scheduler takes gets a kernel
     of its own, where `--fusion-schedule` reports it.
