@@ -2526,15 +2526,60 @@ struct FusionLowerKernelsPass
     launch->setAttr("param_types", b.getTypeArrayAttr(func.getArgumentTypes()));
   }
 
-  /// Kernels read only fusion inputs (segmentation makes one kernel per
-  /// fusion; intermediates between kernels come with multi-kernel fusions).
+  /// Kernels read fusion inputs and the buffers of kernels lowered before
+  /// them (intermediates between the kernels of a multi-kernel fusion).
   LogicalResult checkReadsFusionInputs(KernelOp kernel) {
     for (Value input : kernel.getInputs())
-      if (isa<RankedTensorType>(input.getType()) && !isa<BlockArgument>(input))
+      if (isa<RankedTensorType>(input.getType()) &&
+          !isa<BlockArgument>(input) && !input.getDefiningOp<EmptyOp>())
         return kernel.emitOpError(
-            "reads a tensor computed by another kernel; multi-kernel "
-            "fusions are not segmented yet");
+            "reads a tensor that is neither a fusion input nor the buffer of "
+            "a kernel before it");
     return success();
+  }
+
+  /// The sizes and strides of a kernel input on the host: a fusion input's
+  /// as bound at run time, a buffer's from its sizes (buffers are
+  /// contiguous, row-major).
+  void inputDimsAndStrides(HostBuilder &h, Value input,
+                           SmallVectorImpl<Value> &dims,
+                           SmallVectorImpl<Value> &strides) {
+    auto tensor = cast<RankedTensorType>(input.getType());
+    OpBuilder &b = h.builder();
+    Location loc = h.location();
+    if (auto empty = input.getDefiningOp<EmptyOp>()) {
+      unsigned next = 0;
+      for (int64_t d = 0; d < tensor.getRank(); ++d)
+        dims.push_back(tensor.isDynamicDim(d) ? empty.getSizes()[next++]
+                                              : h.c(tensor.getDimSize(d)));
+      strides.resize(tensor.getRank());
+      Value stride = h.c(1);
+      for (int64_t d = tensor.getRank() - 1; d >= 0; --d) {
+        strides[d] = stride;
+        stride = h.mul(stride, dims[d]);
+      }
+      return;
+    }
+    for (int64_t d = 0; d < tensor.getRank(); ++d) {
+      dims.push_back(tensor.isDynamicDim(d)
+                         ? Value(DimOp::create(b, loc, input, d))
+                         : h.c(tensor.getDimSize(d)));
+      strides.push_back(StrideOp::create(b, loc, input, d));
+    }
+  }
+
+  /// How size checks name kernel input `k`: the fusion input, or the
+  /// intermediate buffer.
+  static std::string describeInput(KernelOp kernel, FusionOp fusion,
+                                   unsigned k) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    if (auto arg = dyn_cast<BlockArgument>(kernel.getInputs()[k]))
+      os << "input " << arg.getArgNumber() << " ("
+         << fusion.getInputName(arg.getArgNumber()) << ")";
+    else
+      os << "intermediate input " << k << " of " << kernel.getSymName();
+    return text;
   }
 
   /// The vectorized (when `vector` > 1), scalar 32-bit (unless `index64`)
@@ -2554,13 +2599,18 @@ struct FusionLowerKernelsPass
     return variants;
   }
 
+  /// Whether two host sizes are the same value or the same dim of one input.
+  static bool sameSize(Value x, Value y) {
+    auto dx = x.getDefiningOp<DimOp>(), dy = y.getDefiningOp<DimOp>();
+    return x == y || (dx && dy && dx.getInput() == dy.getInput() &&
+                      dx.getDim() == dy.getDim());
+  }
+
   /// A run-time check that `size` equals `expected` (none when both are the
   /// same value or the same dim of one input).
   void checkSameSize(HostBuilder &h, Value size, Value expected,
                      const Twine &what) {
-    auto dx = size.getDefiningOp<DimOp>(), dy = expected.getDefiningOp<DimOp>();
-    if (size == expected || (dx && dy && dx.getInput() == dy.getInput() &&
-                             dx.getDim() == dy.getDim()))
+    if (sameSize(size, expected))
       return;
     std::string message;
     llvm::raw_string_ostream(message) << what;
@@ -2637,13 +2687,10 @@ struct FusionLowerKernelsPass
       args.push_back(input);
       if (!tensor)
         continue;
-      for (int64_t d = 0; d < tensor.getRank(); ++d) {
-        Value dim = tensor.isDynamicDim(d)
-                        ? Value(DimOp::create(b, loc, input, d))
-                        : h.c(tensor.getDimSize(d));
-        Value stride = StrideOp::create(b, loc, input, d);
+      SmallVector<Value> strides;
+      inputDimsAndStrides(h, input, inputDims.back(), strides);
+      for (auto [dim, stride] : llvm::zip(inputDims.back(), strides)) {
         Value effective = h.select(h.eq(dim, h.c(1)), h.c(0), stride);
-        inputDims.back().push_back(dim);
         inputStrides.back().push_back(effective);
         args.push_back(effective);
       }
@@ -2658,14 +2705,14 @@ struct FusionLowerKernelsPass
           sizes[it].getDefiningOp<arith::ConstantOp>())
         continue;
       Value dim = inputDims[k][d];
+      if (!isa<BlockArgument>(kernel.getInputs()[k]) &&
+          sameSize(dim, sizes[it]))
+        continue; // an intermediate of the right size
       Value ok = h.max(h.eq(dim, sizes[it]), h.eq(dim, h.c(1)));
       std::string message;
       llvm::raw_string_ostream os(message);
-      os << "input "
-         << cast<BlockArgument>(kernel.getInputs()[k]).getArgNumber() << " ("
-         << fusion.getInputName(
-                cast<BlockArgument>(kernel.getInputs()[k]).getArgNumber())
-         << ") dim " << d << " must equal result dim " << it << " or be 1";
+      os << describeInput(kernel, fusion, k) << " dim " << d
+         << " must equal result dim " << it << " or be 1";
       CheckOp::create(b, loc, ok, message, dim, sizes[it]);
     }
 
@@ -2773,8 +2820,8 @@ struct FusionLowerKernelsPass
     for (Value s : sizes)
       numel = h.mul(numel, s);
     // All results share the iteration space; symbolic sizes that could
-    // differ are checked before launching (outputs of different shapes need
-    // separate kernels, which segmentation does not make yet).
+    // differ are checked before launching (segmentation puts results whose
+    // ranks or static sizes differ in separate kernels).
     for (unsigned r = 1; r < kernel.getNumResults(); ++r) {
       for (int64_t d = 0; d < rank; ++d) {
         FailureOr<Value> size = reifyDim(b, loc, kernel.getResult(r), d);

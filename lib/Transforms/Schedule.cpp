@@ -4,7 +4,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fusion/Transforms/Passes.h"
-#include "fusion/Transforms/RowKernel.h"
+#include "fusion/Transforms/Schedulers.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
@@ -35,54 +35,25 @@ struct FusionSchedulePass
     WalkResult result = getOperation().walk([&](KernelOp kernel) {
       if (kernel.getScheduleAttr())
         return WalkResult::advance();
-      bool hasReduction = false;
-      kernel.getBody().walk([&](Operation *op) {
-        hasReduction |=
-            isa<SumOp, ProdOp, MaxOp, MinOp, VarMeanOp, ArgmaxOp, ArgminOp>(op);
-      });
-      if (hasReduction) {
-        std::string why;
-        Operation *culprit = nullptr;
-        FailureOr<RowKernelInfo> info = analyzeRowKernel(kernel, why, culprit);
-        if (succeeded(info)) {
-          kernel.setScheduleAttr(innerReductionSchedule(kernel, *info));
-        } else {
-          std::string outerWhy;
-          Operation *outerCulprit = nullptr;
-          FailureOr<OuterKernelInfo> outer =
-              analyzeOuterKernel(kernel, outerWhy, outerCulprit);
-          if (failed(outer)) {
-            // The inner analysis speaks for kernels that reduce the
-            // innermost dim, the outer one for the others.
-            bool inner =
-                why.find("other dims than the innermost") == std::string::npos;
-            if (!inner) {
-              why = outerWhy;
-              culprit = outerCulprit;
-            }
-            (culprit ? culprit->emitOpError() : kernel.emitOpError())
-                << "has no scheduler yet: " << why;
-            return WalkResult::interrupt();
-          }
-          kernel.setScheduleAttr(outerReductionSchedule(kernel, *outer));
-        }
-        if (printSchedules)
-          llvm::errs() << "fusion-schedule: " << kernel.getSymName() << ": "
-                       << kernel.getScheduleAttr() << "\n";
-        return WalkResult::advance();
-      }
-      Operation *unsupported = nullptr;
-      kernel.getBody().walk([&](Operation *op) {
-        if (!unsupported && !isPointwiseKernelOp(op))
-          unsupported = op;
-      });
-      if (unsupported) {
-        unsupported->emitOpError()
-            << "has no scheduler yet: it is neither element-wise nor a "
-               "reduction";
+      std::string why;
+      Operation *culprit = nullptr;
+      FailureOr<SchedulerChoice> choice = chooseScheduler(kernel, why, culprit);
+      if (failed(choice)) {
+        (culprit ? culprit->emitOpError() : kernel.emitOpError())
+            << "has no scheduler yet: " << why;
         return WalkResult::interrupt();
       }
-      kernel.setScheduleAttr(pointwise(kernel));
+      switch (choice->kind) {
+      case SchedulerKind::Pointwise:
+        kernel.setScheduleAttr(pointwise(kernel));
+        break;
+      case SchedulerKind::InnerReduction:
+        kernel.setScheduleAttr(innerReductionSchedule(kernel, *choice->row));
+        break;
+      case SchedulerKind::OuterReduction:
+        kernel.setScheduleAttr(outerReductionSchedule(kernel, *choice->outer));
+        break;
+      }
       if (printSchedules)
         llvm::errs() << "fusion-schedule: " << kernel.getSymName() << ": "
                      << kernel.getScheduleAttr() << "\n";

@@ -1,13 +1,15 @@
 //===- Segment.cpp - wrap a fusion's tensor work into kernels -------------===//
 // Splits each fusion.fusion into host work (size arithmetic) and
-// fusion.kernel regions, one per GPU kernel.
+// fusion.kernel regions, one per GPU kernel: as few as the schedulers allow.
 //===----------------------------------------------------------------------===//
 
 #include "fusion/Transforms/Passes.h"
+#include "fusion/Transforms/Schedulers.h"
 #include "fusion/Transforms/ShapeReification.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::fusion {
@@ -44,43 +46,22 @@ bool isHostOp(Operation *op) {
                        [](Type t) { return isa<RankedTensorType>(t); });
 }
 
-// Note [One kernel per fusion]: the schedulers of this stage handle fusions
-// whose tensor ops fit one kernel, so all tensor ops form one segment. The
-// data structures (kernel regions with explicit inputs and results, host
-// buffers between them) already allow several.
-LogicalResult segment(FusionOp fusion, int &counter) {
-  Block &body = fusion.getBody().front();
-  OpBuilder builder(fusion.getContext());
-
-  // Sizes of computed tensors become sizes of inputs, so that every host
-  // value is computable before any kernel runs.
-  SmallVector<DimOp> dims;
-  body.walk([&](DimOp dim) { dims.push_back(dim); });
-  for (DimOp dim : dims) {
-    if (isa<BlockArgument>(dim.getInput()))
-      continue;
-    builder.setInsertionPoint(dim);
-    FailureOr<Value> size =
-        reifyDim(builder, dim.getLoc(), dim.getInput(), dim.getDim());
-    if (failed(size))
-      return dim.emitOpError("cannot express this size from the inputs");
-    dim.replaceAllUsesWith(*size);
-    dim.erase();
-  }
-
-  SmallVector<Operation *> kernelOps;
-  for (Operation &op : body.without_terminator())
-    if (!isHostOp(&op))
-      kernelOps.push_back(&op);
-  if (kernelOps.empty())
-    return success();
-
-  llvm::SetVector<Operation *> inKernel(kernelOps.begin(), kernelOps.end());
+/// Clones `ops` (tensor ops of one fusion body, in block order) into a new
+/// fusion.kernel at the builder's insertion point (a detached op when the
+/// builder has none). Its inputs are the values the ops read from outside,
+/// in the order they are first read; constants are rematerialized inside.
+/// Its results are the values of the ops `isOwned` accepts that something
+/// outside `ops` uses; ops not owned are copies (their originals serve other
+/// users too).
+KernelOp cloneIntoKernel(OpBuilder &builder, Location loc, StringRef name,
+                         ArrayRef<Operation *> ops,
+                         function_ref<bool(Operation *)> isOwned,
+                         SmallVectorImpl<Value> &results) {
+  Block *body = ops.front()->getBlock();
+  llvm::SetVector<Operation *> inKernel(ops.begin(), ops.end());
   llvm::SetVector<Value> inputs;
-  // Constants are rematerialized in the kernel rather than passed to it.
   llvm::SetVector<Operation *> constants;
-  SmallVector<Value> results;
-  for (Operation *op : kernelOps) {
+  for (Operation *op : ops) {
     op->walk([&](Operation *nested) {
       for (Value operand : nested->getOperands()) {
         Operation *def = operand.getDefiningOp();
@@ -93,28 +74,21 @@ LogicalResult segment(FusionOp fusion, int &counter) {
         inputs.insert(operand);
       }
     });
+    if (!isOwned(op))
+      continue;
     for (Value result : op->getResults())
       if (llvm::any_of(result.getUsers(), [&](Operation *user) {
-            return !inKernel.contains(user);
+            Operation *top = body->findAncestorOpInBlock(*user);
+            return !top || !inKernel.contains(top);
           }))
         results.push_back(result);
   }
-  // Host values that kernel ops use must be defined before the kernel.
-  Operation *firstKernelOp = kernelOps.front();
-  for (Value input : inputs) {
-    Operation *def = input.getDefiningOp();
-    if (def && firstKernelOp->isBeforeInBlock(def))
-      def->moveBefore(firstKernelOp);
-  }
 
-  builder.setInsertionPoint(kernelOps.back()->getNextNode());
   SmallVector<Type> resultTypes;
   for (Value r : results)
     resultTypes.push_back(r.getType());
-  std::string name =
-      (fusion.getSymName() + "_k" + std::to_string(counter++)).str();
-  auto kernel = KernelOp::create(builder, fusion.getLoc(), name,
-                                 inputs.getArrayRef(), resultTypes);
+  auto kernel =
+      KernelOp::create(builder, loc, name, inputs.getArrayRef(), resultTypes);
   Block &kernelBody = kernel.getBody().front();
   IRMapping mapping;
   for (auto [input, arg] : llvm::zip(inputs, kernelBody.getArguments()))
@@ -122,28 +96,267 @@ LogicalResult segment(FusionOp fusion, int &counter) {
   OpBuilder inner = OpBuilder::atBlockEnd(&kernelBody);
   for (Operation *constant : constants)
     inner.clone(*constant, mapping);
-  for (Operation *op : kernelOps)
+  for (Operation *op : ops)
     inner.clone(*op, mapping);
   SmallVector<Value> yielded;
   for (Value r : results)
     yielded.push_back(mapping.lookup(r));
-  YieldOp::create(inner, fusion.getLoc(), yielded);
-  for (auto [r, k] : llvm::zip(results, kernel.getResults()))
-    r.replaceAllUsesWith(k);
-  for (Operation *op : llvm::reverse(kernelOps))
-    op->erase();
-  return success();
+  YieldOp::create(inner, loc, yielded);
+  return kernel;
 }
+
+/// Moves the host ops that `ops` read (and the host ops those read) before
+/// the first of `ops`, keeping their order, so that the host program
+/// computes sizes before the kernel that needs them.
+void hoistHostInputs(ArrayRef<Operation *> ops) {
+  Operation *first = ops.front();
+  Block *body = first->getBlock();
+  llvm::SetVector<Operation *> inOps(ops.begin(), ops.end());
+  DenseSet<Operation *> toMove;
+  SmallVector<Value> stack;
+  for (Operation *op : ops)
+    op->walk([&](Operation *nested) {
+      llvm::append_range(stack, nested->getOperands());
+    });
+  while (!stack.empty()) {
+    Operation *def = stack.pop_back_val().getDefiningOp();
+    if (!def || def->getBlock() != body || inOps.contains(def) ||
+        !first->isBeforeInBlock(def) || !isHostOp(def) ||
+        !toMove.insert(def).second)
+      continue;
+    llvm::append_range(stack, def->getOperands());
+  }
+  // In block order, so that each moved op's operands are moved before it.
+  // One that reads a value that stays after `first` stays too (the kernel
+  // goes after the last of `ops`, so it still sees the value).
+  for (Operation &op : llvm::make_early_inc_range(
+           llvm::make_range(first->getIterator(), body->end())))
+    if (toMove.contains(&op) && llvm::all_of(op.getOperands(), [&](Value v) {
+          Operation *def = v.getDefiningOp();
+          return !def || def->getBlock() != body || def->isBeforeInBlock(first);
+        }))
+      op.moveBefore(first);
+}
+
+// Note [Segmentation]: a fusion becomes as few kernels as the schedulers
+// allow. When all its tensor ops form a kernel some scheduler accepts (the
+// common case), that is the one kernel. Otherwise the ops are taken in block
+// order and each joins the first kernel so far that comes no earlier than
+// the kernels of its producers and that can still be scheduled with it
+// (`canSchedule`, the test fusion-schedule applies); an op that fits none
+// starts a new kernel. First fit rather than "close the current kernel":
+// independent work interleaved in block order (a row softmax of x written
+// between the ops of a column sum of y) does not cost extra kernels. A
+// trial kernel's results are the values that anything outside it uses,
+// later ops included, exactly what they will be when the kernel is built;
+// ops joining it later only remove results. Values that cross kernels
+// become intermediate buffers (the lowering allocates one per kernel result
+// that the fusion does not return).
+//
+// Element-wise and broadcast work computed from fusion inputs alone
+// (`isRecomputable`: e.g. a broadcast of a bias, exp(x), a splat of a
+// constant) is not placed in any one kernel: every kernel that reads it
+// computes it again. That costs reads of the (usually smaller or equal)
+// inputs instead of a write and a read of an intermediate, and it keeps
+// such work from closing a kernel early: an outer reduction of exp(x)
+// cannot also write exp(x) for a later kernel, but it can recompute it.
+//
+// An op that no scheduler accepts even alone gets a kernel of its own, and
+// fusion-schedule reports it ("has no scheduler yet") on that op.
+class Segmenter {
+public:
+  explicit Segmenter(FusionOp fusion)
+      : fusion(fusion), body(fusion.getBody().front()) {}
+
+  LogicalResult run() {
+    // Sizes of computed tensors become sizes of inputs, so that every host
+    // value is computable before any kernel runs.
+    SmallVector<DimOp> dims;
+    body.walk([&](DimOp dim) { dims.push_back(dim); });
+    OpBuilder builder(fusion.getContext());
+    for (DimOp dim : dims) {
+      if (isa<BlockArgument>(dim.getInput()))
+        continue;
+      builder.setInsertionPoint(dim);
+      FailureOr<Value> size =
+          reifyDim(builder, dim.getLoc(), dim.getInput(), dim.getDim());
+      if (failed(size))
+        return dim.emitOpError("cannot express this size from the inputs");
+      dim.replaceAllUsesWith(*size);
+      dim.erase();
+    }
+
+    SmallVector<Operation *> kernelOps;
+    for (Operation &op : body.without_terminator())
+      if (!isHostOp(&op)) {
+        position[&op] = kernelOps.size();
+        kernelOps.push_back(&op);
+      }
+    if (kernelOps.empty())
+      return success();
+
+    auto all = [](Operation *) { return true; };
+    if (fits(kernelOps, all)) {
+      build(kernelOps, all);
+      for (Operation *op : llvm::reverse(kernelOps))
+        op->erase();
+      return success();
+    }
+
+    // Dead tensor work would make kernels without results.
+    for (Operation *op : llvm::reverse(kernelOps))
+      if (isOpTriviallyDead(op)) {
+        position.erase(op);
+        op->erase();
+      }
+    llvm::erase_if(kernelOps,
+                   [&](Operation *op) { return !position.contains(op); });
+    for (Operation *op : kernelOps)
+      if (isRecomputable(op))
+        recomputable.insert(op);
+    // First fit: the earliest kernel, at or after those of the op's
+    // producers, that stays schedulable with it; else a new kernel.
+    SmallVector<SmallVector<Operation *>> segments;
+    DenseMap<Operation *, size_t> segmentOf;
+    for (Operation *op : kernelOps) {
+      if (recomputable.contains(op))
+        continue;
+      size_t earliest = 0;
+      op->walk([&](Operation *nested) {
+        for (Value operand : nested->getOperands())
+          if (Operation *def = operand.getDefiningOp())
+            if (auto it = segmentOf.find(def); it != segmentOf.end())
+              earliest = std::max(earliest, it->second);
+      });
+      size_t chosen = segments.size();
+      for (size_t k = earliest; k < segments.size(); ++k) {
+        segments[k].push_back(op);
+        if (fitsWithProducers(segments[k])) {
+          chosen = k;
+          break;
+        }
+        segments[k].pop_back();
+      }
+      if (chosen == segments.size())
+        segments.push_back({op});
+      segmentOf[op] = chosen;
+    }
+
+    KernelOp previous;
+    for (ArrayRef<Operation *> segment : segments) {
+      DenseSet<Operation *> owned(segment.begin(), segment.end());
+      previous = build(
+          withProducers(segment),
+          [&](Operation *op) { return owned.contains(op); }, previous);
+      for (Operation *op : llvm::reverse(segment))
+        op->erase();
+    }
+    // Every reader of a recomputed op has its own copy now.
+    for (Operation *op : llvm::reverse(kernelOps))
+      if (recomputable.contains(op) && op->use_empty())
+        op->erase();
+    return success();
+  }
+
+private:
+  /// Whether `op` is element-wise or broadcast work on fusion inputs,
+  /// constants and sizes only (through other such ops), that only kernels
+  /// read.
+  bool isRecomputable(Operation *op) {
+    if (!isPointwiseKernelOp(op) || op->getNumRegions() != 0)
+      return false;
+    for (Value operand : op->getOperands()) {
+      if (auto arg = dyn_cast<BlockArgument>(operand)) {
+        if (arg.getOwner() != &body)
+          return false;
+        continue;
+      }
+      Operation *def = operand.getDefiningOp();
+      if (!isHostOp(def) && !recomputable.contains(def))
+        return false;
+    }
+    return llvm::all_of(op->getUsers(), [&](Operation *user) {
+      Operation *top = body.findAncestorOpInBlock(*user);
+      return top && !isHostOp(top);
+    });
+  }
+
+  /// `segment` and the recomputed ops it reads, in block order.
+  SmallVector<Operation *> withProducers(ArrayRef<Operation *> segment) {
+    llvm::SetVector<Operation *> ops(segment.begin(), segment.end());
+    for (size_t i = 0; i < ops.size(); ++i)
+      ops[i]->walk([&](Operation *nested) {
+        for (Value operand : nested->getOperands())
+          if (Operation *def = operand.getDefiningOp();
+              def && recomputable.contains(def))
+            ops.insert(def);
+      });
+    SmallVector<Operation *> sorted = ops.takeVector();
+    llvm::sort(sorted, [&](Operation *a, Operation *b) {
+      return position.lookup(a) < position.lookup(b);
+    });
+    return sorted;
+  }
+
+  bool fitsWithProducers(ArrayRef<Operation *> segment) {
+    DenseSet<Operation *> owned(segment.begin(), segment.end());
+    return fits(withProducers(segment),
+                [&](Operation *op) { return owned.contains(op); });
+  }
+
+  /// Whether the kernel `ops` would make can be scheduled; the trial kernel
+  /// is built detached and erased.
+  bool fits(ArrayRef<Operation *> ops,
+            function_ref<bool(Operation *)> isOwned) {
+    OpBuilder detached(fusion.getContext());
+    SmallVector<Value> results;
+    KernelOp trial = cloneIntoKernel(detached, fusion.getLoc(), "trial", ops,
+                                     isOwned, results);
+    std::string why;
+    Operation *culprit = nullptr;
+    bool ok = canSchedule(trial, why, culprit);
+    trial.erase();
+    return ok;
+  }
+
+  /// Makes the next kernel of the fusion from `ops`, placed after the last
+  /// of them and after `previous`, and lets the users of its results read
+  /// the kernel's results; the originals stay for the caller to erase.
+  KernelOp build(ArrayRef<Operation *> ops,
+                 function_ref<bool(Operation *)> isOwned,
+                 KernelOp previous = {}) {
+    hoistHostInputs(ops);
+    OpBuilder builder(fusion.getContext());
+    // After its ops and after the kernel launched before it (first fit can
+    // leave an earlier kernel's last op after this one's).
+    Operation *after = ops.back();
+    if (previous && after->isBeforeInBlock(previous))
+      after = previous;
+    builder.setInsertionPointAfter(after);
+    std::string name =
+        (fusion.getSymName() + "_k" + std::to_string(counter++)).str();
+    SmallVector<Value> results;
+    KernelOp kernel =
+        cloneIntoKernel(builder, fusion.getLoc(), name, ops, isOwned, results);
+    for (auto [r, k] : llvm::zip(results, kernel.getResults()))
+      r.replaceAllUsesWith(k);
+    return kernel;
+  }
+
+  FusionOp fusion;
+  Block &body;
+  int counter = 0;
+  /// Index of each tensor op in block order.
+  DenseMap<Operation *, size_t> position;
+  DenseSet<Operation *> recomputable;
+};
 
 struct FusionSegmentPass
     : mlir::fusion::impl::FusionSegmentBase<FusionSegmentPass> {
   void runOnOperation() override {
-    int counter = 0;
-    for (auto fusion : getOperation().getOps<FusionOp>()) {
-      counter = 0;
-      if (failed(segment(fusion, counter)))
+    for (auto fusion : getOperation().getOps<FusionOp>())
+      if (failed(Segmenter(fusion).run()))
         return signalPassFailure();
-    }
   }
 };
 

@@ -82,7 +82,11 @@ fusion.fusion @middle(%a: tensor<?x?x?xf32>) -> tensor<?x?xf32> {
 
 // -----
 
-// An outer reduction feeding another outer reduction would need two passes.
+// An outer reduction feeding another outer reduction would need two passes:
+// segmentation makes two kernels, each an outer reduction.
+// CHECK-LABEL: @outer_chain
+// CHECK: kernel @outer_chain_k0 schedule = #fusion.outer_reduction<
+// CHECK: kernel @outer_chain_k1 schedule = #fusion.outer_reduction<
 fusion.fusion @outer_chain(%a: tensor<?x?xf32>) -> tensor<?xf32> {
   %0 = fusion.max %a [0] keepdim : tensor<?x?xf32> -> tensor<1x?xf32>
   %c0 = arith.constant 0 : index
@@ -90,7 +94,6 @@ fusion.fusion @outer_chain(%a: tensor<?x?xf32>) -> tensor<?xf32> {
   %d1 = fusion.dim %a, 1 : tensor<?x?xf32>
   %e = fusion.expand %0(%d0, %d1) : tensor<1x?xf32> -> tensor<?x?xf32>
   %1 = fusion.sub %a, %e : tensor<?x?xf32>
-  // expected-error @+1 {{has no scheduler yet: reduces the result of another outer reduction}}
   %2 = fusion.sum %1 [0] : tensor<?x?xf32> -> tensor<?xf32>
   fusion.return %2 : tensor<?xf32>
 }
@@ -162,10 +165,13 @@ fusion.fusion @huge(%a: tensor<65536x32768xf32>) -> tensor<65536xf32> {
 
 // -----
 
-// A result that is neither per element nor per row.
+// A result that is neither per element nor per row: it gets a pointwise
+// kernel of its own.
+// CHECK-LABEL: @bad_result
+// CHECK: kernel @bad_result_k0 schedule = #fusion.inner_reduction<
+// CHECK: kernel @bad_result_k1 schedule = #fusion.pointwise<
 fusion.fusion @bad_result(%a: tensor<?x8xf32>, %b: tensor<?x4xf32>) -> (tensor<?x1xf32>, tensor<?x4xf32>) {
   %0 = fusion.sum %a [1] keepdim : tensor<?x8xf32> -> tensor<?x1xf32>
-  // expected-error @+1 {{has no scheduler yet: is a result of neither the reduced shape nor one value per row}}
   %1 = fusion.exp %b : tensor<?x4xf32>
   fusion.return %0, %1 : tensor<?x1xf32>, tensor<?x4xf32>
 }
@@ -179,4 +185,27 @@ fusion.fusion @epilogue(%a: tensor<?x?xf32>) -> tensor<?x1xf32> {
   %0 = fusion.sum %a [1] keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
   %1 = fusion.exp %0 : tensor<?x1xf32>
   fusion.return %1 : tensor<?x1xf32>
+}
+
+// -----
+
+// An op that no scheduler takes, even alone, in a fusion that is split: the
+// diagnostic names that op; the kernels before it are scheduled.
+fusion.fusion @argmax_after_split(%a: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?xi64>) {
+  %0 = fusion.sum %a [0] : tensor<?x?xf32> -> tensor<?xf32>
+  // expected-error @+1 {{has no scheduler yet: is neither element-wise nor a sum/prod/max/min/var_mean}}
+  %1 = fusion.argmax %a dim = 1 : tensor<?x?xf32> -> tensor<?xi64>
+  fusion.return %0, %1 : tensor<?xf32>, tensor<?xi64>
+}
+
+// -----
+
+// A middle-dim reduction between schedulable work still fails on itself.
+fusion.fusion @middle_in_chain(%a: tensor<?x?x?xf32>) -> tensor<?x1xf32> {
+  %e = fusion.exp %a : tensor<?x?x?xf32>
+  %0 = fusion.sum %e [2] keepdim : tensor<?x?x?xf32> -> tensor<?x?x1xf32>
+  // expected-error @+1 {{has no scheduler yet: reduces dims that are neither the innermost one nor leading dims that keep the innermost}}
+  %1 = fusion.sum %0 [1] : tensor<?x?x1xf32> -> tensor<?x1xf32>
+  %2 = fusion.exp %1 : tensor<?x1xf32>
+  fusion.return %2 : tensor<?x1xf32>
 }

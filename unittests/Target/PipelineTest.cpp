@@ -340,6 +340,65 @@ TEST(Pipeline, OuterReductionHeuristicTable) {
   }
 }
 
+// A fusion that one kernel cannot do (x - mean(x, dim 0)) is two kernels
+// launched in order: the outer reduction writes the means into an
+// intermediate buffer of the per-call pool, which the pointwise kernel reads.
+TEST(Pipeline, SegmentedFusionLaunchesTwoKernelsThroughAnIntermediate) {
+  auto exe = compileSource(R"mlir(
+fusion.fusion @outer_center(%x: tensor<?x?xf32>, %count: f32) -> tensor<?x?xf32> {
+  %m = fusion.dim %x, 0 : tensor<?x?xf32>
+  %n = fusion.dim %x, 1 : tensor<?x?xf32>
+  %s = fusion.sum %x [0] keepdim : tensor<?x?xf32> -> tensor<1x?xf32>
+  %c = fusion.broadcast_in_dim %count [] (%n) : f32 -> tensor<1x?xf32>
+  %mean = fusion.div %s, %c : tensor<1x?xf32>
+  %e = fusion.expand %mean (%m, %n) : tensor<1x?xf32> -> tensor<?x?xf32>
+  %y = fusion.sub %x, %e : tensor<?x?xf32>
+  fusion.return %y : tensor<?x?xf32>
+})mlir");
+  ASSERT_TRUE(exe);
+  EXPECT_EQ(exe->info().numLaunches, 2u);
+  std::set<std::string> kernels;
+  for (const KernelInfo &kernel : exe->info().kernels)
+    kernels.insert(kernel.name.substr(0, kernel.name.find("_k") + 3));
+  EXPECT_EQ(kernels,
+            (std::set<std::string>{"outer_center_k0", "outer_center_k1"}));
+
+  struct Case {
+    int64_t rows, cols;
+    const char *k0, *k1;
+  } cases[] = {
+      {1000, 1000, "outer_center_k0_v4_i32", "outer_center_k1_v4_i32"},
+      {3, 31, "outer_center_k0_s_i32", "outer_center_k1_s_i32"},
+      {1, 1, "outer_center_k0_s_i32", "outer_center_k1_s_i32"},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(std::to_string(c.rows) + "x" + std::to_string(c.cols));
+    Tensor2D x = contiguous(c.rows, c.cols);
+    auto plan = exe->plan({x.arg(0x100000, DType::F32),
+                           Argument::floatScalar(c.rows, DType::F32)});
+    ASSERT_TRUE(plan.ok()) << plan.status().toString();
+    ASSERT_EQ(plan->launches.size(), 2u);
+    EXPECT_EQ(exe->info().kernels[plan->launches[0].kernel].name, c.k0);
+    EXPECT_EQ(exe->info().kernels[plan->launches[1].kernel].name, c.k1);
+    EXPECT_EQ(plan->output(0).sizes[0], c.rows);
+    EXPECT_EQ(plan->output(0).sizes[1], c.cols);
+    // The means: 1 x cols f32, not zeroed, in the pool with the outer
+    // reduction's workspace and counters.
+    int means = 0;
+    for (const BufferLayout &layout : plan->buffers)
+      if (layout.kind == BufferKind::Intermediate && !layout.zeroInit &&
+          layout.rank == 2) {
+        ++means;
+        EXPECT_EQ(layout.sizes[0], 1);
+        EXPECT_EQ(layout.sizes[1], c.cols);
+        EXPECT_EQ(layout.dtype, DType::F32);
+        EXPECT_GE(layout.poolOffset, 0);
+        EXPECT_GE(plan->intermediateBytes, layout.poolOffset + layout.bytes);
+      }
+    EXPECT_EQ(means, 1);
+  }
+}
+
 // Every variant of a kernel is a gpu.module of its own: each Kernel entry of
 // the module file holds the PTX of its own entry only, not the PTX (and
 // cubin) of all variants again.

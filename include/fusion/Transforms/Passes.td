@@ -22,7 +22,14 @@ def FusionSegment : Pass<"fusion-segment", "ModuleOp"> {
     Sizes of computed tensors are rewritten into sizes of inputs (or size
     operands), so the host part of a fusion is pure size arithmetic; the
     tensor ops move into `fusion.kernel` regions with explicit inputs and
-    results.
+    results. A fusion whose tensor ops some scheduler accepts as one kernel
+    becomes that one kernel (`@<fusion>_k0`). Otherwise it is split into
+    kernels `_k0`, `_k1`, ... in launch order: in block order, each op
+    joins the first kernel after its producers' kernels that stays
+    schedulable with it (the test `--fusion-schedule` applies); element-wise and broadcast work on fusion inputs alone is
+    recomputed by every kernel that reads it; values that cross kernels
+    become intermediate buffers. An op that no scheduler takes gets a kernel
+    of its own, where `--fusion-schedule` reports it.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
