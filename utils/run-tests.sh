@@ -10,6 +10,8 @@
 # 5. clang-format check (utils/check-format.sh)
 # 6. if build/bin/fusion-translate exists: examples/*.mlir -> PTX, verified
 #    with ptxas -arch=sm_90a (every fusion of examples/, bench/cases/ and test/GPU/)
+#    and the kernel variants the GPU tests expect checked against the launch
+#    plan (utils/check-gpu-variants.py)
 # 7. Python frontend and benchmark suite: pytest on test/python and
 #    test/bench (installs pytest and numpy with pip if missing; GPU tests
 #    skip without torch CUDA)
@@ -154,6 +156,18 @@ else
   fi
 fi
 
+# --- the GPU tests' expected kernel variants ----------------------------------------
+# fusion-run --verbose prints the launch plan before it needs a device: the
+# variants the GPU lit tests expect must be the ones the plan picks.
+banner "GPU tests' kernel variants (utils/check-gpu-variants.py)"
+if [[ ! -x "$BUILD_DIR/bin/fusion-run" ]]; then
+  skip variants "no $BUILD_DIR/bin/fusion-run"
+elif line=$(python3 utils/check-gpu-variants.py --fusion-run "$BUILD_DIR/bin/fusion-run" | tee /dev/stderr | tail -1) &&
+    [[ "$line" == *" 0 mismatches" ]]; then
+  pass variants "${line#check-gpu-variants: }"
+else
+  fail variants "${line#check-gpu-variants: }"
+fi
 
 # --- Python frontend (pytest) ------------------------------------------------------
 banner "python (pytest test/python test/bench)"

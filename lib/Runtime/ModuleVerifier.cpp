@@ -296,8 +296,8 @@ private:
       buffer.keptZero = spec->kept_zero();
       if (buffer.keptZero &&
           (!buffer.zeroInit || buffer.kind != BufferKind::Intermediate))
-        return invalidModule(concat(
-            what, ": kept_zero needs a zero-initialized intermediate"));
+        return invalidModule(
+            concat(what, ": kept_zero needs a zero-initialized intermediate"));
       buffer.aliasInput = spec->alias_input();
       if (buffer.aliasInput != -1) {
         if (!isTensorInput(buffer.aliasInput))

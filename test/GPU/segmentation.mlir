@@ -42,9 +42,9 @@
 // RUN: fusion-run %s --fusion=sum_of_row_sums_f32 --atol=1e-3 --input=3x31 | FileCheck %s --check-prefix=SS2
 // SS2: PASS sum_of_row_sums_f32 3x31xf32 {{.*}}variant=sum_of_row_sums_f32_k0_s_i32,sum_of_row_sums_f32_k1_s_i32
 // RUN: fusion-run %s --fusion=sum_of_row_sums_f32 --atol=1e-1 --input=65537x8 | FileCheck %s --check-prefix=SS3
-// SS3: PASS sum_of_row_sums_f32 65537x8xf32 {{.*}}variant=sum_of_row_sums_f32_k0_v4_i32,sum_of_row_sums_f32_k1_s_i32
+// SS3: PASS sum_of_row_sums_f32 65537x8xf32 {{.*}}variant=sum_of_row_sums_f32_k0_v4_i32,sum_of_row_sums_f32_k1_gs_i32
 // RUN: fusion-run %s --fusion=sum_of_row_sums_f32 --atol=1 --input=4097x10003 | FileCheck %s --check-prefix=SS4
-// SS4: PASS sum_of_row_sums_f32 4097x10003xf32 {{.*}}variant=sum_of_row_sums_f32_k0_s_i32,sum_of_row_sums_f32_k1_s_i32
+// SS4: PASS sum_of_row_sums_f32 4097x10003xf32 {{.*}}variant=sum_of_row_sums_f32_k0_s_i32,sum_of_row_sums_f32_k1_gs_i32
 // RUN: fusion-run %s --fusion=sum_of_row_sums_f32 --atol=1e-1 --input=1000x1000 --layout=0:transposed | FileCheck %s --check-prefix=SS5
 // SS5: PASS sum_of_row_sums_f32 1000x1000xf32 {{.*}}variant=sum_of_row_sums_f32_k0_s_i32,sum_of_row_sums_f32_k1_v4_i32
 
@@ -53,7 +53,7 @@
 // RUN: fusion-run %s --fusion=max_of_row_sums_f32 --atol=1e-3 --input=1000x1000 | FileCheck %s --check-prefix=MS1
 // MS1: PASS max_of_row_sums_f32 1000x1000xf32 {{.*}}variant=max_of_row_sums_f32_k0_v4_i32,max_of_row_sums_f32_k1_v4_i32
 // RUN: fusion-run %s --fusion=max_of_row_sums_f32 --atol=1e-4 --input=65537x8 --layout=0:strided | FileCheck %s --check-prefix=MS2
-// MS2: PASS max_of_row_sums_f32 65537x8xf32 {{.*}}variant=max_of_row_sums_f32_k0_s_i32,max_of_row_sums_f32_k1_s_i32
+// MS2: PASS max_of_row_sums_f32 65537x8xf32 {{.*}}variant=max_of_row_sums_f32_k0_s_i32,max_of_row_sums_f32_k1_gs_i32
 // RUN: fusion-run %s --fusion=max_of_row_sums_f32 --input=1x1 | FileCheck %s --check-prefix=MS3
 // MS3: PASS max_of_row_sums_f32 1x1xf32 {{.*}}variant=max_of_row_sums_f32_k0_s_i32,max_of_row_sums_f32_k1_s_i32
 

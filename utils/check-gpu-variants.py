@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Checks, without a GPU, that the kernel variants the GPU lit tests expect
+(`variant=...` in the CHECK line of each `fusion-run` RUN line of
+test/GPU/*.mlir) are the ones the runtime's launch plan picks: fusion-run
+--verbose prints the plan (with placeholder pointers that honour
+--misalign) before it looks for a device. Catches a scheduler or guard change
+that would fail those tests on the GPU machine.
+
+    python3 utils/check-gpu-variants.py [--fusion-run build/bin/fusion-run] [FILES...]
+"""
+import argparse
+import concurrent.futures
+import glob
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RUN = re.compile(r"// RUN: fusion-run %s (.*?) \| FileCheck %s --check-prefix=(\w+)")
+
+
+def pattern(filecheck):
+    """A FileCheck pattern ({{regex}} parts, the rest literal) as a regex."""
+    out, rest = [], filecheck
+    while "{{" in rest:
+        literal, rest = rest.split("{{", 1)
+        regex, rest = rest.split("}}", 1)
+        out += [re.escape(literal), "(?:" + regex + ")"]
+    out.append(re.escape(rest))
+    # FileCheck matches a substring: the variants printed last on the line
+    # start with the expected text.
+    return re.compile("".join(out))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--fusion-run", default=os.path.join(ROOT, "build", "bin", "fusion-run"))
+    p.add_argument("files", nargs="*")
+    args = p.parse_args(argv)
+    files = args.files or sorted(glob.glob(os.path.join(ROOT, "test", "GPU", "*.mlir")))
+    runs = []
+    for path in files:
+        lines = open(path).read().splitlines()
+        for number, line in enumerate(lines, 1):
+            m = RUN.match(line)
+            if not m:
+                continue
+            flags, prefix = m.group(1), m.group(2)
+            check = next((x for x in lines if x.startswith(f"// {prefix}: ")), None)
+            if check and "variant=" in check:
+                runs.append((path, number, prefix, flags,
+                             check.split("variant=", 1)[1].strip()))
+
+    def plan(run):
+        path, _, _, flags, _ = run
+        proc = subprocess.run([args.fusion_run, path] + shlex.split(flags) + ["--verbose"],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              universal_newlines=True)
+        return ",".join(re.findall(r"^# launch \d+: (\S+)", proc.stdout, re.M))
+
+    bad = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        for (path, number, prefix, _, want), got in zip(runs, pool.map(plan, runs)):
+            if not got or not pattern(want).match(got):
+                bad += 1
+                print(f"{os.path.relpath(path, ROOT)}:{number}: {prefix} expects "
+                      f"variant={want}, the plan picks {got or '(no plan printed)'}")
+    print(f"check-gpu-variants: {len(runs)} runs checked, {bad} mismatches")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
