@@ -1,6 +1,7 @@
 //===- Decompose.cpp - composite ops into primitives ----------------------===//
 // Rewrites softmax, log_softmax, layer_norm, rms_norm, gelu and silu into
-// reductions, broadcasts and element-wise ops.
+// reductions, broadcasts and element-wise ops, and sum/prod/max/min over
+// sets of dims the schedulers do not take into ones they do.
 //===----------------------------------------------------------------------===//
 
 #include "fusion/Transforms/Passes.h"
@@ -223,13 +224,118 @@ struct DecomposeSilu : OpRewritePattern<SiluOp> {
   }
 };
 
+// Note [Reductions over any dims]: the schedulers reduce the innermost dim
+// (inner) or leading dims (outer). Sum, prod, max and min over other sets
+// of dims are rewritten into those shapes: a set with the innermost dim and
+// others reduces the innermost dim first, then the rest (two reductions,
+// segmented into two kernels: a row reduction, then an outer or 1-D one);
+// a set without the innermost dim that is not leading reduces a permuted
+// view whose reduced dims lead (the kept dims stay in order, so the result
+// is the same tensor; keepdim puts the size-1 dims back with a
+// broadcast_in_dim). Floating-point sums then add in another order, as any
+// reduction schedule does.
+template <typename OpTy>
+struct SplitInnermostReduction : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto type = mlir::cast<RankedTensorType>(op.getInput().getType());
+    int64_t rank = type.getRank();
+    ArrayRef<int64_t> dims = op.getDims();
+    if (dims.size() < 2 || !llvm::is_contained(dims, rank - 1))
+      return rewriter.notifyMatchFailure(op, "not innermost plus others");
+    bool keep = op.getKeepdim();
+    SmallVector<int64_t> innerShape(type.getShape());
+    if (keep)
+      innerShape.back() = 1;
+    else
+      innerShape.pop_back();
+    auto innerType = RankedTensorType::get(innerShape, type.getElementType());
+    Value inner = OpTy::create(rewriter, op.getLoc(), innerType, op.getInput(),
+                               rewriter.getDenseI64ArrayAttr({rank - 1}),
+                               op.getKeepdimAttr());
+    SmallVector<int64_t> rest;
+    for (int64_t d : dims)
+      if (d != rank - 1)
+        rest.push_back(d);
+    llvm::sort(rest);
+    rewriter.replaceOpWithNewOp<OpTy>(op, op.getType(), inner,
+                                      rewriter.getDenseI64ArrayAttr(rest),
+                                      op.getKeepdimAttr());
+    return success();
+  }
+};
+
+template <typename OpTy> struct LeadReducedDims : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto type = mlir::cast<RankedTensorType>(op.getInput().getType());
+    int64_t rank = type.getRank();
+    SmallVector<int64_t> dims(op.getDims());
+    llvm::sort(dims);
+    if (dims.empty() || llvm::is_contained(dims, rank - 1))
+      return rewriter.notifyMatchFailure(op, "not a middle reduction");
+    bool leading = true;
+    for (auto [i, d] : llvm::enumerate(dims))
+      leading &= d == static_cast<int64_t>(i);
+    if (leading)
+      return rewriter.notifyMatchFailure(op, "leading dims already");
+    SmallVector<int64_t> perm(dims);
+    for (int64_t d = 0; d < rank; ++d)
+      if (!llvm::is_contained(dims, d))
+        perm.push_back(d);
+    SmallVector<int64_t> shape;
+    for (int64_t d : perm)
+      shape.push_back(type.getDimSize(d));
+    Value permuted =
+        PermuteOp::create(rewriter, op.getLoc(),
+                          RankedTensorType::get(shape, type.getElementType()),
+                          op.getInput(), rewriter.getDenseI64ArrayAttr(perm));
+    SmallVector<int64_t> leadingDims;
+    for (int64_t i = 0; i < static_cast<int64_t>(dims.size()); ++i)
+      leadingDims.push_back(i);
+    SmallVector<int64_t> keptShape, keptDims, sizes;
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (llvm::is_contained(dims, d))
+        continue;
+      keptShape.push_back(type.getDimSize(d));
+      keptDims.push_back(d);
+    }
+    Value reduced = OpTy::create(
+        rewriter, op.getLoc(),
+        RankedTensorType::get(keptShape, type.getElementType()), permuted,
+        rewriter.getDenseI64ArrayAttr(leadingDims), UnitAttr());
+    if (!op.getKeepdim()) {
+      rewriter.replaceOp(op, reduced);
+      return success();
+    }
+    // Keepdim: the kept dims in place, the reduced ones of size 1.
+    auto keptType = mlir::cast<RankedTensorType>(op.getType());
+    for (int64_t d = 0; d < rank; ++d)
+      if (keptType.isDynamicDim(d))
+        dynamicSizes.push_back(
+            DimOp::create(rewriter, op.getLoc(), op.getInput(), d));
+    rewriter.replaceOpWithNewOp<BroadcastInDimOp>(
+        op, keptType, reduced, rewriter.getDenseI64ArrayAttr(keptDims),
+        dynamicSizes);
+    return success();
+  }
+};
+
 struct FusionDecomposePass
     : mlir::fusion::impl::FusionDecomposeBase<FusionDecomposePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<DecomposeSoftmax<SoftmaxOp, false>,
-                 DecomposeSoftmax<LogSoftmaxOp, true>, DecomposeLayerNorm,
-                 DecomposeRmsNorm, DecomposeGelu, DecomposeSilu>(&getContext());
+    patterns
+        .add<DecomposeSoftmax<SoftmaxOp, false>,
+             DecomposeSoftmax<LogSoftmaxOp, true>, DecomposeLayerNorm,
+             DecomposeRmsNorm, DecomposeGelu, DecomposeSilu,
+             SplitInnermostReduction<SumOp>, SplitInnermostReduction<ProdOp>,
+             SplitInnermostReduction<MaxOp>, SplitInnermostReduction<MinOp>,
+             LeadReducedDims<SumOp>, LeadReducedDims<ProdOp>,
+             LeadReducedDims<MaxOp>, LeadReducedDims<MinOp>>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

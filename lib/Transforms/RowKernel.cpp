@@ -64,6 +64,30 @@ collectReductions(Block &body, function_ref<bool(Operation *)> isReduction,
   return reductions;
 }
 
+/// The first permute (not the identity) of a value computed from one of
+/// `reductions`, or null: neither scheduler maps a reduction's result
+/// through a permute (the permute goes to a later kernel, where the result
+/// is an input).
+static Operation *permuteOfReduced(Block &body,
+                                   ArrayRef<Operation *> reductions) {
+  DenseSet<Operation *> reductionSet(reductions.begin(), reductions.end());
+  for (Operation &op : body) {
+    auto permute = dyn_cast<PermuteOp>(&op);
+    if (!permute ||
+        llvm::equal(permute.getPerm(),
+                    llvm::seq<int64_t>(0, permute.getPerm().size())))
+      continue;
+    bool reduced = false;
+    walkProducers(permute.getInput(), [&](Operation *def) {
+      reduced |= reductionSet.contains(def);
+      return reduced;
+    });
+    if (reduced)
+      return permute;
+  }
+  return nullptr;
+}
+
 FailureOr<RowKernelInfo> mlir::fusion::analyzeRowKernel(KernelOp kernel,
                                                         std::string &why,
                                                         Operation *&culprit) {
@@ -85,6 +109,8 @@ FailureOr<RowKernelInfo> mlir::fusion::analyzeRowKernel(KernelOp kernel,
     why = "has no reduction";
     return failure();
   }
+  if (Operation *permute = permuteOfReduced(body, reductions))
+    return reject(permute, "permutes the result of a reduction");
   for (Operation *op : reductions) {
     auto input = cast<RankedTensorType>(op->getOperand(0).getType());
     ArrayRef<int64_t> dims = *reducedDims(op);
@@ -199,6 +225,8 @@ mlir::fusion::analyzeOuterKernel(KernelOp kernel, std::string &why,
     why = "has no reduction";
     return failure();
   }
+  if (Operation *permute = permuteOfReduced(body, info.reductions))
+    return reject(permute, "permutes the result of a reduction");
   DenseSet<Operation *> reductionSet(info.reductions.begin(),
                                      info.reductions.end());
   for (Operation *op : info.reductions) {

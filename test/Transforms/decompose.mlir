@@ -308,3 +308,62 @@ fusion.fusion @all_composites(%x: tensor<?x?xbf16>, %w: tensor<?xbf16>, %b: tens
   %6 = fusion.log_softmax %5 dim = 0 : tensor<?x?xbf16>
   fusion.return %6 : tensor<?x?xbf16>
 }
+
+// -----
+
+// Note [Reductions over any dims]: the innermost dim with others reduces
+// the innermost first, then the rest.
+// CHECK-LABEL: fusion.fusion @full_sum
+// CHECK: %[[R:.*]] = sum %arg0 [1] : tensor<?x?xf32> -> tensor<?xf32>
+// CHECK: %[[S:.*]] = sum %[[R]] [0] : tensor<?xf32> -> tensor<f32>
+// CHECK: return %[[S]]
+fusion.fusion @full_sum(%x: tensor<?x?xf32>) -> tensor<f32> {
+  %0 = fusion.sum %x [0, 1] : tensor<?x?xf32> -> tensor<f32>
+  fusion.return %0 : tensor<f32>
+}
+
+// -----
+
+// Keepdim: both steps keep their dims; the second reduces the leading dim
+// and keeps the innermost (now of size 1).
+// CHECK-LABEL: fusion.fusion @max_02_keepdim
+// CHECK: %[[R:.*]] = max %arg0 [2] keepdim : tensor<?x?x?xbf16> -> tensor<?x?x1xbf16>
+// CHECK: %[[M:.*]] = max %[[R]] [0] keepdim : tensor<?x?x1xbf16> -> tensor<1x?x1xbf16>
+// CHECK: return %[[M]]
+fusion.fusion @max_02_keepdim(%x: tensor<?x?x?xbf16>) -> tensor<1x?x1xbf16> {
+  %0 = fusion.max %x [0, 2] keepdim : tensor<?x?x?xbf16> -> tensor<1x?x1xbf16>
+  fusion.return %0 : tensor<1x?x1xbf16>
+}
+
+// -----
+
+// Dims 1 and 3 of a rank-4 tensor: the innermost first, then dim 1 of the
+// rank-3 result as a leading-dim reduction of a permuted view.
+// CHECK-LABEL: fusion.fusion @min_13
+// CHECK: %[[R:.*]] = min %arg0 [3] : tensor<?x?x?x?xf64> -> tensor<?x?x?xf64>
+// CHECK: %[[P:.*]] = permute %[[R]] [1, 0, 2] : tensor<?x?x?xf64> -> tensor<?x?x?xf64>
+// CHECK: %[[M:.*]] = min %[[P]] [0] : tensor<?x?x?xf64> -> tensor<?x?xf64>
+// CHECK: return %[[M]]
+fusion.fusion @min_13(%x: tensor<?x?x?x?xf64>) -> tensor<?x?xf64> {
+  %0 = fusion.min %x [1, 3] : tensor<?x?x?x?xf64> -> tensor<?x?xf64>
+  fusion.return %0 : tensor<?x?xf64>
+}
+
+// -----
+
+// A middle dim with keepdim: the permuted reduction, then the size-1 dim
+// put back by a broadcast_in_dim. Leading dims and the innermost alone stay.
+// CHECK-LABEL: fusion.fusion @middle_keepdim
+// CHECK: %[[P:.*]] = permute %arg0 [1, 0, 2]
+// CHECK: %[[S:.*]] = sum %[[P]] [0] : tensor<?x?x?xf32> -> tensor<?x?xf32>
+// CHECK: %[[B:.*]] = broadcast_in_dim %[[S]] [0, 2]
+// CHECK-SAME: tensor<?x?xf32> -> tensor<?x1x?xf32>
+// CHECK: sum %arg0 [0, 1] : tensor<?x?x?xf32> -> tensor<?xf32>
+// CHECK: sum %arg0 [2] : tensor<?x?x?xf32> -> tensor<?x?xf32>
+// CHECK-NOT: permute
+fusion.fusion @middle_keepdim(%x: tensor<?x?x?xf32>) -> (tensor<?x1x?xf32>, tensor<?xf32>, tensor<?x?xf32>) {
+  %0 = fusion.sum %x [1] keepdim : tensor<?x?x?xf32> -> tensor<?x1x?xf32>
+  %1 = fusion.sum %x [0, 1] : tensor<?x?x?xf32> -> tensor<?xf32>
+  %2 = fusion.sum %x [2] : tensor<?x?x?xf32> -> tensor<?x?xf32>
+  fusion.return %0, %1, %2 : tensor<?x1x?xf32>, tensor<?xf32>, tensor<?x?xf32>
+}

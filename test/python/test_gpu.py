@@ -405,3 +405,18 @@ def test_grid_reductions_repeated_calls_shapes_and_streams():
                     want = inputs[s].double().sum(1).float()
                     torch.testing.assert_close(got, want, atol=5e-2, rtol=1e-4)
     torch.cuda.synchronize()
+
+
+def test_reductions_over_any_dims():
+    # Note [Reductions over any dims]: a full sum, a middle dim and dims
+    # (0, 2) with keepdim, each against torch.
+    with FusionDefinition("any_dims") as fd:
+        x = fd.define_tensor([-1, -1, -1], DataType.Float32, name="x")
+        fd.add_output(fd.ops.sum(x))
+        fd.add_output(fd.ops.sum(x, [1]))
+        fd.add_output(fd.ops.max(x, [0, 2], keepdim=True))
+    x = torch.randn(37, 129, 65, device="cuda")
+    total, middle, peak = fd.execute([x])
+    torch.testing.assert_close(total, x.double().sum().float(), atol=1e-2, rtol=1e-4)
+    torch.testing.assert_close(middle, x.double().sum(1).float(), atol=1e-3, rtol=1e-4)
+    torch.testing.assert_close(peak, x.amax(dim=(0, 2), keepdim=True))

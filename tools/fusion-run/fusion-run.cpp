@@ -808,8 +808,9 @@ int runTool() {
       Sample sample = chooseSample(shape, seed, sampleSize);
       std::vector<Comparison> partial(numOutputs);
       sampled = !sample.boxes.empty();
-      if (sampled && !reductionsKeepSlices(fusionOp, sample.dim,
-                                           static_cast<int64_t>(shape.size()))) {
+      if (sampled &&
+          !reductionsKeepSlices(fusionOp, sample.dim,
+                                static_cast<int64_t>(shape.size()))) {
         llvm::outs() << "# note: a reduction over sampled dims; interpreting "
                         "the full inputs\n";
         sampled = false;

@@ -1,0 +1,71 @@
+// REQUIRES: cuda
+// Sum/prod/max/min over any set of dims (Note [Reductions over any dims]):
+// a middle dim reduces a permuted view as an outer reduction; a set with
+// the innermost dim and others reduces the innermost first, then the rest
+// (two kernels); keepdim of a middle dim adds a broadcast kernel. Against
+// the reference interpreter, with odd sizes, a fused prologue, transposed
+// and strided inputs, f32/bf16/f64/i32. f32 sums accumulate in f32 in
+// another order than the interpreter's f64: absolute tolerances grow with
+// the count.
+
+// RUN: fusion-run %s --fusion=mid_sum --atol=1e-3 --input=5x6x7 | FileCheck %s --check-prefix=MID
+// MID: PASS mid_sum 5x6x7xf32 {{.*}}variant=mid_sum_k0_s_i32
+// RUN: fusion-run %s --fusion=mid_sum --atol=1e-2 --input=3x1000x64 | FileCheck %s --check-prefix=MIDV
+// MIDV: PASS mid_sum 3x1000x64xf32 {{.*}}variant=mid_sum_k0_v4_i32
+// RUN: fusion-run %s --fusion=mid_sum --atol=1e-2 --input=64x33x4097 | FileCheck %s --check-prefix=MIDODD
+// MIDODD: PASS mid_sum 64x33x4097xf32
+// RUN: fusion-run %s --fusion=mid_sum --atol=1e-2 --input=7x300x40 --layout=0:transposed | FileCheck %s --check-prefix=MIDT
+// MIDT: PASS mid_sum 7x300x40xf32
+// RUN: fusion-run %s --fusion=mid_sum --atol=1e-2 --input=7x300x40 --layout=0:strided | FileCheck %s --check-prefix=MIDS
+// MIDS: PASS mid_sum 7x300x40xf32
+// RUN: fusion-run %s --fusion=mid_exp_sum_keepdim --atol=1e-2 --input=9x500x24 | FileCheck %s --check-prefix=MIDK
+// MIDK: PASS mid_exp_sum_keepdim 9x500x24xf32 {{.*}}variant=mid_exp_sum_keepdim_k0_v4_i32,mid_exp_sum_keepdim_k1_v4_i32
+// RUN: fusion-run %s --fusion=full_sum --atol=1e-1 --input=1000x1000 | FileCheck %s --check-prefix=FULL
+// FULL: PASS full_sum 1000x1000xf32 {{.*}}variant=full_sum_k0_v4_i32,full_sum_k1_v4_i32
+// RUN: fusion-run %s --fusion=full_sum --atol=1e-1 --input=1x4194304 | FileCheck %s --check-prefix=FULLROW
+// FULLROW: PASS full_sum 1x4194304xf32 {{.*}}variant=full_sum_k0_gv4_i32,full_sum_k1_s_i32
+// RUN: fusion-run %s --fusion=full_sum --atol=1e-1 --input=65537x3 | FileCheck %s --check-prefix=FULLTALL
+// FULLTALL: PASS full_sum 65537x3xf32 {{.*}}variant=full_sum_k0_s_i32,full_sum_k1_gs_i32
+// RUN: fusion-run %s --fusion=full_sum --input=1x1 | FileCheck %s --check-prefix=FULLONE
+// FULLONE: PASS full_sum 1x1xf32
+// RUN: fusion-run %s --fusion=max_02_keepdim --input=10x20x30 | FileCheck %s --check-prefix=MAX02
+// MAX02: PASS max_02_keepdim 10x20x30xbf16 {{.*}}variant=max_02_keepdim_k0_s_i32,max_02_keepdim_k1_s_i32
+// RUN: fusion-run %s --fusion=max_02_keepdim --input=31x64x1000 --layout=0:transposed | FileCheck %s --check-prefix=MAX02T
+// MAX02T: PASS max_02_keepdim 31x64x1000xbf16
+// RUN: fusion-run %s --fusion=min_13 --input=3x4x5x6 | FileCheck %s --check-prefix=MIN13
+// MIN13: PASS min_13 3x4x5x6xf64 {{.*}}variant=min_13_k0_v2_i32,min_13_k1_s_i32
+// RUN: fusion-run %s --fusion=min_13 --input=2x333x7x129 | FileCheck %s --check-prefix=MIN13B
+// MIN13B: PASS min_13 2x333x7x129xf64
+// RUN: fusion-run %s --fusion=sum_02_i32 --input=17x19x23 | FileCheck %s --check-prefix=INT
+// INT: PASS sum_02_i32 17x19x23xi32 max_abs_err=0
+
+fusion.fusion @mid_sum(%x: tensor<?x?x?xf32>) -> tensor<?x?xf32> {
+  %0 = fusion.sum %x [1] : tensor<?x?x?xf32> -> tensor<?x?xf32>
+  fusion.return %0 : tensor<?x?xf32>
+}
+
+fusion.fusion @mid_exp_sum_keepdim(%x: tensor<?x?x?xf32>) -> tensor<?x1x?xf32> {
+  %e = fusion.exp %x : tensor<?x?x?xf32>
+  %0 = fusion.sum %e [1] keepdim : tensor<?x?x?xf32> -> tensor<?x1x?xf32>
+  fusion.return %0 : tensor<?x1x?xf32>
+}
+
+fusion.fusion @full_sum(%x: tensor<?x?xf32>) -> tensor<f32> {
+  %0 = fusion.sum %x [0, 1] : tensor<?x?xf32> -> tensor<f32>
+  fusion.return %0 : tensor<f32>
+}
+
+fusion.fusion @max_02_keepdim(%x: tensor<?x?x?xbf16>) -> tensor<1x?x1xbf16> {
+  %0 = fusion.max %x [0, 2] keepdim : tensor<?x?x?xbf16> -> tensor<1x?x1xbf16>
+  fusion.return %0 : tensor<1x?x1xbf16>
+}
+
+fusion.fusion @min_13(%x: tensor<?x?x?x?xf64>) -> tensor<?x?xf64> {
+  %0 = fusion.min %x [1, 3] : tensor<?x?x?x?xf64> -> tensor<?x?xf64>
+  fusion.return %0 : tensor<?x?xf64>
+}
+
+fusion.fusion @sum_02_i32(%x: tensor<?x?x?xi32>) -> tensor<?xi32> {
+  %0 = fusion.sum %x [0, 2] : tensor<?x?x?xi32> -> tensor<?xi32>
+  fusion.return %0 : tensor<?xi32>
+}
