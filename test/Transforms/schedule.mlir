@@ -214,3 +214,20 @@ fusion.fusion @middle_in_chain(%a: tensor<?x?x?xf32>) -> tensor<?x1xf32> {
   %2 = fusion.exp %v : tensor<?x1xf32>
   fusion.return %2 : tensor<?x1xf32>
 }
+
+// -----
+
+// Note [Reduced domains agree]: two leading-dim reductions, one of a
+// permuted view of %a, iterate over different dims of %a (a run-time check
+// would fail on any non-square input): two kernels, not one.
+// CHECK-LABEL: fusion.fusion @permuted_beside
+// CHECK: kernel @permuted_beside_k0 schedule = #fusion.outer_reduction
+// CHECK: permute
+// CHECK: kernel @permuted_beside_k1 schedule = #fusion.outer_reduction
+// CHECK-NOT: kernel @
+fusion.fusion @permuted_beside(%a: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %p = fusion.permute %a [1, 0] : tensor<?x?xf32> -> tensor<?x?xf32>
+  %0 = fusion.sum %p [0] : tensor<?x?xf32> -> tensor<?xf32>
+  %1 = fusion.sum %a [0] : tensor<?x?xf32> -> tensor<?xf32>
+  fusion.return %0, %1 : tensor<?xf32>, tensor<?xf32>
+}
