@@ -34,7 +34,8 @@ namespace fusion::runtime {
 // Entry points used when present (messages, cleanup).
 #define FUSION_CUDA_OPTIONAL_ENTRY_POINTS(X)                                   \
   X(cuGetErrorName)                                                            \
-  X(cuModuleUnload)
+  X(cuModuleUnload)                                                            \
+  X(cuCtxSynchronize)
 
 /// The loaded driver: one function pointer per entry point, named as in
 /// cuda.h. Obtained with CudaDriver::get(); lives until process exit.

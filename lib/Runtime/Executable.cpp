@@ -126,7 +126,12 @@ struct Executable::Impl {
   // zeroed per call, except kept_zero ones (grid-reduction counters, which
   // the kernels reset): those only when the workspace is new or another
   // plan (another layout) used it since. Calls on different streams never
-  // share a workspace.
+  // share a workspace. A stream's handle is only used while a call on it
+  // runs (a destroyed stream's workspace is freed with the executable, after
+  // a context synchronization); a new stream that gets a destroyed one's
+  // handle value inherits its workspace; work still pending on the
+  // destroyed stream is not ordered before it (destroy a stream after its
+  // work is done).
   struct StreamWorkspace {
     CUcontext context = nullptr;
     CUstream stream = nullptr;
@@ -677,17 +682,20 @@ Executable::Impl::~Impl() {
   Expected<const CudaDriver *> driver = CudaDriver::get();
   if (!driver)
     return;
-  // Errors are ignored: the context or stream may be gone already (process
-  // exit). A workspace is freed in its stream's order; when that stream is
-  // gone, in the order of its context's legacy stream.
+  // Errors are ignored: the context may be gone already (process exit).
+  // The workspaces' streams may be destroyed by now (their handles must not
+  // be used): the context is synchronized, so no kernel of any stream still
+  // uses a workspace, and the memory is freed in the legacy stream's order.
+  // Without cuCtxSynchronize the memory is left to the context's teardown.
   const CudaDriver &cu = **driver;
   CUcontext previous = nullptr;
-  if (!workspaces.empty() && cu.cuCtxGetCurrent(&previous) == CUDA_SUCCESS) {
+  if (!workspaces.empty() && cu.cuCtxSynchronize &&
+      cu.cuCtxGetCurrent(&previous) == CUDA_SUCCESS) {
     for (StreamWorkspace &w : workspaces) {
-      if (!w.base || cu.cuCtxSetCurrent(w.context) != CUDA_SUCCESS)
+      if (!w.base || cu.cuCtxSetCurrent(w.context) != CUDA_SUCCESS ||
+          cu.cuCtxSynchronize() != CUDA_SUCCESS)
         continue;
-      if (cu.cuMemFreeAsync(w.base, w.stream) != CUDA_SUCCESS)
-        cu.cuMemFreeAsync(w.base, nullptr);
+      cu.cuMemFreeAsync(w.base, nullptr);
     }
     cu.cuCtxSetCurrent(previous);
   }
