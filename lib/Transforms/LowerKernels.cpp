@@ -1759,6 +1759,43 @@ private:
     }
     if (auto full = dyn_cast<FullOp>(op))
       return generate(full.getValue(), {});
+    if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(op)) {
+      // A size (an index kernel parameter, i32 or i64 here) as an integer
+      // scalar (Note [Scalars computed from sizes] in Segment.cpp).
+      Type to = op->getResult(0).getType();
+      FailureOr<Gen> in = generate(op->getOperand(0), map);
+      if (failed(in))
+        return failure();
+      if (in->isVector || to.isIndex() || !in->value.getType().isInteger())
+        return op->emitOpError("is supported from an index to an integer "
+                               "scalar only");
+      Value v = in->value;
+      unsigned from = v.getType().getIntOrFloatBitWidth();
+      unsigned want = to.getIntOrFloatBitWidth();
+      bool isSigned = isa<arith::IndexCastOp>(op);
+      if (from < want)
+        v = isSigned ? arith::ExtSIOp::create(b, loc, to, v).getResult()
+                     : arith::ExtUIOp::create(b, loc, to, v).getResult();
+      else if (from > want)
+        v = arith::TruncIOp::create(b, loc, to, v);
+      return Gen{v, false};
+    }
+    if (op->getDialect()->getNamespace() == "arith" &&
+        op->getNumResults() == 1 && op->getNumRegions() == 0 &&
+        op->getResult(0).getType().isIntOrFloat()) {
+      // Other scalar arithmetic on such values, as written.
+      IRMapping mapping;
+      for (Value operand : op->getOperands()) {
+        FailureOr<Gen> in = generate(operand, map);
+        if (failed(in))
+          return failure();
+        if (in->isVector || in->value.getType() != operand.getType())
+          return op->emitOpError("is supported on scalars of its own types "
+                                 "only");
+        mapping.map(operand, in->value);
+      }
+      return Gen{b.clone(*op, mapping)->getResult(0), false};
+    }
     if (op->hasTrait<FusionElementwise>())
       return elementwise(op, map);
     return op->emitOpError("is not supported by the pointwise lowering");

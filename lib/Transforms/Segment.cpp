@@ -12,6 +12,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <functional>
+
 namespace mlir::fusion {
 #define GEN_PASS_DEF_FUSIONSEGMENT
 #include "fusion/Transforms/Passes.h.inc"
@@ -46,6 +48,23 @@ bool isHostOp(Operation *op) {
                        [](Type t) { return isa<RankedTensorType>(t); });
 }
 
+/// Note [Scalars computed from sizes]: a non-index scalar the host program
+/// would compute from sizes (a mean's element count converted to f32:
+/// `fusion.cast(arith.index_cast(dim))`) cannot be evaluated by the launch
+/// plan, which computes integers. Such scalar ops are rematerialized in the
+/// kernels that read them, as constants are; the index sizes they start
+/// from become kernel inputs.
+static bool isKernelScalarOp(Operation *op) {
+  if (op->getNumResults() != 1 || op->getNumRegions() != 0 ||
+      !isMemoryEffectFree(op))
+    return false;
+  Type type = op->getResult(0).getType();
+  if (type.isIndex() || isa<ShapedType>(type) || !type.isIntOrFloat())
+    return false;
+  return isa<CastOp>(op) || op->getDialect()->getNamespace() == "arith" ||
+         op->hasTrait<FusionElementwise>();
+}
+
 /// Clones `ops` (tensor ops of one fusion body, in block order) into a new
 /// fusion.kernel at the builder's insertion point (a detached op when the
 /// builder has none). Its inputs are the values the ops read from outside,
@@ -61,17 +80,32 @@ KernelOp cloneIntoKernel(OpBuilder &builder, Location loc, StringRef name,
   llvm::SetVector<Operation *> inKernel(ops.begin(), ops.end());
   llvm::SetVector<Value> inputs;
   llvm::SetVector<Operation *> constants;
+  // Scalar ops rematerialized inside (Note [Scalars computed from sizes]),
+  // operands first.
+  llvm::SetVector<Operation *> scalars;
+  std::function<void(Value)> readOutside = [&](Value operand) {
+    Operation *def = operand.getDefiningOp();
+    if (def && def->hasTrait<OpTrait::ConstantLike>()) {
+      constants.insert(def);
+      return;
+    }
+    if (def && !inKernel.contains(def) && isKernelScalarOp(def)) {
+      if (scalars.contains(def))
+        return;
+      for (Value v : def->getOperands())
+        readOutside(v);
+      scalars.insert(def);
+      return;
+    }
+    inputs.insert(operand);
+  };
   for (Operation *op : ops) {
     op->walk([&](Operation *nested) {
       for (Value operand : nested->getOperands()) {
         Operation *def = operand.getDefiningOp();
         if (def && (inKernel.contains(def) || op->isProperAncestor(def)))
           continue;
-        if (def && def->hasTrait<OpTrait::ConstantLike>()) {
-          constants.insert(def);
-          continue;
-        }
-        inputs.insert(operand);
+        readOutside(operand);
       }
     });
     if (!isOwned(op))
@@ -96,6 +130,8 @@ KernelOp cloneIntoKernel(OpBuilder &builder, Location loc, StringRef name,
   OpBuilder inner = OpBuilder::atBlockEnd(&kernelBody);
   for (Operation *constant : constants)
     inner.clone(*constant, mapping);
+  for (Operation *scalar : scalars)
+    inner.clone(*scalar, mapping);
   for (Operation *op : ops)
     inner.clone(*op, mapping);
   SmallVector<Value> yielded;
@@ -354,9 +390,16 @@ private:
 struct FusionSegmentPass
     : mlir::fusion::impl::FusionSegmentBase<FusionSegmentPass> {
   void runOnOperation() override {
-    for (auto fusion : getOperation().getOps<FusionOp>())
+    for (auto fusion : getOperation().getOps<FusionOp>()) {
       if (failed(Segmenter(fusion).run()))
         return signalPassFailure();
+      // Host scalars that every kernel now computes itself (Note [Scalars
+      // computed from sizes]) are dead on the host.
+      Block &body = fusion.getBody().front();
+      for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+        if (isKernelScalarOp(&op) && op.use_empty())
+          op.erase();
+    }
   }
 };
 

@@ -69,3 +69,32 @@ fusion.fusion @sum_02_i32(%x: tensor<?x?x?xi32>) -> tensor<?xi32> {
   %0 = fusion.sum %x [0, 2] : tensor<?x?x?xi32> -> tensor<?xi32>
   fusion.return %0 : tensor<?xi32>
 }
+
+// Means as the Python frontend writes them: the count is a size converted
+// to f32, computed in the kernel (Note [Scalars computed from sizes]).
+// RUN: fusion-run %s --fusion=means_bf16 --atol=1e-2 --rtol=1e-2 --input=37x129 | FileCheck %s --check-prefix=MEANS
+// MEANS: PASS means_bf16 37x129xbf16 {{.*}}variant=means_bf16_k0_s_i32,means_bf16_k1_s_i32,means_bf16_k2_s_i32,means_bf16_k3_s_i32
+// RUN: fusion-run %s --fusion=means_bf16 --atol=1e-2 --rtol=1e-2 --input=4096x1024 | FileCheck %s --check-prefix=MEANSV
+// MEANSV: PASS means_bf16 4096x1024xbf16
+fusion.fusion @means_bf16(%x: tensor<?x?xbf16>) -> (tensor<?xbf16>, tensor<?xbf16>, tensor<bf16>, tensor<?x?xbf16>) {
+  %r = fusion.sum %x [1] : tensor<?x?xbf16> -> tensor<?xbf16>
+  %n1 = fusion.dim %x, 1 : tensor<?x?xbf16>
+  %n1i = arith.index_cast %n1 : index to i64
+  %n1f = fusion.cast %n1i : i64 to bf16
+  %n0 = fusion.dim %x, 0 : tensor<?x?xbf16>
+  %c1 = fusion.broadcast_in_dim %n1f [] (%n0) : bf16 -> tensor<?xbf16>
+  %rowmean = fusion.div %r, %c1 : tensor<?xbf16>
+  %c = fusion.sum %x [0] : tensor<?x?xbf16> -> tensor<?xbf16>
+  %n0i = arith.index_cast %n0 : index to i64
+  %n0f = fusion.cast %n0i : i64 to bf16
+  %c0 = fusion.broadcast_in_dim %n0f [] (%n1) : bf16 -> tensor<?xbf16>
+  %colmean = fusion.div %c, %c0 : tensor<?xbf16>
+  %t = fusion.sum %x [0, 1] : tensor<?x?xbf16> -> tensor<bf16>
+  %nn = arith.muli %n0i, %n1i : i64
+  %nnf = fusion.cast %nn : i64 to bf16
+  %nnt = fusion.broadcast_in_dim %nnf [] : bf16 -> tensor<bf16>
+  %all = fusion.div %t, %nnt : tensor<bf16>
+  %cm = fusion.broadcast_in_dim %colmean [1] (%n0, %n1) : tensor<?xbf16> -> tensor<?x?xbf16>
+  %centered = fusion.sub %x, %cm : tensor<?x?xbf16>
+  fusion.return %rowmean, %colmean, %all, %centered : tensor<?xbf16>, tensor<?xbf16>, tensor<bf16>, tensor<?x?xbf16>
+}

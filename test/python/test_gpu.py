@@ -420,3 +420,20 @@ def test_reductions_over_any_dims():
     torch.testing.assert_close(total, x.double().sum().float(), atol=1e-2, rtol=1e-4)
     torch.testing.assert_close(middle, x.double().sum(1).float(), atol=1e-3, rtol=1e-4)
     torch.testing.assert_close(peak, x.amax(dim=(0, 2), keepdim=True))
+
+
+def test_means():
+    # fd.ops.mean divides by a size converted to a float: computed in the
+    # kernels (Note [Scalars computed from sizes] in Segment.cpp).
+    with FusionDefinition("means") as fd:
+        x = fd.define_tensor([-1, -1], "bf16", name="x")
+        fd.add_output(fd.ops.mean(x, [1]))
+        fd.add_output(fd.ops.mean(x, [0]))
+        fd.add_output(fd.ops.sub(x, fd.ops.mean(x, [0], keepdim=True)))
+    x = torch.randn(513, 1000, device="cuda", dtype=torch.bfloat16)
+    rows, cols, centered = fd.execute([x])
+    xf = x.float()
+    torch.testing.assert_close(rows.float(), xf.mean(1), atol=1e-2, rtol=1e-2)
+    torch.testing.assert_close(cols.float(), xf.mean(0), atol=1e-2, rtol=1e-2)
+    torch.testing.assert_close(centered.float(), xf - xf.mean(0, keepdim=True),
+                               atol=2e-2, rtol=2e-2)
