@@ -324,18 +324,91 @@ template <typename OpTy> struct LeadReducedDims : OpRewritePattern<OpTy> {
   }
 };
 
+// Note [var_mean over other dims]: the inner scheduler keeps a Welford
+// state per row; over any other set of dims, var_mean becomes the two-pass
+// algorithm: mean = sum(x) / N, var = sum((x - mean)^2) / max(N -
+// correction, 0), in f32 for 16-bit inputs. Segmentation makes it two
+// reductions (kernels) reading x twice; N is computed in the kernels from
+// the sizes (Note [Scalars computed from sizes] in Segment.cpp). An empty
+// reduced set gives 0 / 0 = NaN, as Welford's empty state does.
+struct DecomposeVarMeanOverOtherDims : OpRewritePattern<VarMeanOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(VarMeanOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inputType = mlir::cast<RankedTensorType>(op.getInput().getType());
+    int64_t rank = inputType.getRank();
+    SmallVector<int64_t> dims(op.getDims());
+    llvm::sort(dims);
+    if (rank == 0 || (dims.size() == 1 && dims[0] == rank - 1))
+      return rewriter.notifyMatchFailure(op, "the inner scheduler's Welford");
+    Location loc = op.getLoc();
+    Builder b(rewriter, loc);
+    auto resultType = mlir::cast<RankedTensorType>(op.getMean().getType());
+    Type compute = computeElementType(resultType.getElementType());
+    Value x = b.castTo(op.getInput(), compute);
+    // N, the number of reduced elements, as i64 and in the compute type.
+    Value count = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    for (int64_t d : dims) {
+      Value size = inputType.isDynamicDim(d)
+                       ? Value(DimOp::create(rewriter, loc, op.getInput(), d))
+                       : Value(arith::ConstantIndexOp::create(
+                             rewriter, loc, inputType.getDimSize(d)));
+      count = arith::MulIOp::create(rewriter, loc, count, size);
+    }
+    Type i64 = rewriter.getI64Type();
+    Value count64 = arith::IndexCastOp::create(rewriter, loc, i64, count);
+    Value dof64 = arith::MaxSIOp::create(
+        rewriter, loc,
+        arith::SubIOp::create(rewriter, loc, count64,
+                              arith::ConstantIntOp::create(rewriter, loc, i64,
+                                                           op.getCorrection())),
+        arith::ConstantIntOp::create(rewriter, loc, i64, 0));
+    auto scalarLike = [&](Value scalar, Value like) -> Value {
+      auto type = mlir::cast<RankedTensorType>(like.getType());
+      Value cast = CastOp::create(rewriter, loc, compute, scalar);
+      return BroadcastInDimOp::create(rewriter, loc, type, cast,
+                                      rewriter.getDenseI64ArrayAttr({}),
+                                      b.dynamicSizes(like));
+    };
+    auto reduce = [&](Value value, bool keep) -> Value {
+      auto type = mlir::cast<RankedTensorType>(value.getType());
+      if (keep)
+        return b.reduceKeep<SumOp>(value, dims);
+      SmallVector<int64_t> shape;
+      for (int64_t d = 0; d < rank; ++d)
+        if (!llvm::is_contained(dims, d))
+          shape.push_back(type.getDimSize(d));
+      return SumOp::create(rewriter, loc, type.clone(shape), value,
+                           rewriter.getDenseI64ArrayAttr(dims), UnitAttr());
+    };
+    Value sumKeep = reduce(x, true);
+    Value meanKeep = b.op<DivOp>(sumKeep, scalarLike(count64, sumKeep));
+    Value centered = b.op<SubOp>(x, b.expandTo(meanKeep, x));
+    Value squares = reduce(b.op<MulOp>(centered, centered), op.getKeepdim());
+    Value var = b.op<DivOp>(squares, scalarLike(dof64, squares));
+    Value mean = meanKeep;
+    if (!op.getKeepdim()) {
+      Value sum = reduce(x, false);
+      mean = b.op<DivOp>(sum, scalarLike(count64, sum));
+    }
+    Type element = resultType.getElementType();
+    rewriter.replaceOp(op, {b.castTo(var, element), b.castTo(mean, element)});
+    return success();
+  }
+};
+
 struct FusionDecomposePass
     : mlir::fusion::impl::FusionDecomposeBase<FusionDecomposePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns
-        .add<DecomposeSoftmax<SoftmaxOp, false>,
-             DecomposeSoftmax<LogSoftmaxOp, true>, DecomposeLayerNorm,
-             DecomposeRmsNorm, DecomposeGelu, DecomposeSilu,
-             SplitInnermostReduction<SumOp>, SplitInnermostReduction<ProdOp>,
-             SplitInnermostReduction<MaxOp>, SplitInnermostReduction<MinOp>,
-             LeadReducedDims<SumOp>, LeadReducedDims<ProdOp>,
-             LeadReducedDims<MaxOp>, LeadReducedDims<MinOp>>(&getContext());
+    patterns.add<
+        DecomposeSoftmax<SoftmaxOp, false>,
+        DecomposeSoftmax<LogSoftmaxOp, true>, DecomposeLayerNorm,
+        DecomposeRmsNorm, DecomposeGelu, DecomposeSilu,
+        SplitInnermostReduction<SumOp>, SplitInnermostReduction<ProdOp>,
+        SplitInnermostReduction<MaxOp>, SplitInnermostReduction<MinOp>,
+        LeadReducedDims<SumOp>, LeadReducedDims<ProdOp>, LeadReducedDims<MaxOp>,
+        LeadReducedDims<MinOp>, DecomposeVarMeanOverOtherDims>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

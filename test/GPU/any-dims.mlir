@@ -98,3 +98,31 @@ fusion.fusion @means_bf16(%x: tensor<?x?xbf16>) -> (tensor<?xbf16>, tensor<?xbf1
   %centered = fusion.sub %x, %cm : tensor<?x?xbf16>
   fusion.return %rowmean, %colmean, %all, %centered : tensor<?xbf16>, tensor<?xbf16>, tensor<bf16>, tensor<?x?xbf16>
 }
+
+// var_mean over dims other than the innermost alone: the two-pass
+// algorithm (Note [var_mean over other dims]); layer_norm over two
+// trailing dims goes through it.
+// RUN: fusion-run %s --fusion=var_mean_outer_f32 --atol=1e-3 --input=1000x37 | FileCheck %s --check-prefix=VMO
+// VMO: PASS var_mean_outer_f32 1000x37xf32 {{.*}}variant=var_mean_outer_f32_k0_s_i32,var_mean_outer_f32_k1_s_i32
+// RUN: fusion-run %s --fusion=var_mean_outer_f32 --atol=1e-3 --input=65537x8 --layout=0:transposed | FileCheck %s --check-prefix=VMOT
+// VMOT: PASS var_mean_outer_f32 65537x8xf32
+// RUN: fusion-run %s --fusion=var_mean_outer_f32 --input=1x5 | FileCheck %s --check-prefix=VMONE
+// VMONE: PASS var_mean_outer_f32 1x5xf32
+// RUN: fusion-run %s --fusion=var_mean_all_bf16 --atol=1e-2 --rtol=1e-2 --input=7x300x129 | FileCheck %s --check-prefix=VMALL
+// VMALL: PASS var_mean_all_bf16 7x300x129xbf16
+// RUN: fusion-run %s --fusion=layer_norm_2d_f32 --atol=1e-4 --input=8x33x4097 --input=33x4097 | FileCheck %s --check-prefix=LN2
+// LN2: PASS layer_norm_2d_f32 8x33x4097xf32,33x4097xf32
+fusion.fusion @var_mean_outer_f32(%x: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %v, %m = fusion.var_mean %x [0] correction = 1 : tensor<?x?xf32> -> tensor<?xf32>
+  fusion.return %v, %m : tensor<?xf32>, tensor<?xf32>
+}
+
+fusion.fusion @var_mean_all_bf16(%x: tensor<?x?x?xbf16>) -> (tensor<1x1x1xbf16>, tensor<1x1x1xbf16>) {
+  %v, %m = fusion.var_mean %x [0, 1, 2] correction = 0 keepdim : tensor<?x?x?xbf16> -> tensor<1x1x1xbf16>
+  fusion.return %v, %m : tensor<1x1x1xbf16>, tensor<1x1x1xbf16>
+}
+
+fusion.fusion @layer_norm_2d_f32(%x: tensor<?x?x?xf32>, %w: tensor<?x?xf32>) -> tensor<?x?x?xf32> {
+  %0 = fusion.layer_norm %x weight(%w : tensor<?x?xf32>) axis = 1 eps = 1.0e-5 : tensor<?x?x?xf32>
+  fusion.return %0 : tensor<?x?x?xf32>
+}

@@ -124,10 +124,25 @@ fusion.fusion @layer_norm_plain(%x: tensor<?x16xf32>) -> tensor<?x16xf32> {
 // -----
 
 // Normalizing the two trailing dims of an f16 input, with a weight only.
+// Its var_mean over two dims is the two-pass algorithm (Note [var_mean
+// over other dims]): N = dim 1 * 8, the mean as sums over dim 2 then dim 1,
+// the variance from the squared deviations.
 // CHECK-LABEL: fusion.fusion @layer_norm_trailing_dims
 // CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<2x?x8xf16>, %[[W:[a-z0-9]+]]: tensor<?x8xf16>)
 // CHECK: %[[XF:.*]] = cast %[[X]] : tensor<2x?x8xf16> to tensor<2x?x8xf32>
-// CHECK: %[[VAR:.*]], %[[MEAN:.*]] = var_mean %[[XF]] [1, 2] correction = 0 keepdim : tensor<2x?x8xf32> -> tensor<2x1x1xf32>
+// CHECK: %[[D1:.*]] = dim %[[XF]], 1
+// CHECK: %[[N:.*]] = arith.muli %[[D1]], %c8 : index
+// CHECK: %[[N64:.*]] = arith.index_cast %[[N]] : index to i64
+// CHECK: %[[S1:.*]] = sum %[[XF]] [2] keepdim
+// CHECK: %[[P1:.*]] = permute %[[S1]] [1, 0, 2]
+// CHECK: sum %[[P1]] [0]
+// CHECK: %[[NF:.*]] = cast %[[N64]] : i64 to f32
+// CHECK: %[[MEAN:.*]] = div
+// CHECK: %[[ME:.*]] = expand %[[MEAN]]
+// CHECK: %[[DEV:.*]] = sub %[[XF]], %[[ME]]
+// CHECK: %[[SQ:.*]] = mul %[[DEV]], %[[DEV]]
+// CHECK: sum %[[SQ]] [2] keepdim
+// CHECK: rsqrt
 // CHECK: %[[NORM:.*]] = mul %{{.*}}, %{{.*}} : tensor<2x?x8xf32>
 // CHECK: %[[WF:.*]] = cast %[[W]] : tensor<?x8xf16> to tensor<?x8xf32>
 // CHECK: %[[N1:.*]] = dim %[[XF]], 1

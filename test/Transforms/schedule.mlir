@@ -204,15 +204,14 @@ fusion.fusion @argmax_after_split(%a: tensor<?x?xf32>) -> (tensor<?xf32>, tensor
 
 // -----
 
-// A middle-dim var_mean between schedulable work (no scheduler takes a
-// Welford reduction over leading dims yet) still fails on itself.
-fusion.fusion @middle_in_chain(%a: tensor<?x?x?xf32>) -> tensor<?x1xf32> {
+// An argmax over a leading dim between schedulable work (no scheduler
+// takes argmax yet) still fails on itself.
+fusion.fusion @middle_in_chain(%a: tensor<?x?x?xf32>) -> tensor<?x1xi64> {
   %e = fusion.exp %a : tensor<?x?x?xf32>
   %0 = fusion.sum %e [2] keepdim : tensor<?x?x?xf32> -> tensor<?x?x1xf32>
-  // expected-error @+1 {{has no scheduler yet: is neither element-wise nor a sum/prod/max/min}}
-  %v, %m = fusion.var_mean %0 [1] correction = 1 : tensor<?x?x1xf32> -> tensor<?x1xf32>
-  %2 = fusion.exp %v : tensor<?x1xf32>
-  fusion.return %2 : tensor<?x1xf32>
+  // expected-error @+1 {{has no scheduler yet}}
+  %1 = fusion.argmax %0 dim = 0 : tensor<?x?x1xf32> -> tensor<?x1xi64>
+  fusion.return %1 : tensor<?x1xi64>
 }
 
 // -----

@@ -437,3 +437,19 @@ def test_means():
     torch.testing.assert_close(cols.float(), xf.mean(0), atol=1e-2, rtol=1e-2)
     torch.testing.assert_close(centered.float(), xf - xf.mean(0, keepdim=True),
                                atol=2e-2, rtol=2e-2)
+
+
+def test_var_mean_over_leading_and_all_dims():
+    # Note [var_mean over other dims]: the two-pass algorithm in two kernels.
+    with FusionDefinition("var_means") as fd:
+        x = fd.define_tensor([-1, -1], DataType.Float32, name="x")
+        v0, m0 = fd.ops.var_mean(x, [0])
+        fd.add_output(v0)
+        fd.add_output(m0)
+        fd.add_output(fd.ops.var(x, correction=0))
+    x = torch.randn(4099, 77, device="cuda") * 3 + 1
+    var0, mean0, var_all = fd.execute([x])
+    torch.testing.assert_close(var0, x.double().var(0).float(), atol=1e-3, rtol=1e-4)
+    torch.testing.assert_close(mean0, x.double().mean(0).float(), atol=1e-4, rtol=1e-4)
+    torch.testing.assert_close(var_all, x.double().var(correction=0).float(),
+                               atol=1e-3, rtol=1e-4)
