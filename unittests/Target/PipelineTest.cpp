@@ -293,6 +293,41 @@ TEST(Pipeline, InnerReductionHeuristicTable) {
   }
 }
 
+TEST(Pipeline, SplitRowHeuristicTable) {
+  // Note [Split rows]: per-row results of few long rows: S = min(ceil(528 /
+  // rows), ceil(K / (512 * vector * 4))) blocks per row in grid y (528 =
+  // max_grid / 4 at 132 SMs), 512 threads; the scalar split only where the
+  // vectorized variants cannot run; S = 1 takes the other variants.
+  auto exe = compileExample("inner_sum");
+  ASSERT_TRUE(exe);
+  struct Case {
+    int64_t rows, cols;
+    uint64_t address;
+    const char *kernel;
+    uint32_t gridX, gridY, block;
+  } cases[] = {
+      {1, 4194304, 0x100000, "inner_sum_k0_gv4_i32", 1, 512, 512},
+      {200, 20000, 0x100000, "inner_sum_k0_gv4_i32", 200, 3, 512},
+      // Odd rows and misaligned pointers: the scalar split, 2048 per chunk.
+      {3, 100003, 0x100000, "inner_sum_k0_gs_i32", 3, 49, 512},
+      {2, 65536, 0x100004, "inner_sum_k0_gs_i32", 2, 32, 512},
+      // Enough rows, or rows within one chunk: no split.
+      {1000, 20000, 0x100000, "inner_sum_k0_v4_i32", 1000, 1, 512},
+      {64, 2000, 0x100000, "inner_sum_k0_v4_i32", 32, 1, 256},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(std::to_string(c.rows) + "x" + std::to_string(c.cols));
+    Tensor2D x = contiguous(c.rows, c.cols);
+    auto plan = exe->plan({x.arg(c.address, DType::F32)});
+    ASSERT_TRUE(plan.ok()) << plan.status().toString();
+    ASSERT_EQ(plan->launches.size(), 1u);
+    EXPECT_EQ(launchedKernel(*exe, *plan), c.kernel);
+    EXPECT_EQ(plan->launches[0].grid[0], c.gridX);
+    EXPECT_EQ(plan->launches[0].grid[1], c.gridY);
+    EXPECT_EQ(plan->launches[0].block[0], c.block);
+  }
+}
+
 TEST(Pipeline, OuterReductionHeuristicTable) {
   auto buffer = llvm::MemoryBuffer::getFile(std::string(FUSION_EXAMPLES_DIR) +
                                             "/../bench/cases/outer_sum.mlir");
