@@ -957,26 +957,10 @@ public:
     fence();
     gpu::BarrierOp::create(b, loc);
     Value zero32 = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
-    {
-      Value first = arith::AndIOp::create(
-          b, loc, valid, cmp(arith::CmpIPredicate::eq, threadId, constIdx(0)));
-      auto ifFirst = scf::IfOp::create(b, loc, first, false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(ifFirst.thenBlock()->getTerminator());
-      Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
-      Value old = memref::AtomicRMWOp::create(
-          b, loc, arith::AtomicRMWKind::addi, one, counters, toIndex(row));
-      Value splits32 =
-          splits.getType().isInteger(32)
-              ? splits
-              : arith::TruncIOp::create(b, loc, b.getI32Type(), splits)
-                    .getResult();
-      Value isLast = arith::ExtUIOp::create(
-          b, loc, b.getI32Type(),
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, old,
-                                arith::SubIOp::create(b, loc, splits32, one)));
-      memref::StoreOp::create(b, loc, isLast, lastFlag, toIndex(constIdx(0)));
-    }
+    countBlockIn(
+        arith::AndIOp::create(
+            b, loc, valid, cmp(arith::CmpIPredicate::eq, threadId, constIdx(0))),
+        counters, row, splits, lastFlag);
     gpu::BarrierOp::create(b, loc);
     Value last = arith::AndIOp::create(
         b, loc, valid,
@@ -1267,24 +1251,7 @@ public:
     gpu::BarrierOp::create(b, loc);
     Value zero = constIdx(0);
     Value isThread0 = cmp(arith::CmpIPredicate::eq, threadId, zero);
-    {
-      auto ifFirst = scf::IfOp::create(b, loc, isThread0, false);
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPoint(ifFirst.thenBlock()->getTerminator());
-      Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
-      Value old = memref::AtomicRMWOp::create(
-          b, loc, arith::AtomicRMWKind::addi, one, counters, toIndex(blockX));
-      Value splits32 =
-          splits.getType().isInteger(32)
-              ? splits
-              : arith::TruncIOp::create(b, loc, b.getI32Type(), splits)
-                    .getResult();
-      Value last = arith::SubIOp::create(b, loc, splits32, one);
-      Value isLast = arith::ExtUIOp::create(
-          b, loc, b.getI32Type(),
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, old, last));
-      memref::StoreOp::create(b, loc, isLast, flag, toIndex(constIdx(0)));
-    }
+    countBlockIn(isThread0, counters, blockX, splits, flag);
     gpu::BarrierOp::create(b, loc);
     Value lastBlock = arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::ne,
@@ -1340,6 +1307,30 @@ public:
     b.setInsertionPointToEnd(&func.getBody().front());
     gpu::ReturnOp::create(b, loc);
     return success();
+  }
+
+  /// Note [Grid reduction]: under `cond` (one thread of the block), counts
+  /// the block in at `counters[index]` and stores into `flag[0]` (shared
+  /// memory) whether it was the last of `splits` blocks.
+  void countBlockIn(Value cond, Value counters, Value index, Value splits,
+                    Value flag) {
+    OpBuilder &b = *builder;
+    auto ifFirst = scf::IfOp::create(b, loc, cond, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifFirst.thenBlock()->getTerminator());
+    Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
+    Value old = memref::AtomicRMWOp::create(
+        b, loc, arith::AtomicRMWKind::addi, one, counters, toIndex(index));
+    Value splits32 =
+        splits.getType().isInteger(32)
+            ? splits
+            : arith::TruncIOp::create(b, loc, b.getI32Type(), splits)
+                  .getResult();
+    Value last = arith::SubIOp::create(b, loc, splits32, one);
+    Value isLast = arith::ExtUIOp::create(
+        b, loc, b.getI32Type(),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, old, last));
+    memref::StoreOp::create(b, loc, isLast, flag, toIndex(constIdx(0)));
   }
 
   /// A GPU-scope acquire-release fence (orders the partials of a grid
@@ -2661,13 +2652,7 @@ struct FusionLowerKernelsPass
   FailureOr<SmallVector<Value>>
   reifyReducedDomain(KernelOp kernel, Value domainValue,
                      ArrayRef<Operation *> reductions, HostBuilder &h) {
-    Block &body = kernel.getBody().front();
-    auto toHost = [&](Value v) -> Value {
-      auto arg = dyn_cast<BlockArgument>(v);
-      if (arg && arg.getOwner() == &body)
-        return kernel.getInputs()[arg.getArgNumber()];
-      return v;
-    };
+    auto toHost = [&](Value v) { return kernelInputOutside(kernel, v); };
     int64_t rank = cast<RankedTensorType>(domainValue.getType()).getRank();
     SmallVector<Value> sizes;
     for (int64_t d = 0; d < rank; ++d) {

@@ -15,6 +15,13 @@ bool mlir::fusion::isPointwiseKernelOp(Operation *op) {
          op->getDialect()->getNamespace() == "arith";
 }
 
+Value mlir::fusion::kernelInputOutside(KernelOp kernel, Value value) {
+  auto arg = dyn_cast<BlockArgument>(value);
+  if (arg && arg.getOwner() == &kernel.getBody().front())
+    return kernel.getInputs()[arg.getArgNumber()];
+  return value;
+}
+
 static std::optional<ArrayRef<int64_t>> reducedDims(Operation *op) {
   return TypeSwitch<Operation *, std::optional<ArrayRef<int64_t>>>(op)
       .Case<SumOp, ProdOp, MaxOp, MinOp, VarMeanOp>(

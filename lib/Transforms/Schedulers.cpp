@@ -29,13 +29,7 @@ static LogicalResult reducedDomainsAgree(KernelOp kernel,
                                          Operation *&culprit) {
   if (reductions.size() < 2)
     return success();
-  Block &body = kernel.getBody().front();
-  auto toOutside = [&](Value v) -> Value {
-    auto arg = dyn_cast<BlockArgument>(v);
-    if (arg && arg.getOwner() == &body)
-      return kernel.getInputs()[arg.getArgNumber()];
-    return v;
-  };
+  auto toOutside = [&](Value v) { return kernelInputOutside(kernel, v); };
   // Host expressions built before the kernel, erased below.
   struct Collector : OpBuilder::Listener {
     SmallVector<Operation *> created;

@@ -64,8 +64,8 @@ class Recorder:
         self.run = run
 
 
-def make_exe(path, fastpath=None, recorder=None):
-    backend = FakeBackend()
+def make_exe(path, fastpath=None, recorder=None, backend=None):
+    backend = backend or FakeBackend()
     exe = runtime.Executable(path, backend=backend, fastpath=fastpath)
     if recorder is not None:
         exe._run_packed = recorder.run
@@ -266,9 +266,7 @@ class DeviceBackend(FakeBackend):
 
 def test_another_current_device_takes_the_python_path(ext, tiny3_path):
     rec = Recorder()
-    backend = DeviceBackend()
-    exe = runtime.Executable(tiny3_path, backend=backend)
-    exe._run_packed = rec.run
+    exe, backend = make_exe(tiny3_path, recorder=rec, backend=DeviceBackend())
     a = FakeTensor([8], device=1)
     exe.call([a, a])
     exe.call([a, a])
@@ -309,9 +307,7 @@ class ContextBackend(DeviceBackend):
 
 def test_context_check_replaces_the_device_call(ext, tiny3_path):
     rec = Recorder()
-    backend = ContextBackend()
-    exe = runtime.Executable(tiny3_path, backend=backend)
-    exe._run_packed = rec.run
+    exe, backend = make_exe(tiny3_path, recorder=rec, backend=ContextBackend())
     a = FakeTensor([8])
     exe.call([a, a])  # bound in Python; added while device 0 is current
     calls = backend.device_calls
@@ -337,9 +333,7 @@ def test_no_context_is_kept_for_another_current_device(ext, tiny3_path):
     # the entry must not keep device 0's context, or a later call with
     # device 0 current would launch there.
     rec = Recorder()
-    backend = ContextBackend()
-    exe = runtime.Executable(tiny3_path, backend=backend)
-    exe._run_packed = rec.run
+    exe, backend = make_exe(tiny3_path, recorder=rec, backend=ContextBackend())
     c = FakeTensor([9], device=1)
     exe.call([c, c])
     assert backend.guards == [1]

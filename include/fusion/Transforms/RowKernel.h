@@ -64,6 +64,10 @@ FailureOr<RowKernelInfo> analyzeRowKernel(KernelOp kernel, std::string &why,
 /// handle per element.
 bool isPointwiseKernelOp(Operation *op);
 
+/// A value of `kernel`'s body seen from outside it: a block argument of the
+/// body is the kernel's input; other values are themselves (for reifyDim).
+Value kernelInputOutside(KernelOp kernel, Value value);
+
 } // namespace mlir::fusion
 
 #endif
