@@ -957,10 +957,10 @@ public:
     fence();
     gpu::BarrierOp::create(b, loc);
     Value zero32 = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
-    countBlockIn(
-        arith::AndIOp::create(
-            b, loc, valid, cmp(arith::CmpIPredicate::eq, threadId, constIdx(0))),
-        counters, row, splits, lastFlag);
+    countBlockIn(arith::AndIOp::create(
+                     b, loc, valid,
+                     cmp(arith::CmpIPredicate::eq, threadId, constIdx(0))),
+                 counters, row, splits, lastFlag);
     gpu::BarrierOp::create(b, loc);
     Value last = arith::AndIOp::create(
         b, loc, valid,
@@ -1319,8 +1319,8 @@ public:
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifFirst.thenBlock()->getTerminator());
     Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
-    Value old = memref::AtomicRMWOp::create(
-        b, loc, arith::AtomicRMWKind::addi, one, counters, toIndex(index));
+    Value old = memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi,
+                                            one, counters, toIndex(index));
     Value splits32 =
         splits.getType().isInteger(32)
             ? splits
