@@ -2771,6 +2771,17 @@ struct FusionLowerKernelsPass
     return LaunchArgs{args, vecOk, fits32};
   }
 
+  /// The run-time guard of a plain variant (Note [Variant guards]): the
+  /// vector checks and 32-bit offsets as the variant needs; null (always
+  /// taken) for the scalar 64-bit one.
+  static Value plainGuard(HostBuilder &h, const Variant &variant,
+                          const LaunchArgs &launch) {
+    if (variant.vector > 1)
+      return variant.index64 ? launch.vecOk
+                             : h.mul(launch.vecOk, launch.fits32);
+    return variant.index64 ? Value() : launch.fits32;
+  }
+
   LogicalResult lower(KernelOp kernel) {
     if (auto reduce = dyn_cast_if_present<InnerReductionScheduleAttr>(
             kernel.getScheduleAttr()))
@@ -3071,12 +3082,7 @@ struct FusionLowerKernelsPass
     if (failed(launch))
       return failure();
     for (auto [i, variant] : llvm::enumerate(variants)) {
-      Value guard;
-      if (variant.vector > 1)
-        guard = variant.index64 ? launch->vecOk
-                                : h.mul(launch->vecOk, launch->fits32);
-      else if (!variant.index64)
-        guard = launch->fits32;
+      Value guard = plainGuard(h, variant, *launch);
       Value grid = h.max(
           h.ceilDiv(h.ceilDiv(cols, h.c(variant.vector)), h.c(32)), h.c(1));
       SmallVector<Value> launchArgs(launch->args);
@@ -3291,12 +3297,7 @@ struct FusionLowerKernelsPass
     }
     Value blockTarget = h.c(schedule.getBlock());
     for (auto [i, variant] : llvm::enumerate(variants)) {
-      Value guard;
-      if (variant.vector > 1)
-        guard = variant.index64 ? launch->vecOk
-                                : h.mul(launch->vecOk, launch->fits32);
-      else if (!variant.index64)
-        guard = launch->fits32;
+      Value guard = plainGuard(h, variant, *launch);
       int64_t perThread =
           variant.vector *
           (variant.items > 0 ? variant.items : PointwiseEmitter::kStreamItems);
