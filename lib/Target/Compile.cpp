@@ -29,6 +29,7 @@ LogicalResult mlir::fusion::lowerToPTX(ModuleOp module,
   pipeline.blocksPerSM = options.blocksPerSM;
   pipeline.innerItems = options.innerItems;
   pipeline.innerBlock = options.innerBlock;
+  pipeline.innerStage = options.innerStage;
   pipeline.innerMinBlocks = options.innerMinBlocks;
   pipeline.transposeTile = options.transposeTile;
   pipeline.splitKernels = options.splitKernels;

@@ -124,6 +124,32 @@ struct DecomposeSoftmax : OpRewritePattern<OpTy> {
   }
 };
 
+/// The number of elements `dims` of `input` hold, as an i64.
+Value reducedCount(PatternRewriter &rewriter, Location loc, Value input,
+                   ArrayRef<int64_t> dims) {
+  auto type = mlir::cast<RankedTensorType>(input.getType());
+  Value count = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  for (int64_t d : dims) {
+    Value size = type.isDynamicDim(d)
+                     ? Value(DimOp::create(rewriter, loc, input, d))
+                     : Value(arith::ConstantIndexOp::create(
+                           rewriter, loc, type.getDimSize(d)));
+    count = arith::MulIOp::create(rewriter, loc, count, size);
+  }
+  return arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
+                                    count);
+}
+
+/// An i64 scalar cast to `compute` and broadcast to the shape of `like`.
+Value broadcastScalar(PatternRewriter &rewriter, Builder &b, Location loc,
+                 Type compute, Value scalar, Value like) {
+  auto type = mlir::cast<RankedTensorType>(like.getType());
+  Value cast = CastOp::create(rewriter, loc, compute, scalar);
+  return BroadcastInDimOp::create(rewriter, loc, type, cast,
+                                  rewriter.getDenseI64ArrayAttr({}),
+                                  b.dynamicSizes(like));
+}
+
 /// `(x - mean) * rsqrt(var + eps)` or `x * rsqrt(mean(x^2) + eps)`, then the
 /// optional affine parameters.
 template <typename OpTy>
@@ -141,17 +167,28 @@ LogicalResult decomposeNorm(OpTy op, PatternRewriter &rewriter, bool center,
   for (int64_t d : dims)
     reducedShape[d] = 1;
   auto reducedType = type.clone(reducedShape);
-  Value moment = center ? x : b.op<MulOp>(x, x);
-  auto varMean = VarMeanOp::create(
-      rewriter, op.getLoc(), reducedType, reducedType, moment,
-      rewriter.getDenseI64ArrayAttr(dims),
-      /*correction=*/rewriter.getI64IntegerAttr(0), rewriter.getUnitAttr());
-  // layer_norm normalizes by the variance, rms_norm by the mean of squares.
-  Value second = center ? varMean.getVariance() : varMean.getMean();
+  // layer_norm normalizes by the variance (var_mean: one Welford state),
+  // rms_norm by the mean of squares: a sum and one division per row, no
+  // Welford state (its variance would go unused).
+  Value second, mean;
+  if (center) {
+    auto varMean = VarMeanOp::create(
+        rewriter, op.getLoc(), reducedType, reducedType, x,
+        rewriter.getDenseI64ArrayAttr(dims),
+        /*correction=*/rewriter.getI64IntegerAttr(0), rewriter.getUnitAttr());
+    second = varMean.getVariance();
+    mean = varMean.getMean();
+  } else {
+    Value squares = b.reduceKeep<SumOp>(b.op<MulOp>(x, x), dims);
+    second = b.op<DivOp>(
+        squares, broadcastScalar(rewriter, b, op.getLoc(), compute,
+                            reducedCount(rewriter, op.getLoc(), x, dims),
+                            squares));
+  }
   double eps = op.getEps().convertToDouble();
   Value rstd =
       b.op<RsqrtOp>(b.op<AddOp>(second, b.splat(eps, second), FloatAttr()));
-  Value y = center ? b.op<SubOp>(x, b.expandTo(varMean.getMean(), x)) : x;
+  Value y = center ? b.op<SubOp>(x, b.expandTo(mean, x)) : x;
   y = b.op<MulOp>(y, b.expandTo(rstd, x));
   if (weight)
     y = b.op<MulOp>(
@@ -346,17 +383,9 @@ struct DecomposeVarMeanOverOtherDims : OpRewritePattern<VarMeanOp> {
     auto resultType = mlir::cast<RankedTensorType>(op.getMean().getType());
     Type compute = computeElementType(resultType.getElementType());
     Value x = b.castTo(op.getInput(), compute);
-    // N, the number of reduced elements, as i64 and in the compute type.
-    Value count = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    for (int64_t d : dims) {
-      Value size = inputType.isDynamicDim(d)
-                       ? Value(DimOp::create(rewriter, loc, op.getInput(), d))
-                       : Value(arith::ConstantIndexOp::create(
-                             rewriter, loc, inputType.getDimSize(d)));
-      count = arith::MulIOp::create(rewriter, loc, count, size);
-    }
+    // N, the number of reduced elements, as i64.
     Type i64 = rewriter.getI64Type();
-    Value count64 = arith::IndexCastOp::create(rewriter, loc, i64, count);
+    Value count64 = reducedCount(rewriter, loc, op.getInput(), dims);
     Value dof64 = arith::MaxSIOp::create(
         rewriter, loc,
         arith::SubIOp::create(rewriter, loc, count64,
@@ -364,11 +393,7 @@ struct DecomposeVarMeanOverOtherDims : OpRewritePattern<VarMeanOp> {
                                                            op.getCorrection())),
         arith::ConstantIntOp::create(rewriter, loc, i64, 0));
     auto scalarLike = [&](Value scalar, Value like) -> Value {
-      auto type = mlir::cast<RankedTensorType>(like.getType());
-      Value cast = CastOp::create(rewriter, loc, compute, scalar);
-      return BroadcastInDimOp::create(rewriter, loc, type, cast,
-                                      rewriter.getDenseI64ArrayAttr({}),
-                                      b.dynamicSizes(like));
+      return broadcastScalar(rewriter, b, loc, compute, scalar, like);
     };
     auto reduce = [&](Value value, bool keep) -> Value {
       auto type = mlir::cast<RankedTensorType>(value.getType());

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -71,7 +72,18 @@ struct Variant {
   int64_t items = 0;
   /// Inner reductions: rows split over gridDim.y blocks (Note [Split rows]).
   bool split = false;
+  /// Persistent inner reductions: the row's loaded values are kept in
+  /// shared memory across passes (Note [Staged rows]), for blocks of up to
+  /// `maxBlock` threads.
+  bool stage = false;
+  int64_t maxBlock = 0;
 };
+
+/// Staged rows: the most dynamic shared memory a block's staged row may
+/// take (two such blocks fit an H100/H200 SM's 228 KB).
+constexpr int64_t kMaxStageBytes = 96 * 1024;
+/// The dynamic shared memory of a kernel (Note [Staged rows]).
+constexpr llvm::StringLiteral kDynamicSmemSymbol = "fusion_dynamic_smem";
 
 /// Emits the body of one gpu.func for one variant of a pointwise kernel.
 class PointwiseEmitter {
@@ -370,6 +382,78 @@ public:
       b.setInsertionPointToStart(rowLoop.getBody());
     SmallVector<Value> current(rowLoop.getRegionIterArgs().begin(),
                                rowLoop.getRegionIterArgs().end());
+    // Note [Staged rows]: each thread stores its vectors of the current row
+    // into its own slots of dynamic shared memory and reads them back in
+    // every pass, so values derived from them are recomputed per pass
+    // instead of held in registers across the row's reductions.
+    // Note [Staged rows]: the accesses are volatile through a pointer cast
+    // from an integer: the dynamic shared memory is an internal global that
+    // nothing else can reach, so LLVM would otherwise forward the stored
+    // registers to every load (and drop the stores).
+    SmallVector<Value> stageBases; // byte offset of each prefetched input
+    Value stagePtr;
+    auto elementOf = [&](unsigned k) {
+      return cast<RankedTensorType>(kernelBody.getArgument(k).getType())
+          .getElementType();
+    };
+    int64_t bytesPerThread = 0;
+    for (auto &entry : prefetch)
+      bytesPerThread += variant.items * v * storageBytes(elementOf(entry.first));
+    bool stage = variant.stage && persistent && !current.empty() &&
+                 bytesPerThread * variant.maxBlock <= kMaxStageBytes &&
+                 llvm::none_of(prefetch, [&](auto &entry) {
+                   return elementOf(entry.first).isInteger(1);
+                 });
+    auto stageAddress = [&](unsigned j, int64_t item) -> Value {
+      // Byte offset: base_j + ((item * blockDim + threadId) * v) * bytes.
+      Value slot = arith::MulIOp::create(
+          b, loc,
+          arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, constIdx(item), blockDim),
+              threadId),
+          constIdx(v * storageBytes(elementOf(prefetch[j].first))));
+      Value offset = arith::AddIOp::create(b, loc, stageBases[j], slot);
+      return LLVM::GEPOp::create(
+          b, loc, stagePtr.getType(), b.getI8Type(), stagePtr,
+          ValueRange{offset});
+    };
+    auto stageAlign = [&](unsigned j) {
+      return unsigned(v * storageBytes(elementOf(prefetch[j].first)));
+    };
+    if (stage) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(rowLoop);
+      // The block's dynamic shared memory: an external zero-sized array
+      // (PTX `.extern .shared`), declared once per gpu.module. An internal
+      // one (what gpu.dynamic_shared_memory lowers to) is demoted by the
+      // NVPTX backend to a one-byte static array in the function, which the
+      // staged slots would then overrun.
+      auto gpuModule = func->getParentOfType<gpu::GPUModuleOp>();
+      auto sharedPtr = LLVM::LLVMPointerType::get(
+          ctx, static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+      if (!SymbolTable::lookupSymbolIn(gpuModule, kDynamicSmemSymbol)) {
+        OpBuilder mb = OpBuilder::atBlockBegin(gpuModule.getBody());
+        LLVM::GlobalOp::create(
+            mb, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+            /*isConstant=*/false, LLVM::Linkage::External, kDynamicSmemSymbol,
+            Attribute(), /*alignment=*/16,
+            static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+      }
+      stagePtr = LLVM::AddressOfOp::create(b, loc, sharedPtr,
+                                           kDynamicSmemSymbol);
+      Value count =
+          arith::MulIOp::create(b, loc, blockDim, constIdx(variant.items * v));
+      Value offset = constIdx(0);
+      for (auto &entry : prefetch) {
+        int64_t bytes = storageBytes(elementOf(entry.first));
+        stageBases.push_back(offset);
+        offset = arith::AddIOp::create(
+            b, loc, offset,
+            arith::MulIOp::create(b, loc, count, constIdx(bytes)));
+      }
+      func->setAttr("fusion.stage_bytes_per_thread",
+                    b.getI64IntegerAttr(bytesPerThread));
+    }
     SmallVector<Value> next;
     if (!prefetched.empty())
       next = loadRow(rowOf(
@@ -378,6 +462,14 @@ public:
     Value valid = cmp(arith::CmpIPredicate::ult, row, rows);
     setOuter(row);
     reduced.clear();
+    if (stage) {
+      for (int64_t item = 0; item < variant.items; ++item)
+        for (unsigned j = 0; j < prefetch.size(); ++j) {
+          Value x = current[item * prefetch.size() + j];
+          LLVM::StoreOp::create(b, loc, x, stageAddress(j, item),
+                                stageAlign(j), /*isVolatile=*/true);
+        }
+    }
 
     // Items: the vectors of one chunk of the row a thread takes.
     struct Item {
@@ -410,6 +502,10 @@ public:
       if (item.index >= 0 && !current.empty())
         for (auto [j, entry] : llvm::enumerate(prefetch)) {
           Value x = current[item.index * prefetch.size() + j];
+          if (stage)
+            x = LLVM::LoadOp::create(b, loc, x.getType(),
+                                     stageAddress(j, item.index),
+                                     stageAlign(j), /*isVolatile=*/true);
           stagedSlots[kernelBody.getArgument(entry.first)] = {
               Gen{x, isa<VectorType>(x.getType())}, entry.second};
         }
@@ -424,21 +520,26 @@ public:
     auto localState = [&](RowPart &part,
                           std::vector<Item> &items) -> FailureOr<RowState> {
       Type target = v > 1 ? Type(VectorType::get({v}, part.acc)) : part.acc;
+      auto gather = [&](SmallVector<Value> &xs) -> LogicalResult {
+        for (Item &item : items) {
+          activate(item);
+          FailureOr<Gen> gen =
+              generate(part.reduction->op->getOperand(0), identity);
+          deactivate(item);
+          if (failed(gen))
+            return failure();
+          Value x = v > 1 ? splat(*gen) : gen->value;
+          if (x.getType() != target)
+            x = part.isFloat
+                    ? arith::ExtFOp::create(b, loc, target, x).getResult()
+                    : arith::ExtSIOp::create(b, loc, target, x).getResult();
+          xs.push_back(x);
+        }
+        return success();
+      };
       SmallVector<Value> xs;
-      for (Item &item : items) {
-        activate(item);
-        FailureOr<Gen> gen =
-            generate(part.reduction->op->getOperand(0), identity);
-        deactivate(item);
-        if (failed(gen))
-          return failure();
-        Value x = v > 1 ? splat(*gen) : gen->value;
-        if (x.getType() != target)
-          x = part.isFloat
-                  ? arith::ExtFOp::create(b, loc, target, x).getResult()
-                  : arith::ExtSIOp::create(b, loc, target, x).getResult();
-        xs.push_back(x);
-      }
+      if (failed(gather(xs)))
+        return failure();
       auto masked = [&](Item &item, Value x, Value fill) {
         return arith::SelectOp::create(b, loc, item.inBounds, x, fill)
             .getResult();
@@ -477,6 +578,15 @@ public:
             b, loc, sum,
             arith::MaximumFOp::create(b, loc, n, floatConst(part.acc, 1)));
         Value meanV = splatAcc(mean);
+        // Staged rows read the elements again for the second sweep rather
+        // than keep them in registers across it (Note [Staged rows]).
+        if (stage && items.front().index >= 0) {
+          for (Item &item : items)
+            item.memo.clear();
+          xs.clear();
+          if (failed(gather(xs)))
+            return failure();
+        }
         Value m2 = fold(RedKind::Sum, [&](size_t i) -> Value {
           Value d = arith::SubFOp::create(b, loc, xs[i], meanV);
           return arith::MulFOp::create(b, loc, d, d);
@@ -577,7 +687,16 @@ public:
       // loads and the work before the reductions are emitted once and the
       // values stay in registers until the epilogue.
       std::vector<Item> items = makeItems(Value());
+      // Staged rows recompute from shared memory in every pass (Note
+      // [Staged rows]).
+      auto prune = [&]() {
+        if (stage)
+          for (Item &item : items)
+            item.memo.clear();
+      };
       for (int64_t pass = 0; pass < info.numPasses; ++pass) {
+        if (pass > 0)
+          prune();
         for (RowPart &part : parts) {
           if (part.reduction->pass != pass)
             continue;
@@ -587,6 +706,7 @@ public:
           reduceRow(part, *state);
         }
       }
+      prune();
       for (Item &item : items)
         if (failed(storeFull(item)))
           return failure();
@@ -2545,12 +2665,13 @@ struct FusionLowerKernelsPass
   void createLaunch(OpBuilder &b, Location loc, HostBuilder &h,
                     gpu::GPUModuleOp gpuModule, gpu::GPUFuncOp func,
                     Value guard, Value gridX, Value gridY, Value blockX,
-                    ValueRange args) {
+                    ValueRange args, Value smem = Value()) {
     auto symbol = SymbolRefAttr::get(
         &getContext(), gpuModule.getName(),
         {FlatSymbolRefAttr::get(&getContext(), func.getName())});
     auto launch = LaunchOp::create(b, loc, symbol, guard, gridX, gridY, h.c(1),
-                                   blockX, h.c(1), h.c(1), h.c(0), args);
+                                   blockX, h.c(1), h.c(1),
+                                   smem ? smem : h.c(0), args);
     launch->setAttr("param_types", b.getTypeArrayAttr(func.getArgumentTypes()));
   }
 
@@ -2976,8 +3097,12 @@ struct FusionLowerKernelsPass
                 h.c(1));
       SmallVector<Value> launchArgs(args);
       launchArgs.push_back(count);
+      Value smem = h.c(0);
+      if (auto bytes = funcs[i]->getAttrOfType<IntegerAttr>(
+              "fusion.stage_bytes_per_thread"))
+        smem = h.mul(blockSize, h.c(bytes.getInt()));
       createLaunch(b, loc, h, gpuModule, funcs[i], guard, grid, h.c(1),
-                   blockSize, launchArgs);
+                   blockSize, launchArgs, smem);
     }
     kernel.replaceAllUsesWith(outputs);
     kernel.erase();
@@ -3134,8 +3259,12 @@ struct FusionLowerKernelsPass
     }
     variants.append(
         plainVariants(base, vector, index64, schedule.getFastMath()));
-    for (Variant &variant : variants)
+    for (Variant &variant : variants) {
       variant.fastMath = schedule.getFastMath();
+      variant.stage =
+          variant.items > 0 && variant.vector > 1 && schedule.getStageRow();
+      variant.maxBlock = std::max(schedule.getBlock(), kMaxRowThreads);
+    }
     // Split-row variants, tried first (Note [Split rows]): per-row results
     // of one pass, 32-bit offsets.
     SmallVector<Variant> splitVariants;
@@ -3317,8 +3446,12 @@ struct FusionLowerKernelsPass
       SmallVector<Value> launchArgs(launch->args);
       launchArgs.push_back(rows);
       launchArgs.push_back(threads);
+      Value smem = h.c(0);
+      if (auto bytes = funcs[i]->getAttrOfType<IntegerAttr>(
+              "fusion.stage_bytes_per_thread"))
+        smem = h.mul(blockSize, h.c(bytes.getInt()));
       createLaunch(b, loc, h, gpuModule, funcs[i], guard, grid, h.c(1),
-                   blockSize, launchArgs);
+                   blockSize, launchArgs, smem);
     }
     kernel.replaceAllUsesWith(outputs);
     kernel.erase();

@@ -58,6 +58,7 @@ void mlir::fusion::buildFusionToPTXPipeline(OpPassManager &pm,
   schedule.blocksPerSM = options.blocksPerSM;
   schedule.innerItems = options.innerItems;
   schedule.innerBlock = options.innerBlock;
+  schedule.innerStage = options.innerStage;
   pm.addPass(createFusionSchedule(schedule));
   FusionLowerKernelsOptions lower;
   lower.innerMinBlocks = options.innerMinBlocks;

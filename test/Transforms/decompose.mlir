@@ -175,13 +175,20 @@ fusion.fusion @layer_norm_bias_only(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> t
 
 // -----
 
-// rms_norm: x * rsqrt(mean(x^2) + eps) * weight; no centering.
+// rms_norm: x * rsqrt(mean(x^2) + eps) * weight; no centering. The mean of
+// squares is a sum divided by the row length (no Welford state).
 // CHECK-LABEL: fusion.fusion @rms_norm_weight
 // CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<?x?xbf16>, %[[W:[a-z0-9]+]]: tensor<?xbf16>)
 // CHECK: %[[EPS:.*]] = arith.constant 9.99999997E-7 : f32
 // CHECK: %[[XF:.*]] = cast %[[X]] : tensor<?x?xbf16> to tensor<?x?xf32>
 // CHECK: %[[SQ:.*]] = mul %[[XF]], %[[XF]] : tensor<?x?xf32>
-// CHECK: %[[VAR:.*]], %[[MS:.*]] = var_mean %[[SQ]] [1] correction = 0 keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
+// CHECK: %[[SS:.*]] = sum %[[SQ]] [1] keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
+// CHECK: %[[K:.*]] = dim %[[XF]], 1
+// CHECK: %[[K64:.*]] = arith.index_cast %[[K]] : index to i64
+// CHECK: %[[KF:.*]] = cast %[[K64]] : i64 to f32
+// CHECK: %[[KB:.*]] = broadcast_in_dim %[[KF]]
+// CHECK: %[[MS:.*]] = div %[[SS]], %[[KB]] : tensor<?x1xf32>
+// CHECK-NOT: var_mean
 // CHECK: %[[EPSB:.*]] = broadcast_in_dim %[[EPS]]
 // CHECK: %[[MSEPS:.*]] = add %[[MS]], %[[EPSB]] : tensor<?x1xf32>
 // CHECK: %[[RRMS:.*]] = rsqrt %[[MSEPS]] : tensor<?x1xf32>
@@ -206,7 +213,8 @@ fusion.fusion @rms_norm_weight(%x: tensor<?x?xbf16>, %w: tensor<?xbf16>) -> tens
 // CHECK: %[[EPS:.*]] = arith.constant 9.9999999999999995E-7 : f64
 // CHECK-NOT: cast
 // CHECK: %[[SQ:.*]] = mul %[[X]], %[[X]] : tensor<4x?xf64>
-// CHECK: %[[VAR:.*]], %[[MS:.*]] = var_mean %[[SQ]] [1] correction = 0 keepdim : tensor<4x?xf64> -> tensor<4x1xf64>
+// CHECK: %[[SS:.*]] = sum %[[SQ]] [1] keepdim : tensor<4x?xf64> -> tensor<4x1xf64>
+// CHECK: %[[MS:.*]] = div %[[SS]], %{{.*}} : tensor<4x1xf64>
 // CHECK: %[[EPSB:.*]] = broadcast_in_dim %[[EPS]] [] : f64 -> tensor<4x1xf64>
 // CHECK: %[[MSEPS:.*]] = add %[[MS]], %[[EPSB]] : tensor<4x1xf64>
 // CHECK: %[[RRMS:.*]] = rsqrt %[[MSEPS]]

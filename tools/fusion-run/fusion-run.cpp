@@ -119,6 +119,11 @@ static cl::opt<int64_t> smCount("sm-count",
                                 cl::desc("Multiprocessors the schedules assume "
                                          "(default 132)"),
                                 cl::init(132), cl::cat(category));
+static cl::opt<int64_t>
+    innerStage("inner-stage",
+               cl::desc("Persistent inner reductions: keep the row in shared "
+                        "memory (1), in registers (0), heuristic (-1)"),
+               cl::init(-1), cl::cat(category));
 static cl::opt<bool> noCubin("no-cubin",
                              cl::desc("Compile to PTX only (no ptxas)"),
                              cl::cat(category));
@@ -564,6 +569,7 @@ int runTool() {
     fc::CompileOptions options;
     options.chip = chip;
     options.smCount = smCount;
+    options.innerStage = innerStage;
     options.emitCubin = !noCubin;
     auto start = std::chrono::steady_clock::now();
     auto file = fc::compileToModuleFile(*lowered, name, options);

@@ -56,6 +56,11 @@ int main(int argc, char **argv) {
       "inner-block",
       cl::desc("Inner reductions: threads per block (0: heuristic)"),
       cl::init(0));
+  cl::opt<int64_t> innerStage(
+      "inner-stage",
+      cl::desc("Persistent inner reductions: keep the row in shared memory "
+               "across passes (1), in registers (0), heuristic (-1)"),
+      cl::init(-1));
   cl::opt<int64_t> innerMinBlocks(
       "inner-min-blocks",
       cl::desc("Persistent inner reductions: resident blocks per SM "
@@ -114,6 +119,7 @@ int main(int argc, char **argv) {
   options.blocksPerSM = blocksPerSM;
   options.innerItems = innerItems;
   options.innerBlock = innerBlock;
+  options.innerStage = innerStage;
   options.innerMinBlocks = innerMinBlocks;
   options.transposeTile = transposeTile;
   options.emitCubin = !noCubin;

@@ -43,6 +43,7 @@ struct CompileOptions {
   /// Inner-reduction overrides (-1 / 0: the heuristic's choice).
   int64_t innerItems = -1;
   int64_t innerBlock = 0;
+  int64_t innerStage = -1;
   int64_t innerMinBlocks = 0;
   int64_t transposeTile = 64;
   bool emitCubin = true;

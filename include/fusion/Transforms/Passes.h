@@ -44,6 +44,11 @@ struct FusionToPTXOptions : public PassPipelineOptions<FusionToPTXOptions> {
       *this, "inner-block",
       llvm::cl::desc("Inner reductions: threads per block (0: heuristic)"),
       llvm::cl::init(0)};
+  PassOptions::Option<int64_t> innerStage{
+      *this, "inner-stage",
+      llvm::cl::desc("Persistent inner reductions: row in shared memory (1), "
+                     "in registers (0), heuristic (-1)"),
+      llvm::cl::init(-1)};
   PassOptions::Option<bool> splitKernels{
       *this, "split-kernels",
       llvm::cl::desc("One gpu.module (PTX, cubin) per kernel variant"),

@@ -59,6 +59,10 @@ def FusionSchedule : Pass<"fusion-schedule", "ModuleOp"> {
            "persistent variant; -1: heuristic)">,
     Option<"innerBlock", "inner-block", "int64_t", /*default=*/"0",
            "Inner reductions: threads per block (0: heuristic)">,
+    Option<"innerStage", "inner-stage", "int64_t", /*default=*/"-1",
+           "Persistent inner reductions: keep the row in shared memory "
+           "across passes (1), in registers (0), or as the heuristic "
+           "chooses (-1)">,
   ];
 }
 

@@ -59,10 +59,16 @@ def Fusion_InnerReductionScheduleAttr
     unit innermost strides and 16-byte alignment (checked at run time, with
     scalar fallbacks); `index64` selects 64-bit index arithmetic;
     `fast_math` allows approximate transcendentals.
+
+    With `stage_row`, the persistent variants keep the row's loaded values
+    in dynamic shared memory instead of registers (each thread its own
+    slots) and recompute what depends on them in every pass: fewer
+    registers per thread, so more rows in flight per SM.
   }];
   let parameters = (ins "int64_t":$vector, "int64_t":$items,
                         "int64_t":$block, "int64_t":$max_grid,
-                        "bool":$index64, "bool":$fast_math);
+                        "bool":$index64, "bool":$fast_math,
+                        DefaultValuedParameter<"bool", "false">:$stage_row);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

@@ -1,0 +1,51 @@
+// Staged rows (Note [Staged rows]): --inner-stage=1 marks the inner
+// reduction schedule `stage_row`; its vectorized persistent variant stores
+// the thread's prefetched vectors of the current row into dynamic shared
+// memory (volatile, one slot per thread and vector) and reloads them in
+// every pass; the launch asks for block size x bytes per thread. The scalar
+// variant keeps the row in registers. The PTX declares the dynamic shared
+// memory `.extern` (an internal global would be demoted to a one-byte
+// static array that the slots overrun).
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-stage=1" | FileCheck %s --check-prefix=SCHED
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-stage=0" | FileCheck %s --check-prefix=NOSCHED
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-stage=1" --fusion-lower-kernels | FileCheck %s
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-stage=0" --fusion-lower-kernels | FileCheck %s --check-prefix=OFF
+// RUN: fusion-translate %s --inner-stage=1 --fusion-to-ptx --no-cubin -o %t.ptx
+// RUN: FileCheck %s --check-prefix=PTX < %t.ptx
+// RUN: %if ptxas %{ ptxas -arch=sm_90a %t.ptx -o %t.cubin %}
+
+// PTX: .extern .shared .align 16 .b8 fusion_dynamic_smem[];
+// PTX-NOT: fusion_dynamic_smem has been demoted
+// PTX-LABEL: .entry add_rmsnorm_k0_pv8_i32
+// PTX-COUNT-8: st.volatile.shared.v4.b32
+
+// SCHED: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, stage_row = true>
+// NOSCHED: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true>
+
+// 4 vectors of 8 bf16 per thread and input: 64 bytes; two inputs (x and r
+// are both read per row and column, w only per column): 128 bytes.
+// CHECK-LABEL: fusion.fusion @add_rmsnorm
+// CHECK: %[[SMEM:.*]] = arith.muli %[[BLOCK:.*]], %c128{{.*}} : index
+// CHECK: launch @add_rmsnorm_kernels::@add_rmsnorm_k0_pv8_i32 if(%{{.*}}) grid(%{{.*}}) block(%[[BLOCK]], %{{.*}}) smem(%[[SMEM]])
+// CHECK: launch @add_rmsnorm_kernels::@add_rmsnorm_k0_ps_i32 {{.*}} smem(%c0
+// CHECK: llvm.mlir.global external @fusion_dynamic_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// CHECK-LABEL: gpu.func @add_rmsnorm_k0_pv8_i32
+// CHECK-SAME: fusion.stage_bytes_per_thread = 128
+// CHECK: llvm.mlir.addressof @fusion_dynamic_smem : !llvm.ptr<3>
+// CHECK: scf.for
+// CHECK-COUNT-8: llvm.store volatile {{.*}} : vector<8xbf16>, !llvm.ptr<3>
+// CHECK-COUNT-8: llvm.load volatile {{.*}} -> vector<8xbf16>
+// CHECK: gpu.barrier
+// CHECK-COUNT-8: llvm.load volatile {{.*}} -> vector<8xbf16>
+// CHECK: gpu.return
+// CHECK-LABEL: gpu.func @add_rmsnorm_k0_ps_i32
+// CHECK-NOT: fusion_dynamic_smem
+// CHECK: gpu.return
+
+// OFF-NOT: fusion_dynamic_smem
+// OFF-NOT: volatile
+fusion.fusion @add_rmsnorm(%x: tensor<?x?xbf16>, %r: tensor<?x?xbf16>, %w: tensor<?xbf16>) -> tensor<?x?xbf16> {
+  %s = fusion.add %x, %r : tensor<?x?xbf16>
+  %0 = fusion.rms_norm %s weight(%w : tensor<?xbf16>) axis = 1 eps = 1.0e-6 : tensor<?x?xbf16>
+  fusion.return %0 : tensor<?x?xbf16>
+}
