@@ -398,7 +398,8 @@ public:
     };
     int64_t bytesPerThread = 0;
     for (auto &entry : prefetch)
-      bytesPerThread += variant.items * v * storageBytes(elementOf(entry.first));
+      bytesPerThread +=
+          variant.items * v * storageBytes(elementOf(entry.first));
     bool stage = variant.stage && persistent && !current.empty() &&
                  bytesPerThread * variant.maxBlock <= kMaxStageBytes &&
                  llvm::none_of(prefetch, [&](auto &entry) {
@@ -413,9 +414,8 @@ public:
               threadId),
           constIdx(v * storageBytes(elementOf(prefetch[j].first))));
       Value offset = arith::AddIOp::create(b, loc, stageBases[j], slot);
-      return LLVM::GEPOp::create(
-          b, loc, stagePtr.getType(), b.getI8Type(), stagePtr,
-          ValueRange{offset});
+      return LLVM::GEPOp::create(b, loc, stagePtr.getType(), b.getI8Type(),
+                                 stagePtr, ValueRange{offset});
     };
     auto stageAlign = [&](unsigned j) {
       return unsigned(v * storageBytes(elementOf(prefetch[j].first)));
@@ -439,8 +439,8 @@ public:
             Attribute(), /*alignment=*/16,
             static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
       }
-      stagePtr = LLVM::AddressOfOp::create(b, loc, sharedPtr,
-                                           kDynamicSmemSymbol);
+      stagePtr =
+          LLVM::AddressOfOp::create(b, loc, sharedPtr, kDynamicSmemSymbol);
       Value count =
           arith::MulIOp::create(b, loc, blockDim, constIdx(variant.items * v));
       Value offset = constIdx(0);
@@ -466,8 +466,8 @@ public:
       for (int64_t item = 0; item < variant.items; ++item)
         for (unsigned j = 0; j < prefetch.size(); ++j) {
           Value x = current[item * prefetch.size() + j];
-          LLVM::StoreOp::create(b, loc, x, stageAddress(j, item),
-                                stageAlign(j), /*isVolatile=*/true);
+          LLVM::StoreOp::create(b, loc, x, stageAddress(j, item), stageAlign(j),
+                                /*isVolatile=*/true);
         }
     }
 
@@ -504,8 +504,8 @@ public:
           Value x = current[item.index * prefetch.size() + j];
           if (stage)
             x = LLVM::LoadOp::create(b, loc, x.getType(),
-                                     stageAddress(j, item.index),
-                                     stageAlign(j), /*isVolatile=*/true);
+                                     stageAddress(j, item.index), stageAlign(j),
+                                     /*isVolatile=*/true);
           stagedSlots[kernelBody.getArgument(entry.first)] = {
               Gen{x, isa<VectorType>(x.getType())}, entry.second};
         }
@@ -2669,9 +2669,9 @@ struct FusionLowerKernelsPass
     auto symbol = SymbolRefAttr::get(
         &getContext(), gpuModule.getName(),
         {FlatSymbolRefAttr::get(&getContext(), func.getName())});
-    auto launch = LaunchOp::create(b, loc, symbol, guard, gridX, gridY, h.c(1),
-                                   blockX, h.c(1), h.c(1),
-                                   smem ? smem : h.c(0), args);
+    auto launch =
+        LaunchOp::create(b, loc, symbol, guard, gridX, gridY, h.c(1), blockX,
+                         h.c(1), h.c(1), smem ? smem : h.c(0), args);
     launch->setAttr("param_types", b.getTypeArrayAttr(func.getArgumentTypes()));
   }
 

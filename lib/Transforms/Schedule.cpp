@@ -94,15 +94,18 @@ struct FusionSchedulePass
     // Note [Staged rows heuristic]: measured on the H200 (bf16, public
     // shapes, bench/experiments/inner-variants.sh), staging the row in
     // shared memory moved softmax from 0.83 / 0.63 / 0.94 of copy (4096 /
-    // 16384 / 1024-element rows) to 0.92 / 0.74 / 0.94 and rmsnorm from
-    // 0.89 / 0.72 / 0.95 to 0.90 / 0.84 / 0.94, and made layer_norm slower
-    // (0.81 / 0.56 / 0.94 to 0.72 / 0.53 / 0.90): its Welford state and
-    // epilogue keep 80+ registers either way. So rows are staged unless the
-    // kernel has a var_mean.
+    // 16384 / 1024-element rows) to 0.92 / 0.74 / 0.94 and rms_norm (one
+    // sum pass) from 0.90 / 0.89 / 0.96 to 0.91 / 0.93 / 0.95; it made
+    // layer_norm slower, both as one Welford pass (0.81 / 0.56 / 0.94 to
+    // 0.72 / 0.53 / 0.90) and as two sum passes (0.86 / 0.74 / 0.95 to
+    // 0.82 / 0.65 / 0.93). So rows are staged for one-pass kernels without
+    // a var_mean.
     bool welford = llvm::any_of(info.reductions, [](const RowReduction &r) {
       return isa<VarMeanOp>(r.op);
     });
-    bool stage = items > 0 && (innerStage >= 0 ? innerStage > 0 : !welford);
+    bool stage =
+        items > 0 &&
+        (innerStage >= 0 ? innerStage > 0 : !welford && info.numPasses == 1);
     return InnerReductionScheduleAttr::get(&getContext(), vector, items, block,
                                            maxGrid, index64, fastMath, stage);
   }

@@ -70,13 +70,21 @@ fusion.fusion @log_softmax_bf16(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
 // -----
 
 // layer_norm with weight and bias: biased variance (correction 0) over
-// [axis, rank), eps added to the variance, then the affine parameters
-// broadcast over the leading dims.
+// [axis, rank) as two sums (Note [Norms as sums]: the mean, then the mean of
+// the squared deviations), eps added to the variance, then the affine
+// parameters broadcast over the leading dims.
 // CHECK-LABEL: fusion.fusion @layer_norm_affine
 // CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<?x?xbf16>, %[[W:[a-z0-9]+]]: tensor<?xbf16>, %[[B:[a-z0-9]+]]: tensor<?xbf16>)
 // CHECK: %[[EPS:.*]] = arith.constant 9.99999974E-6 : f32
 // CHECK: %[[XF:.*]] = cast %[[X]] : tensor<?x?xbf16> to tensor<?x?xf32>
-// CHECK: %[[VAR:.*]], %[[MEAN:.*]] = var_mean %[[XF]] [1] correction = 0 keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
+// CHECK-NOT: var_mean
+// CHECK: %[[S:.*]] = sum %[[XF]] [1] keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
+// CHECK: %[[MEAN:.*]] = div %[[S]], %{{.*}} : tensor<?x1xf32>
+// CHECK: %[[ME:.*]] = expand %[[MEAN]]({{.*}}) : tensor<?x1xf32> -> tensor<?x?xf32>
+// CHECK: %[[DEV:.*]] = sub %[[XF]], %[[ME]] : tensor<?x?xf32>
+// CHECK: %[[SQ:.*]] = mul %[[DEV]], %[[DEV]] : tensor<?x?xf32>
+// CHECK: %[[SS:.*]] = sum %[[SQ]] [1] keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
+// CHECK: %[[VAR:.*]] = div %[[SS]], %{{.*}} : tensor<?x1xf32>
 // CHECK: %[[E0:.*]] = dim %[[VAR]], 0 : tensor<?x1xf32>
 // CHECK: %[[EPSB:.*]] = broadcast_in_dim %[[EPS]] [](%[[E0]]) : f32 -> tensor<?x1xf32>
 // CHECK: %[[VAREPS:.*]] = add %[[VAR]], %[[EPSB]] : tensor<?x1xf32>
@@ -100,11 +108,17 @@ fusion.fusion @layer_norm_affine(%x: tensor<?x?xbf16>, %w: tensor<?xbf16>, %b: t
 
 // -----
 
-// Without weight and bias the normalized value is the result.
+// Without weight and bias the normalized value is the result; a static
+// row length is a constant N.
 // CHECK-LABEL: fusion.fusion @layer_norm_plain
 // CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<?x16xf32>)
 // CHECK: %[[EPS:.*]] = arith.constant 9.99999974E-6 : f32
-// CHECK: %[[VAR:.*]], %[[MEAN:.*]] = var_mean %[[X]] [1] correction = 0 keepdim : tensor<?x16xf32> -> tensor<?x1xf32>
+// CHECK: %[[N:.*]] = arith.constant 16 : i64
+// CHECK: %[[S:.*]] = sum %[[X]] [1] keepdim : tensor<?x16xf32> -> tensor<?x1xf32>
+// CHECK: cast %[[N]] : i64 to f32
+// CHECK: %[[MEAN:.*]] = div %[[S]]
+// CHECK: %[[SS:.*]] = sum %{{.*}} [1] keepdim
+// CHECK: %[[VAR:.*]] = div %[[SS]]
 // CHECK: %[[EPSB:.*]] = broadcast_in_dim %[[EPS]]
 // CHECK: %[[VAREPS:.*]] = add %[[VAR]], %[[EPSB]]
 // CHECK: %[[RSTD:.*]] = rsqrt %[[VAREPS]]
@@ -123,19 +137,18 @@ fusion.fusion @layer_norm_plain(%x: tensor<?x16xf32>) -> tensor<?x16xf32> {
 
 // -----
 
-// Normalizing the two trailing dims of an f16 input, with a weight only.
-// Its var_mean over two dims is the two-pass algorithm (Note [var_mean
-// over other dims]): N = dim 1 * 8, the mean as sums over dim 2 then dim 1,
-// the variance from the squared deviations.
+// Normalizing the two trailing dims of an f16 input, with a weight only:
+// N = dim 1 * 8, the mean as sums over dim 2 then dim 1 (Note [Reductions
+// over any dims]), the variance from the squared deviations.
 // CHECK-LABEL: fusion.fusion @layer_norm_trailing_dims
 // CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<2x?x8xf16>, %[[W:[a-z0-9]+]]: tensor<?x8xf16>)
 // CHECK: %[[XF:.*]] = cast %[[X]] : tensor<2x?x8xf16> to tensor<2x?x8xf32>
-// CHECK: %[[D1:.*]] = dim %[[XF]], 1
-// CHECK: %[[N:.*]] = arith.muli %[[D1]], %c8 : index
-// CHECK: %[[N64:.*]] = arith.index_cast %[[N]] : index to i64
 // CHECK: %[[S1:.*]] = sum %[[XF]] [2] keepdim
 // CHECK: %[[P1:.*]] = permute %[[S1]] [1, 0, 2]
 // CHECK: sum %[[P1]] [0]
+// CHECK: %[[D1:.*]] = dim %[[XF]], 1
+// CHECK: %[[N:.*]] = arith.muli %[[D1]], %c8 : index
+// CHECK: %[[N64:.*]] = arith.index_cast %[[N]] : index to i64
 // CHECK: %[[NF:.*]] = cast %[[N64]] : i64 to f32
 // CHECK: %[[MEAN:.*]] = div
 // CHECK: %[[ME:.*]] = expand %[[MEAN]]
@@ -317,9 +330,9 @@ fusion.fusion @untouched(%x: tensor<?xf32>, %s: f32) -> (tensor<?xf32>, f32, f32
 // After decomposition no composite op is left in a fusion of tensors, even
 // when composites feed each other.
 // CHECK-LABEL: fusion.fusion @all_composites
-// CHECK-NOT: {{softmax|layer_norm|rms_norm|gelu|silu}}
-// CHECK: var_mean
-// CHECK-NOT: {{softmax|layer_norm|rms_norm|gelu|silu}}
+// CHECK-NOT: {{softmax|layer_norm|rms_norm|gelu|silu|var_mean}}
+// CHECK: sum
+// CHECK-NOT: {{softmax|layer_norm|rms_norm|gelu|silu|var_mean}}
 // CHECK: return
 fusion.fusion @all_composites(%x: tensor<?x?xbf16>, %w: tensor<?xbf16>, %b: tensor<?xbf16>) -> tensor<?x?xbf16> {
   %0 = fusion.layer_norm %x weight(%w : tensor<?xbf16>) bias(%b : tensor<?xbf16>) axis = 1 eps = 1.0e-5 : tensor<?x?xbf16>

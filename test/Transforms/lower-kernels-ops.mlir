@@ -301,18 +301,42 @@ fusion.fusion @softmax(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
 
 // -----
 
-// layer_norm: var_mean is one Welford state (count, mean, m2: three
-// components, one set of shuffles).
+// layer_norm: two sum passes (Note [Norms as sums]): the mean, then the
+// squares centered on it; each folds one value (5 shuffles and a block
+// fold).
 // CHECK-LABEL: gpu.func @layernorm_k0_pv8_i32
-// CHECK-COUNT-15: gpu.shuffle  xor
-// CHECK-NOT: gpu.shuffle
-// CHECK: = scf.if %{{.*}} -> (f32, f32, f32) {
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: = scf.if %{{.*}} -> (f32) {
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: = scf.if %{{.*}} -> (f32) {
 // CHECK-NOT: gpu.shuffle
 // CHECK: vector.store
 // CHECK-LABEL: gpu.func @layernorm_k0_ps_i32
 fusion.fusion @layernorm(%x: tensor<?x?xbf16>, %w: tensor<?xbf16>, %b: tensor<?xbf16>) -> tensor<?x?xbf16> {
   %0 = fusion.layer_norm %x weight(%w : tensor<?xbf16>) bias(%b : tensor<?xbf16>) axis = 1 eps = 1.0e-05 : tensor<?x?xbf16>
   fusion.return %0 : tensor<?x?xbf16>
+}
+
+// -----
+
+// var_mean is one Welford state (count, mean, m2: three components, one
+// set of shuffles), here with a per-element epilogue.
+// CHECK-LABEL: gpu.func @center_k0_pv4_i32
+// CHECK-COUNT-15: gpu.shuffle  xor
+// CHECK-NOT: gpu.shuffle
+// CHECK: = scf.if %{{.*}} -> (f32, f32, f32) {
+// CHECK-NOT: gpu.shuffle
+// CHECK: vector.store
+// CHECK-LABEL: gpu.func @center_k0_ps_i32
+fusion.fusion @center(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %v, %m = fusion.var_mean %x [1] correction = 0 keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
+  %d0 = fusion.dim %x, 0 : tensor<?x?xf32>
+  %d1 = fusion.dim %x, 1 : tensor<?x?xf32>
+  %me = fusion.expand %m(%d0, %d1) : tensor<?x1xf32> -> tensor<?x?xf32>
+  %ve = fusion.expand %v(%d0, %d1) : tensor<?x1xf32> -> tensor<?x?xf32>
+  %c = fusion.sub %x, %me : tensor<?x?xf32>
+  %y = fusion.mul %c, %ve : tensor<?x?xf32>
+  fusion.return %y : tensor<?x?xf32>
 }
 
 // -----

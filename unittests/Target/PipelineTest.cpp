@@ -239,6 +239,9 @@ struct InnerCase {
   const char *kernel;
   uint32_t block, grid;
   int64_t threadsPerRow;
+  /// Dynamic shared memory: block x 64 bytes (32 bf16 per thread) where the
+  /// row is staged (Note [Staged rows heuristic]).
+  uint32_t smem = 0;
 };
 
 TEST(Pipeline, InnerReductionHeuristicTable) {
@@ -246,14 +249,14 @@ TEST(Pipeline, InnerReductionHeuristicTable) {
   const InnerCase cases[] = {
       // bf16 softmax: 32 elements per thread kept in registers.
       {"normalization/softmax", DType::BF16, 32768, 4096, 0x100000,
-       "softmax_k0_pv8_i32", 256, 2112, 128},
+       "softmax_k0_pv8_i32", 256, 2112, 128, 256 * 64},
       {"normalization/softmax", DType::BF16, 8192, 16384, 0x100000,
-       "softmax_k0_pv8_i32", 512, 2112, 512},
+       "softmax_k0_pv8_i32", 512, 2112, 512, 512 * 64},
       // Short rows: a warp per row, 8 rows per block.
       {"normalization/softmax", DType::BF16, 262144, 1024, 0x100000,
-       "softmax_k0_pv8_i32", 256, 2112, 32},
+       "softmax_k0_pv8_i32", 256, 2112, 32, 256 * 64},
       {"normalization/softmax", DType::BF16, 100, 1000, 0x100000,
-       "softmax_k0_pv8_i32", 256, 13, 32},
+       "softmax_k0_pv8_i32", 256, 13, 32, 256 * 64},
       // Odd rows: the scalar persistent variant, 16 elements per thread.
       {"normalization/softmax", DType::BF16, 7, 4097, 0x100000,
        "softmax_k0_ps_i32", 288, 7, 288},
@@ -290,6 +293,62 @@ TEST(Pipeline, InnerReductionHeuristicTable) {
     int32_t threads = 0;
     std::memcpy(&threads, launch.params.data() + launch.params.size() - 4, 4);
     EXPECT_EQ(threads, c.threadsPerRow);
+    EXPECT_EQ(launch.dynamicSmem, c.smem);
+  }
+}
+
+// Note [Staged rows heuristic]: one-pass kernels without a var_mean stage
+// the row in shared memory (rms_norm: one sum pass); layer_norm (two sum
+// passes, Note [Norms as sums]) and var_mean epilogues keep it in
+// registers.
+TEST(Pipeline, StagedRowsForOnePassKernelsOnly) {
+  struct Case {
+    const char *source;
+    int inputs;
+    const char *kernel;
+    uint32_t smem;
+  };
+  const Case cases[] = {
+      {R"mlir(
+fusion.fusion @rms(%x: tensor<?x?xbf16>, %w: tensor<?xbf16>) -> tensor<?x?xbf16> {
+  %0 = fusion.rms_norm %x weight(%w : tensor<?xbf16>) axis = 1 eps = 1.0e-6 : tensor<?x?xbf16>
+  fusion.return %0 : tensor<?x?xbf16>
+})mlir",
+       2, "rms_k0_pv8_i32", 512 * 64},
+      {R"mlir(
+fusion.fusion @ln(%x: tensor<?x?xbf16>, %w: tensor<?xbf16>, %b: tensor<?xbf16>) -> tensor<?x?xbf16> {
+  %0 = fusion.layer_norm %x weight(%w : tensor<?xbf16>) bias(%b : tensor<?xbf16>) axis = 1 eps = 1.0e-5 : tensor<?x?xbf16>
+  fusion.return %0 : tensor<?x?xbf16>
+})mlir",
+       3, "ln_k0_pv8_i32", 0},
+      {R"mlir(
+fusion.fusion @center(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
+  %v, %m = fusion.var_mean %x [1] correction = 0 keepdim : tensor<?x?xbf16> -> tensor<?x1xbf16>
+  %d0 = fusion.dim %x, 0 : tensor<?x?xbf16>
+  %d1 = fusion.dim %x, 1 : tensor<?x?xbf16>
+  %me = fusion.expand %m(%d0, %d1) : tensor<?x1xbf16> -> tensor<?x?xbf16>
+  %y = fusion.sub %x, %me : tensor<?x?xbf16>
+  fusion.return %y : tensor<?x?xbf16>
+})mlir",
+       1, "center_k0_pv8_i32", 0},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.kernel);
+    auto exe = compileSource(c.source);
+    ASSERT_TRUE(exe);
+    // Rows of 16384: 512 threads per row, one row per block.
+    Tensor2D x = contiguous(64, 16384);
+    int64_t vecSize[1] = {16384}, vecStride[1] = {1};
+    std::vector<Argument> args = {x.arg(0x100000, DType::BF16)};
+    for (int i = 1; i < c.inputs; ++i)
+      args.push_back(Argument::tensor(reinterpret_cast<void *>(0x200000 * i),
+                                      DType::BF16, vecSize, 1, vecStride));
+    auto plan = exe->plan(args);
+    ASSERT_TRUE(plan.ok()) << plan.status().toString();
+    ASSERT_EQ(plan->launches.size(), 1u);
+    EXPECT_EQ(launchedKernel(*exe, *plan), c.kernel);
+    EXPECT_EQ(plan->launches[0].block[0], 512u);
+    EXPECT_EQ(plan->launches[0].dynamicSmem, c.smem);
   }
 }
 
