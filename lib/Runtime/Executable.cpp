@@ -174,13 +174,16 @@ struct Executable::Impl {
                         LoadedKernels &kernels);
   Status allocateBuffers(const CudaDriver &cu, const EvaluatedPlan &plan,
                          const Argument *inputs, const OutputTensor *outputs,
-                         CUstream stream);
+                         CUcontext context, CUstream stream);
   Status launchKernel(const CudaDriver &cu, const CachedPlan &cached,
                       size_t index, const LoadedKernels &kernels,
                       const Argument *inputs, CUstream stream);
   void releaseBuffers(const CudaDriver &cu, CUstream stream);
+  /// The workspace of (context, stream); `context` is the current one
+  /// (kernelsForCurrentContext asked the driver once per call).
   Expected<StreamWorkspace *> workspaceFor(const CudaDriver &cu,
-                                           CUstream stream, int64_t bytes);
+                                           CUcontext context, CUstream stream,
+                                           int64_t bytes);
   /// Plans are gone (a new one may reuse an address): every workspace's
   /// kept_zero buffers are zeroed again by their next call.
   void forgetZeroedPlans() {
@@ -397,7 +400,8 @@ Status Executable::Impl::run(const Argument *inputs, size_t numInputs,
   status = prepareKernels(cu, cached, **kernels);
   runningPlan = &cached;
   if (status.ok())
-    status = allocateBuffers(cu, cached.plan, inputs, outputs, stream);
+    status = allocateBuffers(cu, cached.plan, inputs, outputs,
+                             (*kernels)->context, stream);
   if (!status.ok())
     return status;
   for (size_t l = 0; l < cached.plan.launches.size() && status.ok(); ++l)
@@ -514,7 +518,7 @@ Status Executable::Impl::allocateBuffers(const CudaDriver &cu,
                                          const EvaluatedPlan &plan,
                                          const Argument *inputs,
                                          const OutputTensor *outputs,
-                                         CUstream stream) {
+                                         CUcontext context, CUstream stream) {
   const int32_t numInputs = desc.numInputs();
   for (int32_t i = 0; i < numInputs; ++i)
     slotPointers[i] = desc.inputs[i].kind == ArgKind::Tensor
@@ -540,7 +544,7 @@ Status Executable::Impl::allocateBuffers(const CudaDriver &cu,
   StreamWorkspace *workspace = nullptr;
   if (status.ok() && plan.intermediateBytes > 0) {
     Expected<StreamWorkspace *> found =
-        workspaceFor(cu, stream, plan.intermediateBytes);
+        workspaceFor(cu, context, stream, plan.intermediateBytes);
     if (!found)
       status = found.status();
     else
@@ -625,17 +629,14 @@ Status Executable::Impl::launchKernel(const CudaDriver &cu,
 }
 
 Expected<Executable::Impl::StreamWorkspace *>
-Executable::Impl::workspaceFor(const CudaDriver &cu, CUstream stream,
-                               int64_t bytes) {
-  Expected<CUcontext> context = cu.currentContext();
-  if (!context)
-    return context.status();
+Executable::Impl::workspaceFor(const CudaDriver &cu, CUcontext context,
+                               CUstream stream, int64_t bytes) {
   StreamWorkspace *found = nullptr;
   for (StreamWorkspace &w : workspaces)
-    if (w.context == *context && w.stream == stream)
+    if (w.context == context && w.stream == stream)
       found = &w;
   if (!found) {
-    workspaces.push_back(StreamWorkspace{*context, stream, 0, 0, nullptr});
+    workspaces.push_back(StreamWorkspace{context, stream, 0, 0, nullptr});
     found = &workspaces.back();
   }
   if (found->bytes >= bytes)

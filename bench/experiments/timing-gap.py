@@ -1,0 +1,94 @@
+"""Why the suite (bench/run.py) reads some rows slower than fusion-run --bench:
+times one module through Executable.run on torch tensors in several ways in
+one process, beside `fusion-run --bench` on the same module file.
+
+    PYTHONPATH=python FUSION_RUNTIME_LIBRARY=lib/libfusion_runtime.so \\
+      python3 bench/experiments/timing-gap.py MODULE M N [--weights K]
+
+MODULE takes an (M, N) bf16 input plus K (default 0) bf16 vectors of N.
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from fusion import Executable  # noqa: E402
+
+
+def per_call(call, sets, iters=30, warmup=5):
+    for i in range(warmup):
+        call(i % sets)
+    torch.cuda.synchronize()
+    pairs = []
+    for i in range(iters):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        call(i % sets)
+        e.record()
+        pairs.append((s, e))
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) * 1e3 for s, e in pairs)
+
+
+def batched(call, sets, iters=30, warmup=5):
+    for i in range(warmup):
+        call(i % sets)
+    torch.cuda.synchronize()
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record()
+    for i in range(iters):
+        call(i % sets)
+    e.record()
+    torch.cuda.synchronize()
+    return s.elapsed_time(e) * 1e3 / iters
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("module")
+    p.add_argument("m", type=int)
+    p.add_argument("n", type=int)
+    p.add_argument("--weights", type=int, default=0)
+    a = p.parse_args()
+    exe = Executable(open(a.module, "rb").read())
+
+    def make():
+        x = torch.empty(a.m, a.n, device="cuda").uniform_(-2, 2).to(torch.bfloat16)
+        ws = [torch.empty(a.n, device="cuda").uniform_(-2, 2).to(torch.bfloat16)
+              for _ in range(a.weights)]
+        return [x] + ws
+
+    sets = [make() for _ in range(3)]
+    outs = [[torch.empty(a.m, a.n, dtype=torch.bfloat16, device="cuda")] for _ in sets]
+    copy_src = torch.empty(1 << 30, dtype=torch.uint8, device="cuda")
+    copy_dst = torch.empty_like(copy_src)
+    t_copy = per_call(lambda i: copy_dst.copy_(copy_src), 1, 20)
+    copy_gbps = 2 * (1 << 30) / (t_copy * 1e-6) / 1e9
+    useful = 2 * a.m * a.n * 2 + a.weights * a.n * 2
+
+    def row(name, us):
+        print(f"{name:48s} {us:8.2f} us  fraction {useful / (us * 1e-6) / 1e9 / copy_gbps:.3f}",
+              flush=True)
+
+    print(f"copy {copy_gbps:.0f} GB/s; {a.module} {a.m}x{a.n}")
+    row("per-call events, 3 input/output sets (suite)", per_call(lambda i: exe.run(sets[i], outs[i]), 3))
+    row("per-call events, 1 set", per_call(lambda i: exe.run(sets[0], outs[0]), 1))
+    row("events around 30 calls, 3 sets", batched(lambda i: exe.run(sets[i], outs[i]), 3))
+    row("per-call events, 3 sets, again", per_call(lambda i: exe.run(sets[i], outs[i]), 3))
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        row("per-call events, 3 sets, side stream", per_call(lambda i: exe.run(sets[i], outs[i]), 3))
+    del sets, outs, copy_src, copy_dst
+    torch.cuda.empty_cache()
+    ins = [f"--input={a.m}x{a.n}"] + [f"--input={a.n}"] * a.weights
+    out = subprocess.run(["fusion-run", a.module, *ins, "--bench", "--no-check", "--iters=30",
+                          "--warmup=5", "--copy-mib=1024"], capture_output=True, text=True)
+    print("\n".join(line for line in out.stdout.splitlines() if line.startswith("BENCH")) or out.stderr)
+
+
+if __name__ == "__main__":
+    main()
