@@ -1,0 +1,796 @@
+// CPU-only tests of the runtime's launch path (lib/Runtime/Executable.cpp)
+// against the fake CUDA driver of FakeCuda.cpp: the runtime dlopens
+// "libcuda.so.1" and gets the fake, which counts every driver call and
+// records launches, memsets and allocations. Modules are compiled from MLIR
+// to PTX (no ptxas needed) or written by hand (TestModule.h); inputs are
+// fake device pointers the fake never dereferences, outputs live in the
+// fake's (host) memory. A separate executable: the runtime keeps the driver
+// it loaded for the life of the process.
+#include "FakeCuda.h"
+#include "TestModule.h"
+
+#include "fusion/Registration.h"
+#include "fusion/Runtime/Executable.h"
+#include "fusion/Target/ModuleWriter.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cuda.h>
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <set>
+#include <utility>
+
+using namespace fusion::runtime;
+namespace fb = fusion::fb;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// The fake driver
+//===----------------------------------------------------------------------===//
+
+/// The fake's test interface and the few entry points the tests call
+/// themselves, resolved from the library the runtime loads.
+struct Fake {
+  void *handle = nullptr;
+  std::string error; // why the fake is unusable, empty when it is usable
+  decltype(&fake_cuda_count) count = nullptr;
+  decltype(&fake_cuda_reset) reset = nullptr;
+  decltype(&fake_cuda_num_launches) numLaunches = nullptr;
+  decltype(&fake_cuda_launch) launch = nullptr;
+  decltype(&fake_cuda_num_memsets) numMemsets = nullptr;
+  decltype(&fake_cuda_memset) memset = nullptr;
+  decltype(&fake_cuda_num_allocs) numAllocs = nullptr;
+  decltype(&fake_cuda_alloc) alloc = nullptr;
+  decltype(&fake_cuda_live_allocations) liveAllocations = nullptr;
+  decltype(&fake_cuda_live_modules) liveModules = nullptr;
+  decltype(&fake_cuda_fail_next) failNext = nullptr;
+  decltype(&::cuMemAllocAsync) memAllocAsync = nullptr;
+  decltype(&::cuMemFreeAsync) memFreeAsync = nullptr;
+  decltype(&::cuCtxGetCurrent) ctxGetCurrent = nullptr;
+  decltype(&::cuCtxSetCurrent) ctxSetCurrent = nullptr;
+
+  std::vector<FakeCudaLaunch> launches() const {
+    std::vector<FakeCudaLaunch> out(numLaunches());
+    for (size_t i = 0; i < out.size(); ++i)
+      launch(i, &out[i]);
+    return out;
+  }
+  std::vector<FakeCudaMemset> memsets() const {
+    std::vector<FakeCudaMemset> out(numMemsets());
+    for (size_t i = 0; i < out.size(); ++i)
+      memset(i, &out[i]);
+    return out;
+  }
+  std::vector<FakeCudaAlloc> allocs() const {
+    std::vector<FakeCudaAlloc> out(numAllocs());
+    for (size_t i = 0; i < out.size(); ++i)
+      alloc(i, &out[i]);
+    return out;
+  }
+};
+
+const Fake &fake() {
+  static const Fake *loaded = [] {
+    auto *f = new Fake;
+    // Loaded by path before the runtime asks for "libcuda.so.1": its dlopen
+    // then finds the fake by its soname, whatever LD_LIBRARY_PATH says
+    // (ctest points that at the fake too).
+    f->handle = dlopen(FUSION_FAKE_CUDA_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    if (!f->handle) {
+      const char *why = dlerror();
+      f->error = std::string("cannot load the fake driver: ") +
+                 (why ? why : "unknown");
+      return f;
+    }
+    if (dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD) !=
+        f->handle) {
+      f->error = "dlopen(\"libcuda.so.1\") is not the fake driver";
+      return f;
+    }
+#define FAKE_RESOLVE(field, symbol)                                            \
+  f->field = reinterpret_cast<decltype(f->field)>(dlsym(f->handle, #symbol));  \
+  if (!f->field && f->error.empty())                                           \
+    f->error = "the fake driver has no " #symbol;
+    FAKE_RESOLVE(count, fake_cuda_count)
+    FAKE_RESOLVE(reset, fake_cuda_reset)
+    FAKE_RESOLVE(numLaunches, fake_cuda_num_launches)
+    FAKE_RESOLVE(launch, fake_cuda_launch)
+    FAKE_RESOLVE(numMemsets, fake_cuda_num_memsets)
+    FAKE_RESOLVE(memset, fake_cuda_memset)
+    FAKE_RESOLVE(numAllocs, fake_cuda_num_allocs)
+    FAKE_RESOLVE(alloc, fake_cuda_alloc)
+    FAKE_RESOLVE(liveAllocations, fake_cuda_live_allocations)
+    FAKE_RESOLVE(liveModules, fake_cuda_live_modules)
+    FAKE_RESOLVE(failNext, fake_cuda_fail_next)
+    FAKE_RESOLVE(memAllocAsync, cuMemAllocAsync)
+    FAKE_RESOLVE(memFreeAsync, cuMemFreeAsync)
+    FAKE_RESOLVE(ctxGetCurrent, cuCtxGetCurrent)
+    FAKE_RESOLVE(ctxSetCurrent, cuCtxSetCurrent)
+#undef FAKE_RESOLVE
+    return f;
+  }();
+  return *loaded;
+}
+
+/// Every test starts with the runtime on the fake driver and the fake's
+/// counters and records cleared.
+class FakeDriver : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_TRUE(fake().error.empty()) << fake().error;
+    Status status = cudaDriverStatus();
+    ASSERT_TRUE(status.ok()) << status.toString();
+    fake().reset();
+  }
+
+  static int64_t count(const char *entryPoint) {
+    return fake().count(entryPoint);
+  }
+};
+
+/// Memory of the fake driver (host memory, so memsets really write).
+class DeviceMemory {
+public:
+  explicit DeviceMemory(size_t bytes) {
+    EXPECT_EQ(fake().memAllocAsync(&address_, bytes, nullptr), CUDA_SUCCESS);
+  }
+  ~DeviceMemory() {
+    if (address_)
+      fake().memFreeAsync(address_, nullptr);
+  }
+  DeviceMemory(const DeviceMemory &) = delete;
+  DeviceMemory &operator=(const DeviceMemory &) = delete;
+  void *get() const { return reinterpret_cast<void *>(address_); }
+
+private:
+  CUdeviceptr address_ = 0;
+};
+
+// Stream handles: the fake never dereferences them.
+void *const kStream1 = reinterpret_cast<void *>(0x5100);
+void *const kStream2 = reinterpret_cast<void *>(0x5200);
+
+//===----------------------------------------------------------------------===//
+// Modules and arguments
+//===----------------------------------------------------------------------===//
+
+std::unique_ptr<Executable> compileSource(llvm::StringRef source) {
+  mlir::DialectRegistry registry;
+  mlir::fusion::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+  EXPECT_TRUE(bool(module));
+  if (!module)
+    return nullptr;
+  mlir::fusion::CompileOptions options;
+  options.emitCubin = false; // PTX only: the fake driver "JITs" PTX
+  auto bytes = mlir::fusion::compileToModuleFile(*module, "", options);
+  EXPECT_TRUE(mlir::succeeded(bytes));
+  if (mlir::failed(bytes))
+    return nullptr;
+  auto exe = Executable::load(bytes->data(), bytes->size());
+  EXPECT_TRUE(exe.ok()) << exe.status().toString();
+  return exe.ok() ? std::move(exe.value()) : nullptr;
+}
+
+std::unique_ptr<Executable> compileExample(const std::string &name) {
+  auto buffer = llvm::MemoryBuffer::getFile(std::string(FUSION_EXAMPLES_DIR) +
+                                            "/" + name + ".mlir");
+  EXPECT_TRUE(bool(buffer)) << name;
+  if (!buffer)
+    return nullptr;
+  return compileSource((*buffer)->getBuffer());
+}
+
+// An outer (column) reduction: a grid split with partials and kept_zero
+// counters (test/Transforms/lower-kernels-ops.mlir @colsum).
+const char *const kColsum = R"mlir(
+fusion.fusion @colsum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
+  %0 = fusion.sum %x [0] : tensor<?x?xf32> -> tensor<?xf32>
+  fusion.return %0 : tensor<?xf32>
+})mlir";
+
+// Two kernels through an intermediate: x - mean(x, dim 0).
+const char *const kOuterCenter = R"mlir(
+fusion.fusion @outer_center(%x: tensor<?x?xf32>, %count: f32) -> tensor<?x?xf32> {
+  %m = fusion.dim %x, 0 : tensor<?x?xf32>
+  %n = fusion.dim %x, 1 : tensor<?x?xf32>
+  %s = fusion.sum %x [0] keepdim : tensor<?x?xf32> -> tensor<1x?xf32>
+  %c = fusion.broadcast_in_dim %count [] (%n) : f32 -> tensor<1x?xf32>
+  %mean = fusion.div %s, %c : tensor<1x?xf32>
+  %e = fusion.expand %mean (%m, %n) : tensor<1x?xf32> -> tensor<?x?xf32>
+  %y = fusion.sub %x, %e : tensor<?x?xf32>
+  fusion.return %y : tensor<?x?xf32>
+})mlir";
+
+/// A row-major 2-D tensor at a fake device address.
+struct Tensor2D {
+  int64_t sizes[2];
+  int64_t strides[2];
+  Tensor2D(int64_t rows, int64_t cols) : sizes{rows, cols}, strides{cols, 1} {}
+  Argument arg(uintptr_t address, DType dtype) const {
+    return Argument::tensor(reinterpret_cast<void *>(address), dtype, sizes, 2,
+                            strides);
+  }
+};
+
+/// Inputs, their plan, and outputs in the fake's memory, for repeated runs.
+struct Call {
+  std::vector<Argument> inputs;
+  EvaluatedPlan plan;
+  std::vector<OutputTensor> outputs;
+  std::vector<std::unique_ptr<DeviceMemory>> memory;
+
+  /// Plans `inputs` and allocates the outputs; the fake's counters are
+  /// reset afterwards.
+  static std::unique_ptr<Call> make(Executable &exe,
+                                    std::vector<Argument> inputs) {
+    auto call = std::make_unique<Call>();
+    call->inputs = std::move(inputs);
+    auto plan = exe.plan(call->inputs);
+    EXPECT_TRUE(plan.ok()) << plan.status().toString();
+    if (!plan.ok())
+      return nullptr;
+    call->plan = std::move(*plan);
+    call->outputs.resize(exe.info().outputs.size());
+    Status status =
+        exe.inferOutputs(call->inputs.data(), call->inputs.size(),
+                         call->outputs.data(), call->outputs.size());
+    EXPECT_TRUE(status.ok()) << status.toString();
+    for (size_t o = 0; o < call->outputs.size(); ++o) {
+      const BufferLayout &layout = call->plan.output(o);
+      if (layout.aliasInput >= 0 || layout.bytes == 0)
+        continue;
+      call->memory.push_back(std::make_unique<DeviceMemory>(layout.bytes));
+      call->outputs[o].data = call->memory.back()->get();
+    }
+    fake().reset();
+    return call;
+  }
+
+  Status run(Executable &exe, void *stream) {
+    return exe.run(inputs.data(), inputs.size(), outputs.data(), outputs.size(),
+                   stream);
+  }
+
+  size_t launchesPerRun() const {
+    size_t n = 0;
+    for (const LaunchConfig &launch : plan.launches)
+      n += !launch.skipped;
+    return n;
+  }
+
+  /// The memsets (address, bytes) a run must do, with the intermediates in
+  /// the workspace at `workspace`; kept_zero buffers only if
+  /// `keptZeroStale`.
+  std::multiset<std::pair<uint64_t, uint64_t>>
+  expectedMemsets(uint64_t workspace, bool keptZeroStale) const {
+    std::multiset<std::pair<uint64_t, uint64_t>> out;
+    for (size_t b = 0; b < plan.buffers.size(); ++b) {
+      const BufferLayout &layout = plan.buffers[b];
+      if (!layout.zeroInit || layout.bytes == 0)
+        continue;
+      if (layout.kind == BufferKind::Intermediate) {
+        if (!layout.keptZero || keptZeroStale)
+          out.insert({workspace + layout.poolOffset, layout.bytes});
+        continue;
+      }
+      for (size_t o = 0; o < plan.outputBuffers.size(); ++o)
+        if (plan.outputBuffers[o] == static_cast<int32_t>(b))
+          out.insert(
+              {reinterpret_cast<uint64_t>(outputs[o].data), layout.bytes});
+    }
+    return out;
+  }
+
+  const BufferLayout *keptZeroBuffer() const {
+    for (const BufferLayout &layout : plan.buffers)
+      if (layout.keptZero)
+        return &layout;
+    return nullptr;
+  }
+};
+
+/// The memsets the fake saw since its last reset, as (address, bytes).
+std::multiset<std::pair<uint64_t, uint64_t>> recordedMemsets() {
+  std::multiset<std::pair<uint64_t, uint64_t>> out;
+  for (const FakeCudaMemset &m : fake().memsets()) {
+    EXPECT_EQ(m.value, 0u);
+    out.insert({m.address, m.count * m.elementSize});
+  }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Tests
+//===----------------------------------------------------------------------===//
+
+// Note [Steady state]: once the modules are loaded and the plan cached, a
+// call asks the driver for the current context once and then only memsets
+// and launches; the stream workspace is reused, nothing is allocated.
+TEST_F(FakeDriver, OneContextQueryPerCallInSteadyState) {
+  struct Case {
+    const char *name;
+    std::unique_ptr<Executable> exe;
+    std::vector<Argument> inputs;
+    bool intermediates;
+  };
+  Tensor2D big(4096, 4096), square(1000, 1000), tall(32768, 1024);
+  Case cases[] = {
+      {"add_relu",
+       compileExample("add_relu"),
+       {big.arg(0x100000, DType::F32), big.arg(0x200000, DType::F32)},
+       false},
+      {"outer_center",
+       compileSource(kOuterCenter),
+       {square.arg(0x100000, DType::F32),
+        Argument::floatScalar(1000, DType::F32)},
+       true},
+      {"colsum",
+       compileSource(kColsum),
+       {tall.arg(0x100000, DType::F32)},
+       true},
+  };
+  for (Case &c : cases) {
+    SCOPED_TRACE(c.name);
+    ASSERT_TRUE(c.exe);
+    auto call = Call::make(*c.exe, c.inputs);
+    ASSERT_TRUE(call);
+    if (c.intermediates) {
+      ASSERT_GT(call->plan.intermediateBytes, 0);
+    }
+    size_t launches = call->launchesPerRun();
+    ASSERT_GT(launches, 0u);
+    int64_t kernels = static_cast<int64_t>(c.exe->info().kernels.size());
+
+    // The first call loads every kernel into the context.
+    Status status = call->run(*c.exe, kStream1);
+    ASSERT_TRUE(status.ok()) << status.toString();
+    EXPECT_EQ(count("cuCtxGetCurrent"), 1);
+    EXPECT_EQ(count("cuModuleLoadData"), kernels);
+    EXPECT_EQ(count("cuModuleGetFunction"), kernels);
+    EXPECT_EQ(count("cuCtxGetDevice"), 1);
+    EXPECT_EQ(count("cuDeviceGetAttribute"), 1);
+    EXPECT_EQ(count("cuMemAllocAsync"), c.intermediates ? 1 : 0);
+    EXPECT_EQ(count("cuLaunchKernelEx"), static_cast<int64_t>(launches));
+
+    fake().reset();
+    const int kCalls = 5;
+    for (int i = 0; i < kCalls; ++i) {
+      status = call->run(*c.exe, kStream1);
+      ASSERT_TRUE(status.ok()) << status.toString();
+    }
+    EXPECT_EQ(count("cuCtxGetCurrent"), kCalls);
+    EXPECT_EQ(count("cuLaunchKernelEx"),
+              static_cast<int64_t>(kCalls * launches));
+    for (const char *none :
+         {"cuCtxSetCurrent", "cuCtxGetDevice", "cuDeviceGet",
+          "cuDeviceGetAttribute", "cuDevicePrimaryCtxRetain",
+          "cuModuleLoadData", "cuModuleGetFunction", "cuFuncSetAttribute",
+          "cuMemAllocAsync", "cuMemFreeAsync", "cuStreamSynchronize",
+          "cuCtxSynchronize", "cuGetErrorName", "cuGetErrorString"})
+      EXPECT_EQ(count(none), 0) << none;
+    EXPECT_EQ(c.exe->cacheStats().misses, 1u);
+  }
+}
+
+// Note [Stream workspaces]: kept_zero counters (a grid-split column
+// reduction's) are zeroed when a stream's workspace is new or another plan
+// used it since; the kernels leave them zero, so calls with the same plan
+// on the same stream skip the memset. Other zero_init buffers are zeroed
+// every call.
+TEST_F(FakeDriver, KeptZeroCountersAreZeroedOncePerPlanAndStream) {
+  auto exe = compileSource(kColsum);
+  ASSERT_TRUE(exe);
+  Tensor2D tallX(32768, 1024);
+  auto a = Call::make(*exe, {tallX.arg(0x100000, DType::F32)});
+  ASSERT_TRUE(a);
+  const BufferLayout *counters = a->keptZeroBuffer();
+  ASSERT_NE(counters, nullptr) << "no kept_zero buffer in the plan";
+  EXPECT_TRUE(counters->zeroInit);
+  EXPECT_EQ(counters->kind, BufferKind::Intermediate);
+  EXPECT_GT(counters->bytes, 0);
+
+  // Another shape with kept_zero counters that fits in a's workspace, so
+  // switching plans does not grow (and so re-zero) the workspace.
+  std::unique_ptr<Call> b;
+  std::vector<std::unique_ptr<Tensor2D>> shapes;
+  const std::pair<int64_t, int64_t> candidates[] = {
+      {16384, 1024}, {32768, 512}, {8192, 1024}, {4096, 256}};
+  for (const auto &[rows, cols] : candidates) {
+    shapes.push_back(std::make_unique<Tensor2D>(rows, cols));
+    auto candidate =
+        Call::make(*exe, {shapes.back()->arg(0x100000, DType::F32)});
+    ASSERT_TRUE(candidate);
+    if (candidate->keptZeroBuffer() &&
+        candidate->plan.intermediateBytes <= a->plan.intermediateBytes) {
+      b = std::move(candidate);
+      break;
+    }
+  }
+  ASSERT_TRUE(b) << "no second shape with kept_zero counters";
+
+  // One call; checks its memsets and returns its allocations.
+  auto run = [&](Call &call, void *stream, uint64_t workspace,
+                 bool keptZeroStale) {
+    fake().reset();
+    Status status = call.run(*exe, stream);
+    EXPECT_TRUE(status.ok()) << status.toString();
+    EXPECT_EQ(recordedMemsets(),
+              call.expectedMemsets(workspace, keptZeroStale));
+    int64_t keptZeroMemsets = 0;
+    const BufferLayout *kept = call.keptZeroBuffer();
+    for (const FakeCudaMemset &m : fake().memsets()) {
+      EXPECT_EQ(m.stream, stream);
+      keptZeroMemsets += m.address == workspace + kept->poolOffset &&
+                         int64_t(m.count * m.elementSize) == kept->bytes;
+    }
+    EXPECT_EQ(keptZeroMemsets, keptZeroStale ? 1 : 0);
+    EXPECT_EQ(count("cuLaunchKernelEx"),
+              static_cast<int64_t>(call.launchesPerRun()));
+    return fake().allocs();
+  };
+
+  // A new workspace: allocated and its counters zeroed.
+  fake().reset();
+  ASSERT_TRUE(a->run(*exe, kStream1).ok());
+  std::vector<FakeCudaAlloc> allocs = fake().allocs();
+  ASSERT_EQ(allocs.size(), 1u);
+  EXPECT_EQ(int64_t(allocs[0].bytes), a->plan.intermediateBytes);
+  EXPECT_EQ(allocs[0].stream, kStream1);
+  uint64_t workspace1 = allocs[0].address;
+  EXPECT_EQ(recordedMemsets(), a->expectedMemsets(workspace1, true));
+  {
+    SCOPED_TRACE("same plan, same stream");
+    EXPECT_TRUE(run(*a, kStream1, workspace1, false).empty());
+    EXPECT_TRUE(run(*a, kStream1, workspace1, false).empty());
+  }
+  {
+    SCOPED_TRACE("another plan on the workspace");
+    // Whatever a's partials left where b's counters go must be zeroed.
+    std::memset(reinterpret_cast<void *>(workspace1), 0xab,
+                a->plan.intermediateBytes);
+    EXPECT_TRUE(run(*b, kStream1, workspace1, true).empty());
+    const BufferLayout *kept = b->keptZeroBuffer();
+    std::vector<uint8_t> bytes(kept->bytes);
+    std::memcpy(bytes.data(),
+                reinterpret_cast<void *>(workspace1 + kept->poolOffset),
+                bytes.size());
+    EXPECT_EQ(bytes, std::vector<uint8_t>(kept->bytes, 0));
+    EXPECT_TRUE(run(*b, kStream1, workspace1, false).empty());
+  }
+  {
+    SCOPED_TRACE("back to the first plan");
+    EXPECT_TRUE(run(*a, kStream1, workspace1, true).empty());
+    EXPECT_TRUE(run(*a, kStream1, workspace1, false).empty());
+  }
+  uint64_t workspace2 = 0;
+  {
+    SCOPED_TRACE("a new stream");
+    fake().reset();
+    ASSERT_TRUE(a->run(*exe, kStream2).ok());
+    allocs = fake().allocs();
+    ASSERT_EQ(allocs.size(), 1u);
+    EXPECT_EQ(allocs[0].stream, kStream2);
+    workspace2 = allocs[0].address;
+    EXPECT_NE(workspace2, workspace1);
+    EXPECT_EQ(recordedMemsets(), a->expectedMemsets(workspace2, true));
+    EXPECT_TRUE(run(*a, kStream2, workspace2, false).empty());
+  }
+  {
+    SCOPED_TRACE("each stream keeps its own state");
+    EXPECT_TRUE(run(*a, kStream1, workspace1, false).empty());
+    EXPECT_TRUE(run(*b, kStream2, workspace2, true).empty());
+    EXPECT_TRUE(run(*a, kStream1, workspace1, false).empty());
+    EXPECT_TRUE(run(*a, kStream2, workspace2, true).empty());
+  }
+  {
+    SCOPED_TRACE("clearCache forgets the plans");
+    exe->clearCache();
+    EXPECT_TRUE(run(*a, kStream1, workspace1, true).empty());
+    EXPECT_TRUE(run(*a, kStream1, workspace1, false).empty());
+  }
+}
+
+// A failed launch leaves the counters in an unknown state: the next call
+// zeroes them again.
+TEST_F(FakeDriver, FailedLaunchZeroesKeptZeroCountersAgain) {
+  auto exe = compileSource(kColsum);
+  ASSERT_TRUE(exe);
+  Tensor2D x(32768, 1024);
+  auto call = Call::make(*exe, {x.arg(0x100000, DType::F32)});
+  ASSERT_TRUE(call);
+  const BufferLayout *kept = call->keptZeroBuffer();
+  ASSERT_NE(kept, nullptr);
+  ASSERT_TRUE(call->run(*exe, kStream1).ok());
+  ASSERT_EQ(fake().numAllocs(), 1u);
+  FakeCudaAlloc workspace;
+  ASSERT_TRUE(fake().alloc(0, &workspace));
+  ASSERT_TRUE(call->run(*exe, kStream1).ok());
+  size_t live = fake().liveAllocations();
+
+  fake().reset();
+  fake().failNext("cuLaunchKernelEx", CUDA_ERROR_LAUNCH_FAILED);
+  Status status = call->run(*exe, kStream1);
+  EXPECT_EQ(status.code(), ErrorCode::CudaError);
+  EXPECT_NE(status.message().find("CUDA_ERROR_LAUNCH_FAILED"),
+            std::string::npos)
+      << status.toString();
+  EXPECT_EQ(recordedMemsets(), call->expectedMemsets(workspace.address, false));
+  EXPECT_EQ(fake().liveAllocations(), live);
+
+  fake().reset();
+  ASSERT_TRUE(call->run(*exe, kStream1).ok());
+  EXPECT_EQ(recordedMemsets(), call->expectedMemsets(workspace.address, true));
+  EXPECT_EQ(count("cuMemAllocAsync"), 0);
+  fake().reset();
+  ASSERT_TRUE(call->run(*exe, kStream1).ok());
+  EXPECT_EQ(recordedMemsets(), call->expectedMemsets(workspace.address, false));
+}
+
+// The plan's grid, block, dynamic shared memory and packed parameters (with
+// this call's pointers patched in) are what cuLaunchKernelEx gets.
+TEST_F(FakeDriver, LaunchParametersReachTheDriver) {
+  auto exe = compileExample("normalization/softmax");
+  ASSERT_TRUE(exe);
+  Tensor2D x(8192, 16384);
+  const uintptr_t input = 0x100000;
+  auto call = Call::make(*exe, {x.arg(input, DType::BF16)});
+  ASSERT_TRUE(call);
+  const EvaluatedPlan &plan = call->plan;
+  ASSERT_EQ(plan.launches.size(), 1u);
+  const LaunchConfig &config = plan.launches[0];
+  // As PipelineTest's InnerReductionHeuristicTable has it.
+  EXPECT_EQ(config.block[0], 512u);
+  EXPECT_EQ(config.dynamicSmem, 32768u);
+
+  for (void *stream : {kStream1, kStream2, static_cast<void *>(nullptr)}) {
+    fake().reset();
+    Status status = call->run(*exe, stream);
+    ASSERT_TRUE(status.ok()) << status.toString();
+    std::vector<FakeCudaLaunch> launches = fake().launches();
+    ASSERT_EQ(launches.size(), 1u);
+    const FakeCudaLaunch &launch = launches[0];
+    EXPECT_STREQ(launch.function,
+                 exe->info().kernels[config.kernel].name.c_str());
+    EXPECT_STREQ(launch.function, "softmax_k0_pv8_i32");
+    for (int d = 0; d < 3; ++d) {
+      EXPECT_EQ(launch.grid[d], config.grid[d]) << d;
+      EXPECT_EQ(launch.block[d], config.block[d]) << d;
+    }
+    EXPECT_EQ(launch.grid[0], 2112u);
+    EXPECT_EQ(launch.block[0], 512u);
+    EXPECT_EQ(launch.sharedMemBytes, 32768u);
+    EXPECT_EQ(launch.stream, stream);
+    EXPECT_EQ(launch.numAttrs, 0u);
+    // Below the default 48 KiB: no attribute needed.
+    EXPECT_EQ(count("cuFuncSetAttribute"), 0);
+
+    // The buffer the PTX entry declares, with the input and the output
+    // pointers patched in and everything else as planned.
+    ASSERT_EQ(launch.paramSize, config.params.size());
+    EXPECT_EQ(int64_t(launch.paramSize), launch.ptxParamSize);
+    std::vector<uint8_t> expected = config.params;
+    int32_t numInputs = static_cast<int32_t>(call->inputs.size());
+    int pointers = 0;
+    for (const ParamField &field : config.fields) {
+      if (field.kind != ParamKind::Pointer)
+        continue;
+      ASSERT_EQ(field.size, 8u);
+      uint64_t pointer = 0;
+      if (field.value < numInputs) {
+        pointer = reinterpret_cast<uint64_t>(call->inputs[field.value].data);
+      } else {
+        int32_t buffer = field.value - numInputs;
+        ASSERT_EQ(buffer, plan.outputBuffers[0]) << "an unexpected buffer";
+        pointer = reinterpret_cast<uint64_t>(call->outputs[0].data);
+      }
+      std::memcpy(expected.data() + field.offset, &pointer, 8);
+      ++pointers;
+    }
+    EXPECT_GE(pointers, 2);
+    EXPECT_EQ(
+        std::vector<uint8_t>(launch.params, launch.params + launch.paramSize),
+        expected);
+    uint64_t first = 0;
+    std::memcpy(&first, launch.params, 8);
+    EXPECT_EQ(first, input);
+  }
+}
+
+// Above 48 KiB of dynamic shared memory a kernel needs its limit raised
+// (once per kernel and context); clusters and cooperative launches are
+// launch attributes.
+TEST_F(FakeDriver, LargeDynamicSmemClustersAndCooperativeLaunches) {
+  using fusion::runtime::testing::TestModule;
+  using fusion::runtime::testing::TestVariant;
+  TestModule m;
+  m.name = "axpy_twice";
+  m.target = "sm_90";
+  m.inputs = {{"a", fb::ArgKind::Tensor, fb::DType::F32, {-1}},
+              {"b", fb::ArgKind::Tensor, fb::DType::F32, {-1}},
+              {"alpha", fb::ArgKind::Scalar, fb::DType::F32, {}}};
+  int32_t n = m.inputSize(0, 0);
+  int32_t block = m.constant(256);
+  int32_t grid = m.expr(fb::ExprOp::CeilDiv, n, block);
+  int32_t one = m.constant(1);
+  int32_t two = m.constant(2);
+  int32_t evenGrid =
+      m.expr(fb::ExprOp::Mul, m.expr(fb::ExprOp::CeilDiv, grid, two), two);
+  int32_t smem = m.constant(64 * 1024);
+  int32_t large = m.expr(fb::ExprOp::Lt, m.constant(100000), n);
+  m.buffers = {{fb::BufferKind::Intermediate, fb::DType::F32, {n}, true},
+               {fb::BufferKind::Output, fb::DType::F32, {n}}};
+  m.outputs = {1};
+  m.kernels = {{"axpy_f32",
+                R"(
+.version 8.0
+.target sm_90
+.address_size 64
+
+.visible .entry axpy_f32(
+	.param .u64 axpy_f32_a,
+	.param .u64 axpy_f32_b,
+	.param .u64 axpy_f32_out,
+	.param .u64 axpy_f32_n,
+	.param .f32 axpy_f32_alpha
+)
+{
+	ret;
+}
+)",
+                {},
+                0}};
+  // Slots: 0 a, 1 b, 2 alpha, 3 tmp, 4 out.
+  TestVariant first;
+  first.grid = {grid, one, one};
+  first.block = {block, one, one};
+  first.params = {{fb::ParamKind::Pointer, 0},
+                  {fb::ParamKind::Pointer, 1},
+                  {fb::ParamKind::Pointer, 3},
+                  {fb::ParamKind::I64, n},
+                  {fb::ParamKind::ScalarF32, 2}};
+  TestVariant clustered;
+  clustered.guard = large;
+  clustered.grid = {evenGrid, one, one};
+  clustered.block = {block, one, one};
+  clustered.cluster = {two, one, one};
+  clustered.dynamicSmem = smem;
+  clustered.params = {{fb::ParamKind::Pointer, 3},
+                      {fb::ParamKind::Pointer, 0},
+                      {fb::ParamKind::Pointer, 4},
+                      {fb::ParamKind::I64, n},
+                      {fb::ParamKind::ScalarF32, 2}};
+  TestVariant cooperative = clustered;
+  cooperative.guard = -1;
+  cooperative.grid = {grid, one, one};
+  cooperative.cluster.clear();
+  cooperative.dynamicSmem = -1;
+  cooperative.cooperative = true;
+  m.launches = {{first}, {clustered, cooperative}};
+  auto exe = fusion::runtime::testing::load(m);
+  ASSERT_TRUE(exe);
+
+  int64_t largeSize[1] = {1 << 20}, smallSize[1] = {1000}, stride[1] = {1};
+  auto inputs = [&](int64_t *size) {
+    return std::vector<Argument>{
+        Argument::tensor(reinterpret_cast<void *>(0x100000), DType::F32, size,
+                         1, stride),
+        Argument::tensor(reinterpret_cast<void *>(0x900000), DType::F32, size,
+                         1, stride),
+        Argument::floatScalar(2.0, DType::F32)};
+  };
+  auto big = Call::make(*exe, inputs(largeSize));
+  auto small = Call::make(*exe, inputs(smallSize));
+  ASSERT_TRUE(big && small);
+
+  ASSERT_TRUE(big->run(*exe, kStream1).ok());
+  EXPECT_EQ(count("cuFuncSetAttribute"), 1);
+  std::vector<FakeCudaLaunch> launches = fake().launches();
+  ASSERT_EQ(launches.size(), 2u);
+  EXPECT_EQ(launches[0].sharedMemBytes, 0u);
+  EXPECT_EQ(launches[0].numAttrs, 0u);
+  EXPECT_EQ(launches[1].sharedMemBytes, 64u * 1024);
+  EXPECT_EQ(launches[1].numAttrs, 1u);
+  EXPECT_EQ(launches[1].clusterDim[0], 2u);
+  EXPECT_EQ(launches[1].clusterDim[1], 1u);
+  EXPECT_EQ(launches[1].clusterDim[2], 1u);
+  EXPECT_EQ(launches[1].grid[0], 4096u);
+  EXPECT_EQ(launches[1].cooperative, 0);
+  for (const FakeCudaLaunch &launch : launches) {
+    EXPECT_EQ(launch.paramSize, 36u);
+    EXPECT_EQ(launch.ptxParamSize, 36);
+  }
+  // The zero_init intermediate (not kept_zero) is zeroed every call.
+  EXPECT_EQ(count("cuMemsetD8Async"), 1);
+
+  fake().reset();
+  ASSERT_TRUE(big->run(*exe, kStream1).ok());
+  EXPECT_EQ(count("cuFuncSetAttribute"), 0);
+  EXPECT_EQ(count("cuMemsetD8Async"), 1);
+  EXPECT_EQ(count("cuLaunchKernelEx"), 2);
+
+  fake().reset();
+  ASSERT_TRUE(small->run(*exe, kStream1).ok());
+  EXPECT_EQ(count("cuFuncSetAttribute"), 0);
+  launches = fake().launches();
+  ASSERT_EQ(launches.size(), 2u);
+  EXPECT_EQ(launches[1].sharedMemBytes, 0u);
+  EXPECT_EQ(launches[1].numAttrs, 1u);
+  EXPECT_EQ(launches[1].cooperative, 1);
+  EXPECT_EQ(launches[1].clusterDim[0], 0u);
+  EXPECT_EQ(launches[1].grid[0], 4u);
+}
+
+// Destroying an executable frees its stream workspaces (after a context
+// synchronization) and unloads its modules.
+TEST_F(FakeDriver, DestroyingAnExecutableFreesWorkspacesAndModules) {
+  size_t modulesBefore = fake().liveModules();
+  auto exe = compileSource(kColsum);
+  ASSERT_TRUE(exe);
+  Tensor2D x(32768, 1024);
+  auto call = Call::make(*exe, {x.arg(0x100000, DType::F32)});
+  ASSERT_TRUE(call);
+  size_t allocationsBefore = fake().liveAllocations();
+  ASSERT_TRUE(call->run(*exe, kStream1).ok());
+  ASSERT_TRUE(call->run(*exe, kStream2).ok());
+  EXPECT_EQ(fake().liveAllocations(), allocationsBefore + 2);
+  EXPECT_EQ(fake().liveModules(), modulesBefore + exe->info().kernels.size());
+
+  fake().reset();
+  exe.reset();
+  EXPECT_EQ(fake().liveAllocations(), allocationsBefore);
+  EXPECT_EQ(fake().liveModules(), modulesBefore);
+  EXPECT_GE(count("cuCtxSynchronize"), 1);
+  EXPECT_EQ(count("cuMemFreeAsync"), 2);
+  // The caller's context is current again.
+  CUcontext current = nullptr;
+  ASSERT_EQ(fake().ctxGetCurrent(&current), CUDA_SUCCESS);
+  EXPECT_NE(current, nullptr);
+}
+
+// Without a current context the runtime makes device 0's primary context
+// current (once); later calls find it current.
+TEST_F(FakeDriver, NoCurrentContextMakesThePrimaryContextCurrent) {
+  auto exe = compileExample("add_relu");
+  ASSERT_TRUE(exe);
+  Tensor2D t(64, 64);
+  auto call = Call::make(
+      *exe, {t.arg(0x100000, DType::F32), t.arg(0x200000, DType::F32)});
+  ASSERT_TRUE(call);
+  CUcontext original = nullptr;
+  ASSERT_EQ(fake().ctxGetCurrent(&original), CUDA_SUCCESS);
+  ASSERT_NE(original, nullptr);
+  ASSERT_EQ(fake().ctxSetCurrent(nullptr), CUDA_SUCCESS);
+
+  fake().reset();
+  Status status = call->run(*exe, kStream1);
+  ASSERT_TRUE(status.ok()) << status.toString();
+  EXPECT_EQ(count("cuCtxGetCurrent"), 1);
+  EXPECT_EQ(count("cuCtxSetCurrent"), 1);
+  EXPECT_LE(count("cuDevicePrimaryCtxRetain"), 1);
+  CUcontext current = nullptr;
+  ASSERT_EQ(fake().ctxGetCurrent(&current), CUDA_SUCCESS);
+  EXPECT_EQ(current, original); // the fake's only context is the primary one
+
+  fake().reset();
+  ASSERT_TRUE(call->run(*exe, kStream1).ok());
+  EXPECT_EQ(count("cuCtxGetCurrent"), 1);
+  EXPECT_EQ(count("cuCtxSetCurrent"), 0);
+  EXPECT_EQ(count("cuDevicePrimaryCtxRetain"), 0);
+}
+
+// The fake counts only its own entry points: a misspelt name is -1, not 0.
+TEST_F(FakeDriver, CountsKnowTheEntryPoints) {
+  EXPECT_EQ(count("cuCtxGetCurrent"), 0);
+  EXPECT_EQ(count("cuCtxGetCurent"), -1);
+}
+
+} // namespace
