@@ -54,7 +54,7 @@ def main():
     p.add_argument("n", type=int)
     p.add_argument("--weights", type=int, default=0)
     a = p.parse_args()
-    exe = Executable(open(a.module, "rb").read())
+    exe = Executable(a.module)
 
     def make():
         x = torch.empty(a.m, a.n, device="cuda").uniform_(-2, 2).to(torch.bfloat16)
