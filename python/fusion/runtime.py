@@ -292,6 +292,11 @@ class TorchBackend:
         self.torch = torch
         self.empty = torch.empty
         self.empty_strided = torch.empty_strided
+        # Outputs with an input's dtype and shape, when that input is a
+        # contiguous torch.Tensor: empty_like(input), which costs less than
+        # empty() (Note [Outputs like an input] in lib/Python/fastpath.c).
+        self.empty_like = getattr(torch, "empty_like", None)
+        self.tensor_type = getattr(torch, "Tensor", None)
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
         self.raw_stream = raw if raw is not None else \
             (lambda index: torch.cuda.current_stream(index).cuda_stream)

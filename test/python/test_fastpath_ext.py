@@ -19,7 +19,8 @@ from test_runtime_fastpath import (FakeBackend, FakeTensor, _driver_present,
                                    _fake_torch, compile_module, library,  # noqa: F401
                                    scaled_fd, tiny3_fd, tool_or_skip)
 
-from fusion import FusionError, FusionInputError, clear_cache
+from fusion import (DataType, FusionDefinition, FusionError,
+                    FusionInputError, clear_cache)
 from fusion import execution, runtime
 
 
@@ -419,6 +420,63 @@ def test_cache_direct(ext, tiny3_path):
     cache.clear()
     assert cache.stats()["entries"] == 0
     assert cache.call(inputs) is None
+
+
+class LikeBackend(FakeBackend):
+    """A backend with empty_like (Note [Outputs like an input])."""
+    tensor_type = FakeTensor
+
+    def __init__(self):
+        super().__init__()
+        self.like = []
+
+    def empty_like(self, x):
+        self.like.append(x)
+        return FakeTensor(x.shape, x.dtype.name, x.get_device())
+
+
+class SubTensor(FakeTensor):
+    pass
+
+
+def test_outputs_like_an_input(ext, tiny3_path, tmp_path):
+    rec = Recorder()
+    exe, backend = make_exe(tiny3_path, recorder=rec, backend=LikeBackend())
+
+    def hit(inputs):
+        exe.call(inputs)  # binds in Python (empty()) or hits
+        like, allocations = len(backend.like), backend.allocations
+        (out,) = exe.call(inputs)
+        assert rec.calls[-1]["odata"] == [out.data_ptr()]
+        assert out.shape == inputs[0].shape and out.stride() == (1,)
+        return len(backend.like) - like, backend.allocations - allocations
+
+    # Both inputs contiguous: empty_like(first input) on a hit.
+    a, b = FakeTensor([64]), FakeTensor([64])
+    assert hit([a, b]) == (1, 0) and backend.like[-1] is a
+    # The first strided, the second contiguous: the second.
+    s = FakeTensor([64], strides=[2])
+    assert hit([s, b]) == (1, 0) and backend.like[-1] is b
+    # Neither contiguous: empty().
+    assert hit([s, s]) == (0, 1)
+    # A subclass of the tensor type, same signature as (a, b): empty().
+    assert hit([SubTensor([64]), SubTensor([64])]) == (0, 1)
+    # An output of another dtype than the inputs': empty().
+    with FusionDefinition("halved") as fd:
+        x = fd.define_tensor([-1], DataType.Float32, name="x")
+        fd.add_output(fd.ops.cast(x, DataType.Half))
+    half, half_backend = make_exe(compile_module(fd, tmp_path), recorder=rec,
+                                  backend=LikeBackend())
+    x = FakeTensor([64])
+    half.call([x])
+    (out,) = half.call([x])
+    assert out.dtype.name == "float16"
+    assert half_backend.like == [] and half_backend.allocations == 2
+    # Without empty_like the backend's empty() serves every output.
+    plain, plain_backend = make_exe(tiny3_path, recorder=rec)
+    plain.call([a, b])
+    plain.call([a, b])
+    assert plain_backend.allocations == 2
 
 
 # --- FusionDefinition.execute through C ---------------------------------------------
