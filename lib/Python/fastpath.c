@@ -890,9 +890,8 @@ static PyObject *cache_new(PyTypeObject *type, PyObject *args,
   /* Optional: empty_like with the tensor type it applies to (Note [Outputs
    * like an input]). */
   c->empty_like = PyObject_GetAttrString(backend, "empty_like");
-  c->tensor_type = c->empty_like
-                       ? PyObject_GetAttrString(backend, "tensor_type")
-                       : NULL;
+  c->tensor_type =
+      c->empty_like ? PyObject_GetAttrString(backend, "tensor_type") : NULL;
   if (!c->empty_like || !c->tensor_type || c->empty_like == Py_None ||
       c->tensor_type == Py_None) {
     PyErr_Clear();
