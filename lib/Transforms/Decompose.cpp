@@ -367,6 +367,45 @@ template <typename OpTy> struct LeadReducedDims : OpRewritePattern<OpTy> {
   }
 };
 
+// Note [Arg reductions]: the inner scheduler finds argmax/argmin along the
+// innermost dim; along another dim (without keepdim), the op reads a
+// permuted view with that dim last (a strided read).
+template <typename OpTy> struct ArgDimLast : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto type = mlir::cast<RankedTensorType>(op.getInput().getType());
+    int64_t rank = type.getRank();
+    int64_t dim = op.getDim();
+    if (rank == 0 || dim == rank - 1)
+      return rewriter.notifyMatchFailure(op, "the innermost dim already");
+    // keepdim would put the row results back across the permuted domain,
+    // which the row scheduler does not map: left to its diagnostic.
+    if (op.getKeepdim())
+      return rewriter.notifyMatchFailure(op, "keepdim over a middle dim");
+    SmallVector<int64_t> perm, shape, keptShape;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != dim) {
+        perm.push_back(d);
+        keptShape.push_back(type.getDimSize(d));
+      }
+    perm.push_back(dim);
+    for (int64_t d : perm)
+      shape.push_back(type.getDimSize(d));
+    Location loc = op.getLoc();
+    Value permuted = PermuteOp::create(
+        rewriter, loc, RankedTensorType::get(shape, type.getElementType()),
+        op.getInput(), rewriter.getDenseI64ArrayAttr(perm));
+    auto resultType = mlir::cast<RankedTensorType>(op.getType());
+    Value reduced = OpTy::create(
+        rewriter, loc,
+        RankedTensorType::get(keptShape, resultType.getElementType()), permuted,
+        rewriter.getI64IntegerAttr(rank - 1), UnitAttr());
+    rewriter.replaceOp(op, reduced);
+    return success();
+  }
+};
+
 // Note [var_mean over other dims]: the inner scheduler keeps a Welford
 // state per row; over any other set of dims, var_mean becomes the two-pass
 // algorithm: mean = sum(x) / N, var = sum((x - mean)^2) / max(N -
@@ -439,7 +478,8 @@ struct FusionDecomposePass
         SplitInnermostReduction<SumOp>, SplitInnermostReduction<ProdOp>,
         SplitInnermostReduction<MaxOp>, SplitInnermostReduction<MinOp>,
         LeadReducedDims<SumOp>, LeadReducedDims<ProdOp>, LeadReducedDims<MaxOp>,
-        LeadReducedDims<MinOp>, DecomposeVarMeanOverOtherDims>(&getContext());
+        LeadReducedDims<MinOp>, DecomposeVarMeanOverOtherDims,
+        ArgDimLast<ArgmaxOp>, ArgDimLast<ArgminOp>>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -271,15 +271,17 @@ public:
       part.isFloat = isa<FloatType>(element);
       part.acc = accumulatorType(element);
       part.kind = kindOf(r.op);
-      part.state = isa<VarMeanOp>(r.op) ? RowPart::Welford
-                   : r.onlineSum        ? RowPart::Online
-                                        : RowPart::Simple;
-      auto sharedType = MemRefType::get(
-          {32}, part.acc, MemRefLayoutAttrInterface(),
-          gpu::AddressSpaceAttr::get(
-              ctx, gpu::GPUDialect::getWorkgroupAddressSpace()));
+      part.state = isa<VarMeanOp>(r.op)            ? RowPart::Welford
+                   : isa<ArgmaxOp, ArgminOp>(r.op) ? RowPart::Arg
+                   : r.onlineSum                   ? RowPart::Online
+                                                   : RowPart::Simple;
       for (size_t c = 0; c < part.width(); ++c)
-        part.shared.push_back(func.addWorkgroupAttribution(sharedType, loc));
+        part.shared.push_back(func.addWorkgroupAttribution(
+            MemRefType::get(
+                {32}, part.componentType(c, ctx), MemRefLayoutAttrInterface(),
+                gpu::AddressSpaceAttr::get(
+                    ctx, gpu::GPUDialect::getWorkgroupAddressSpace())),
+            loc));
       parts.push_back(part);
     }
     // Split rows: whether this block is its row's last (Note [Split rows]).
@@ -593,6 +595,29 @@ public:
         });
         return RowState{n, mean, m2};
       }
+      case RowPart::Arg: {
+        // Each element with its column (Note [Arg reductions]).
+        RowState best = neutralState(part);
+        Type i64 = b.getI64Type();
+        for (auto [i, item] : llvm::enumerate(items)) {
+          for (int64_t j = 0; j < v; ++j) {
+            Value x =
+                v > 1 ? vector::ExtractOp::create(b, loc, xs[i], j).getResult()
+                      : xs[i];
+            Value col = arith::AddIOp::create(b, loc, item.col, constIdx(j));
+            Value index =
+                col.getType() == i64
+                    ? col
+                    : arith::ExtUIOp::create(b, loc, i64, col).getResult();
+            RowState merged = combineArg(part, best, {x, index});
+            best = {arith::SelectOp::create(b, loc, item.inBounds, merged[0],
+                                            best[0]),
+                    arith::SelectOp::create(b, loc, item.inBounds, merged[1],
+                                            best[1])};
+          }
+        }
+        return best;
+      }
       case RowPart::Online: {
         Value m = fold(RedKind::Max, [&](size_t i) { return xs[i]; });
         Value mV = splatAcc(m);
@@ -644,6 +669,9 @@ public:
       case RowPart::Online:
         setResult(op->getResult(0), state[0]);
         setResult(part.reduction->onlineSum->getResult(0), state[1]);
+        return;
+      case RowPart::Arg:
+        setResult(op->getResult(0), state[1]);
         return;
       }
     };
@@ -836,10 +864,10 @@ public:
 
   /// How a sum/prod/max/min (var_mean: its sums) combines values.
   static RedKind kindOf(Operation *op) {
-    return isa<SumOp, VarMeanOp>(op) ? RedKind::Sum
-           : isa<ProdOp>(op)         ? RedKind::Prod
-           : isa<MaxOp>(op)          ? RedKind::Max
-                                     : RedKind::Min;
+    return isa<SumOp, VarMeanOp>(op)  ? RedKind::Sum
+           : isa<ProdOp>(op)          ? RedKind::Prod
+           : isa<MaxOp, ArgmaxOp>(op) ? RedKind::Max
+                                      : RedKind::Min;
   }
 
   Value neutral(RedKind kind, bool isFloat, Type type) {
@@ -897,7 +925,7 @@ public:
   /// The accumulated state of one part of a row kernel (see
   /// emitRowKernel).
   struct RowPart {
-    enum State { Simple, Welford, Online };
+    enum State { Simple, Welford, Online, Arg };
     const RowReduction *reduction = nullptr;
     State state = Simple;
     Type acc;
@@ -906,6 +934,11 @@ public:
     SmallVector<Value> shared; // one shared array per state component
     size_t width() const {
       return state == Simple ? 1 : state == Welford ? 3 : 2;
+    }
+    /// The type of state component `c`: the accumulator, except an arg
+    /// reduction's index (i64).
+    Type componentType(size_t c, MLIRContext *ctx) const {
+      return state == Arg && c == 1 ? Type(IntegerType::get(ctx, 64)) : acc;
     }
   };
   using RowState = SmallVector<Value, 3>;
@@ -920,8 +953,59 @@ public:
     case RowPart::Online:
       return {floatConst(part.acc, -std::numeric_limits<double>::infinity()),
               floatConst(part.acc, 0)};
+    case RowPart::Arg:
+      return {
+          neutral(part.kind, part.isFloat, part.acc),
+          intConst(builder->getI64Type(), std::numeric_limits<int64_t>::max())};
     }
     return {};
+  }
+
+  // Note [Arg reductions]: an argmax/argmin state is (value, index), the
+  // neutral one (-inf or +inf, INT64_MAX). `x` replaces `a` when it is the
+  // better extreme, or equal with a smaller index (the first occurrence
+  // wins, so the merge order does not matter); a NaN beats any number and
+  // the first NaN wins, as in PyTorch.
+  RowState combineArg(RowPart &part, const RowState &a, const RowState &x) {
+    OpBuilder &b = *builder;
+    auto andI = [&](Value p, Value q) -> Value {
+      return arith::AndIOp::create(b, loc, p, q);
+    };
+    auto orI = [&](Value p, Value q) -> Value {
+      return arith::OrIOp::create(b, loc, p, q);
+    };
+    Value earlier =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x[1], a[1]);
+    Value take;
+    if (part.isFloat) {
+      bool isMax = part.kind == RedKind::Max;
+      Value better = arith::CmpFOp::create(
+          b, loc, isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT,
+          x[0], a[0]);
+      Value equal =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x[0], a[0]);
+      Value xNaN =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x[0], x[0]);
+      Value aNaN =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, a[0], a[0]);
+      Value aNumber = arith::XOrIOp::create(
+          b, loc, aNaN, arith::ConstantIntOp::create(b, loc, 1, 1));
+      // x NaN: take it unless a is a NaN seen earlier; x a number: take it
+      // when a is a number and x is better, or equal and earlier.
+      Value takeNaN = andI(xNaN, orI(aNumber, earlier));
+      Value takeNumber = andI(aNumber, orI(better, andI(equal, earlier)));
+      take = orI(takeNaN, takeNumber);
+    } else {
+      bool isMax = part.kind == RedKind::Max;
+      Value better = arith::CmpIOp::create(
+          b, loc, isMax ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt,
+          x[0], a[0]);
+      Value equal =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x[0], a[0]);
+      take = orI(better, andI(equal, earlier));
+    }
+    return {arith::SelectOp::create(b, loc, take, x[0], a[0]),
+            arith::SelectOp::create(b, loc, take, x[1], a[1])};
   }
 
   /// exp as the kernel computes it (Note [Approximate exp and division]).
@@ -940,6 +1024,8 @@ public:
   RowState combineState(RowPart &part, const RowState &a, const RowState &x) {
     OpBuilder &b = *builder;
     switch (part.state) {
+    case RowPart::Arg:
+      return combineArg(part, a, x);
     case RowPart::Simple:
       return {combine(part.kind, part.isFloat, a[0], x[0])};
     case RowPart::Welford: {
@@ -990,7 +1076,9 @@ public:
                             .getShuffleResult());
       x = combineState(part, x, other);
     }
-    SmallVector<Type> types(x.size(), part.acc);
+    SmallVector<Type> types;
+    for (Value c : x)
+      types.push_back(c.getType());
     auto ifMulti = scf::IfOp::create(b, loc, types, multiWarp,
                                      /*withElseRegion=*/true);
     {
@@ -3269,7 +3357,10 @@ struct FusionLowerKernelsPass
     // of one pass, 32-bit offsets.
     SmallVector<Variant> splitVariants;
     SmallVector<Type> stateElements;
-    if (!info->hasFullResult() && info->numPasses == 1 && !index64) {
+    bool hasArg = llvm::any_of(info->reductions, [](const RowReduction &r) {
+      return isa<ArgmaxOp, ArgminOp>(r.op);
+    });
+    if (!info->hasFullResult() && info->numPasses == 1 && !index64 && !hasArg) {
       if (vector > 1)
         splitVariants.push_back({vector, false, base + "_g" + vname + "_i32"});
       splitVariants.push_back({1, false, base + "_gs_i32"});
@@ -3380,6 +3471,19 @@ struct FusionLowerKernelsPass
     if (failed(launch))
       return failure();
     Value rowLength = sizes[rank - 1];
+    // An arg reduction over an empty dim has no answer (as in PyTorch and
+    // the interpreter): rows > 0 need a row length > 0.
+    for (const RowReduction &r : info->reductions)
+      if (isa<ArgmaxOp, ArgminOp>(r.op)) {
+        Value answerable =
+            h.select(h.lt(h.c(0), rows), h.lt(h.c(0), rowLength), h.c(1));
+        CheckOp::create(b, loc, h.eq(answerable, h.c(1)),
+                        (r.op->getName().stripDialect() +
+                         " over an empty dim: there is no extreme element "
+                         "(rows with elements)")
+                            .str(),
+                        answerable, h.c(1));
+      }
     if (!splitFuncs.empty()) {
       // About max_grid / 4 blocks of 512 threads (4 per SM by default), at
       // least one chunk of the streaming loop per block.

@@ -22,10 +22,12 @@ Value mlir::fusion::kernelInputOutside(KernelOp kernel, Value value) {
   return value;
 }
 
-static std::optional<ArrayRef<int64_t>> reducedDims(Operation *op) {
-  return TypeSwitch<Operation *, std::optional<ArrayRef<int64_t>>>(op)
+static std::optional<SmallVector<int64_t>> reducedDims(Operation *op) {
+  return TypeSwitch<Operation *, std::optional<SmallVector<int64_t>>>(op)
       .Case<SumOp, ProdOp, MaxOp, MinOp, VarMeanOp>(
-          [](auto r) { return r.getDims(); })
+          [](auto r) { return SmallVector<int64_t>(r.getDims()); })
+      .Case<ArgmaxOp, ArgminOp>(
+          [](auto r) { return SmallVector<int64_t>{r.getDim()}; })
       .Default([](Operation *) { return std::nullopt; });
 }
 
@@ -110,8 +112,8 @@ FailureOr<RowKernelInfo> mlir::fusion::analyzeRowKernel(KernelOp kernel,
   SmallVector<Operation *> reductions = collectReductions(
       body, [](Operation *op) { return reducedDims(op).has_value(); }, bad);
   if (bad)
-    return reject(bad,
-                  "is neither element-wise nor a sum/prod/max/min/var_mean");
+    return reject(bad, "is neither element-wise nor a "
+                       "sum/prod/max/min/var_mean/argmax/argmin");
   if (reductions.empty()) {
     why = "has no reduction";
     return failure();
@@ -120,7 +122,7 @@ FailureOr<RowKernelInfo> mlir::fusion::analyzeRowKernel(KernelOp kernel,
     return reject(permute, "permutes the result of a reduction");
   for (Operation *op : reductions) {
     auto input = cast<RankedTensorType>(op->getOperand(0).getType());
-    ArrayRef<int64_t> dims = *reducedDims(op);
+    SmallVector<int64_t> dims = *reducedDims(op);
     if (input.getRank() == 0 || dims.size() != 1 ||
         dims[0] != input.getRank() - 1) {
       return reject(
@@ -238,7 +240,7 @@ mlir::fusion::analyzeOuterKernel(KernelOp kernel, std::string &why,
                                      info.reductions.end());
   for (Operation *op : info.reductions) {
     auto input = cast<RankedTensorType>(op->getOperand(0).getType());
-    ArrayRef<int64_t> dims = *reducedDims(op);
+    SmallVector<int64_t> dims = *reducedDims(op);
     bool prefix = !dims.empty() && (int64_t)dims.size() < input.getRank();
     for (auto [i, d] : llvm::enumerate(dims))
       prefix &= d == static_cast<int64_t>(i);

@@ -86,6 +86,17 @@ FailureOr<Value> mlir::fusion::reifyDim(OpBuilder &builder, Location loc,
             }
             return failure();
           })
+      .Case<ArgmaxOp, ArgminOp>([&](auto r) -> FailureOr<Value> {
+        int64_t inputRank = r.getInput().getType().getRank();
+        int64_t out = 0;
+        for (int64_t d = 0; d < inputRank; ++d) {
+          if (d == static_cast<int64_t>(r.getDim()) && !r.getKeepdim())
+            continue;
+          if (out++ == dim)
+            return reifyDim(builder, loc, r.getInput(), d, mapValue);
+        }
+        return failure();
+      })
       .Case<IndexSelectOp, GatherOp>([&](auto g) -> FailureOr<Value> {
         if (isa<GatherOp>(g.getOperation()) ||
             dim == static_cast<int64_t>(g.getDim()))

@@ -403,3 +403,22 @@ fusion.fusion @middle_keepdim(%x: tensor<?x?x?xf32>) -> (tensor<?x1x?xf32>, tens
   %2 = fusion.sum %x [2] : tensor<?x?x?xf32> -> tensor<?x?xf32>
   fusion.return %0, %1, %2 : tensor<?x1x?xf32>, tensor<?xf32>, tensor<?x?xf32>
 }
+
+// -----
+
+// Note [Arg reductions]: argmin along a leading dim reads a permuted view
+// with that dim last; with keepdim it is left for the scheduler to report.
+// CHECK-LABEL: fusion.fusion @argmin_dim0
+// CHECK: %[[P:.*]] = permute %arg0 [1, 0] : tensor<?x?xf32> -> tensor<?x?xf32>
+// CHECK: %[[R:.*]] = argmin %[[P]] dim = 1 : tensor<?x?xf32> -> tensor<?xi64>
+// CHECK: return %[[R]]
+fusion.fusion @argmin_dim0(%x: tensor<?x?xf32>) -> tensor<?xi64> {
+  %0 = fusion.argmin %x dim = 0 : tensor<?x?xf32> -> tensor<?xi64>
+  fusion.return %0 : tensor<?xi64>
+}
+// CHECK-LABEL: fusion.fusion @argmax_middle_keep
+// CHECK: argmax %arg0 dim = 1 keepdim
+fusion.fusion @argmax_middle_keep(%x: tensor<2x?x8xf32>) -> tensor<2x1x8xi64> {
+  %0 = fusion.argmax %x dim = 1 keepdim : tensor<2x?x8xf32> -> tensor<2x1x8xi64>
+  fusion.return %0 : tensor<2x1x8xi64>
+}

@@ -396,3 +396,24 @@ fusion.fusion @row_scale(%x: tensor<?x?xf32>, %s: tensor<?xf32>) -> tensor<?x?xf
   %0 = fusion.mul %x, %b : tensor<?x?xf32>
   fusion.return %0 : tensor<?x?xf32>
 }
+
+// -----
+
+// argmax (Note [Arg reductions]): a (value, index) state per thread, the
+// index i64; warps fold both with xor-shuffles (ties: the smaller index;
+// NaN: an unordered compare); one i64 per row is stored. The host checks
+// that rows with elements have a row length > 0. No split-row variants.
+// CHECK-LABEL: fusion.fusion @argmax
+// CHECK: check %{{.*}}, "argmax over an empty dim: there is no extreme element (rows with elements)"
+// CHECK-NOT: _gv8_i32
+// CHECK: launch @argmax_kernels::@argmax_k0_v8_i32
+// CHECK-LABEL: gpu.func @argmax_k0_v8_i32
+// CHECK-SAME: memref<32xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32xi64, #gpu.address_space<workgroup>>
+// CHECK: arith.cmpf uno
+// CHECK: gpu.shuffle  xor %{{.*}} : f32
+// CHECK: gpu.shuffle  xor %{{.*}} : i64
+// CHECK: memref.store %{{.*}} : memref<?xi64>
+fusion.fusion @argmax(%x: tensor<?x?xbf16>) -> tensor<?xi64> {
+  %0 = fusion.argmax %x dim = 1 : tensor<?x?xbf16> -> tensor<?xi64>
+  fusion.return %0 : tensor<?xi64>
+}

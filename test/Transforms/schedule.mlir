@@ -104,8 +104,11 @@ fusion.fusion @outer_chain(%a: tensor<?x?xf32>) -> tensor<?xf32> {
 
 // -----
 
+// argmax along the innermost dim: an inner reduction (Note [Arg
+// reductions]); along a middle dim with keepdim, no scheduler yet.
+// CHECK-LABEL: @argmax
+// CHECK: kernel @argmax_k0 schedule = #fusion.inner_reduction<vector = 4, items = 0, block = 256, max_grid = 2112, index64 = false, fast_math = false>
 fusion.fusion @argmax(%a: tensor<?x?xf32>) -> tensor<?xi64> {
-  // expected-error @+1 {{has no scheduler yet: is neither element-wise nor a sum/prod/max/min/var_mean}}
   %0 = fusion.argmax %a dim = 1 : tensor<?x?xf32> -> tensor<?xi64>
   fusion.return %0 : tensor<?xi64>
 }
@@ -195,23 +198,38 @@ fusion.fusion @epilogue(%a: tensor<?x?xf32>) -> tensor<?x1xf32> {
 
 // -----
 
-// An op that no scheduler takes, even alone, in a fusion that is split: the
-// diagnostic names that op; the kernels before it are scheduled.
+// A column sum and a row argmax of one input: two kernels (Note [Reduced
+// domains agree]).
+// CHECK-LABEL: @argmax_after_split
+// CHECK: kernel @argmax_after_split_k0 schedule = #fusion.outer_reduction
+// CHECK: kernel @argmax_after_split_k1 schedule = #fusion.inner_reduction
 fusion.fusion @argmax_after_split(%a: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?xi64>) {
   %0 = fusion.sum %a [0] : tensor<?x?xf32> -> tensor<?xf32>
-  // expected-error @+1 {{has no scheduler yet: is neither element-wise nor a sum/prod/max/min/var_mean}}
   %1 = fusion.argmax %a dim = 1 : tensor<?x?xf32> -> tensor<?xi64>
   fusion.return %0, %1 : tensor<?xf32>, tensor<?xi64>
 }
 
 // -----
 
-// An argmax over a leading dim between schedulable work (no scheduler
-// takes argmax yet) still fails on itself.
+// An op that no scheduler takes, even alone, in a fusion that is split: the
+// diagnostic names that op; the kernels before it are scheduled.
+fusion.fusion @keepdim_argmax_after_split(%a: tensor<?x?x?xf32>) -> (tensor<?x?xf32>, tensor<?x1x?xi64>) {
+  %0 = fusion.sum %a [0] : tensor<?x?x?xf32> -> tensor<?x?xf32>
+  // expected-error @+1 {{has no scheduler yet}}
+  %1 = fusion.argmax %a dim = 1 keepdim : tensor<?x?x?xf32> -> tensor<?x1x?xi64>
+  fusion.return %0, %1 : tensor<?x?xf32>, tensor<?x1x?xi64>
+}
+
+// -----
+
+// An argmax over a leading dim of a reduction's result: it reads a
+// permute of that result, so it takes a kernel of its own.
+// CHECK-LABEL: @middle_in_chain
+// CHECK: kernel @middle_in_chain_k0 schedule = #fusion.inner_reduction
+// CHECK: kernel @middle_in_chain_k1 schedule = #fusion.inner_reduction
 fusion.fusion @middle_in_chain(%a: tensor<?x?x?xf32>) -> tensor<?x1xi64> {
   %e = fusion.exp %a : tensor<?x?x?xf32>
   %0 = fusion.sum %e [2] keepdim : tensor<?x?x?xf32> -> tensor<?x?x1xf32>
-  // expected-error @+1 {{has no scheduler yet}}
   %1 = fusion.argmax %0 dim = 0 : tensor<?x?x1xf32> -> tensor<?x1xi64>
   fusion.return %1 : tensor<?x1xi64>
 }

@@ -453,3 +453,21 @@ def test_var_mean_over_leading_and_all_dims():
     torch.testing.assert_close(mean0, x.double().mean(0).float(), atol=1e-4, rtol=1e-4)
     torch.testing.assert_close(var_all, x.double().var(correction=0).float(),
                                atol=1e-3, rtol=1e-4)
+
+
+def test_argmax_argmin_against_torch():
+    # Note [Arg reductions]: first index on ties (bf16 has many), NaN wins.
+    with FusionDefinition("args") as fd:
+        x = fd.define_tensor([-1, -1], "bf16", name="x")
+        fd.add_output(fd.ops.argmax(x, 1))
+        fd.add_output(fd.ops.argmin(x, 0))
+        fd.add_output(fd.ops.argmax(x, 1, keepdim=True))
+    x = torch.randn(1000, 1000, device="cuda", dtype=torch.bfloat16)
+    x[7, 100] = float("nan")
+    x[7, 900] = float("nan")
+    rows, cols, kept = fd.execute([x])
+    assert rows.dtype == torch.int64 and kept.shape == (1000, 1)
+    assert torch.equal(rows, torch.argmax(x, 1))
+    assert torch.equal(cols, torch.argmin(x, 0))
+    assert torch.equal(kept, torch.argmax(x, 1, keepdim=True))
+    assert rows[7].item() == 100
