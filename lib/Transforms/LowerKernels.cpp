@@ -3357,10 +3357,7 @@ struct FusionLowerKernelsPass
     // of one pass, 32-bit offsets.
     SmallVector<Variant> splitVariants;
     SmallVector<Type> stateElements;
-    bool hasArg = llvm::any_of(info->reductions, [](const RowReduction &r) {
-      return isa<ArgmaxOp, ArgminOp>(r.op);
-    });
-    if (!info->hasFullResult() && info->numPasses == 1 && !index64 && !hasArg) {
+    if (!info->hasFullResult() && info->numPasses == 1 && !index64) {
       if (vector > 1)
         splitVariants.push_back({vector, false, base + "_g" + vname + "_i32"});
       splitVariants.push_back({1, false, base + "_gs_i32"});
@@ -3374,6 +3371,12 @@ struct FusionLowerKernelsPass
         Type acc = accumulatorType(
             cast<RankedTensorType>(r.op->getOperand(0).getType())
                 .getElementType());
+        if (isa<ArgmaxOp, ArgminOp>(r.op)) {
+          // (value, index): Note [Arg reductions].
+          stateElements.push_back(acc);
+          stateElements.push_back(IntegerType::get(&getContext(), 64));
+          continue;
+        }
         int64_t width = isa<VarMeanOp>(r.op) ? 3 : r.onlineSum ? 2 : 1;
         stateElements.append(width, acc);
       }

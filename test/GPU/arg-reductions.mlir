@@ -2,7 +2,8 @@
 // argmax/argmin on the GPU against the reference interpreter (Note [Arg
 // reductions]): the inner-reduction kernels keep a (value, index) state per
 // row; ties go to the first index, NaN beats any number (the first NaN
-// wins). Rows of 1, 31, 1000, 4097 and 100003 elements, row counts of 1, 3
+// wins). Few long rows split over blocks (`_g*` variants, Note [Split
+// rows]) fold the blocks' (value, index) states. Rows of 1, 31, 1000, 4097 and 100003 elements, row counts of 1, 3
 // and 65537, bf16 (many ties), f32, f64 and i32, a middle dim (a permuted,
 // strided read), transposed and misaligned inputs, an argmax beside a
 // softmax in one persistent kernel, NaN rows, and an empty dim (an error,
@@ -17,11 +18,13 @@
 // RUN: fusion-run %s --fusion=argmax_bf16 --input=1000x1000 | FileCheck %s --check-prefix=K1000
 // K1000: PASS argmax_bf16 1000x1000xbf16 {{.*}}variant=argmax_bf16_k0_v8_i32
 // RUN: fusion-run %s --fusion=argmax_bf16 --input=7x4097 | FileCheck %s --check-prefix=K4097
-// K4097: PASS argmax_bf16 7x4097xbf16 {{.*}}variant=argmax_bf16_k0_s_i32
+// K4097: PASS argmax_bf16 7x4097xbf16 {{.*}}variant=argmax_bf16_k0_gs_i32
 // RUN: fusion-run %s --fusion=argmax_bf16 --input=3x100003 | FileCheck %s --check-prefix=LONG
-// LONG: PASS argmax_bf16 3x100003xbf16 {{.*}}variant=argmax_bf16_k0_s_i32
+// LONG: PASS argmax_bf16 3x100003xbf16 {{.*}}variant=argmax_bf16_k0_gs_i32
 // RUN: fusion-run %s --fusion=argmax_bf16 --input=2x4194304 | FileCheck %s --check-prefix=HUGE
-// HUGE: PASS argmax_bf16 2x4194304xbf16 {{.*}}variant=argmax_bf16_k0_v8_i32
+// HUGE: PASS argmax_bf16 2x4194304xbf16 {{.*}}variant=argmax_bf16_k0_gv8_i32
+// RUN: fusion-run %s --fusion=argmax_bf16 --input=600x20000 | FileCheck %s --check-prefix=STREAM
+// STREAM: PASS argmax_bf16 600x20000xbf16 {{.*}}variant=argmax_bf16_k0_v8_i32
 // RUN: fusion-run %s --fusion=argmax_bf16 --input=1000x1024 --layout=0:transposed | FileCheck %s --check-prefix=T
 // T: PASS argmax_bf16 1000x1024xbf16 {{.*}}variant=argmax_bf16_k0_s_i32
 // RUN: fusion-run %s --fusion=argmax_bf16 --input=1000x1024 --misalign | FileCheck %s --check-prefix=MIS
@@ -39,7 +42,7 @@
 // RUN: fusion-run %s --fusion=nan_argmax --input=64x100 | FileCheck %s --check-prefix=NAN
 // NAN: PASS nan_argmax 64x100xf32 {{.*}}variant=nan_argmax_k0_v4_i32
 // RUN: fusion-run %s --fusion=argmax_1d --input=100003 | FileCheck %s --check-prefix=ONED
-// ONED: PASS argmax_1d 100003xf32 {{.*}}variant=argmax_1d_k0_s_i32
+// ONED: PASS argmax_1d 100003xf32 {{.*}}variant=argmax_1d_k0_gs_i32
 // RUN: not fusion-run %s --fusion=argmax_bf16 --input=5x0 2>&1 | FileCheck %s --check-prefix=EMPTY
 // EMPTY: argmax over an empty dim: there is no extreme element
 

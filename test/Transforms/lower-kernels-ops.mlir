@@ -402,10 +402,15 @@ fusion.fusion @row_scale(%x: tensor<?x?xf32>, %s: tensor<?xf32>) -> tensor<?x?xf
 // argmax (Note [Arg reductions]): a (value, index) state per thread, the
 // index i64; warps fold both with xor-shuffles (ties: the smaller index;
 // NaN: an unordered compare); one i64 per row is stored. The host checks
-// that rows with elements have a row length > 0. No split-row variants.
+// that rows with elements have a row length > 0. Split-row variants come
+// first, with an f32 and an i64 workspace for the blocks' states.
 // CHECK-LABEL: fusion.fusion @argmax
 // CHECK: check %{{.*}}, "argmax over an empty dim: there is no extreme element (rows with elements)"
-// CHECK-NOT: _gv8_i32
+// CHECK: empty(%{{.*}}) : tensor<?xf32>
+// CHECK-NEXT: empty(%{{.*}}) : tensor<?xi64>
+// CHECK: empty(%{{.*}}) zero_init kept_zero : tensor<?xi32>
+// CHECK: launch @argmax_kernels::@argmax_k0_gv8_i32
+// CHECK: launch @argmax_kernels::@argmax_k0_gs_i32
 // CHECK: launch @argmax_kernels::@argmax_k0_v8_i32
 // CHECK-LABEL: gpu.func @argmax_k0_v8_i32
 // CHECK-SAME: memref<32xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32xi64, #gpu.address_space<workgroup>>
