@@ -4,7 +4,10 @@
 test/GPU/*.mlir) are the ones the runtime's launch plan picks: fusion-run
 --verbose prints the plan (with placeholder pointers that honour
 --misalign) before it looks for a device. Catches a scheduler or guard change
-that would fail those tests on the GPU machine.
+that would fail those tests on the GPU machine. Also checks that the CHECK
+line's literal start (`PASS <fusion> <inputs>...` up to its first `{{`) is
+how fusion-run prints that run's line: several inputs print as
+`AxBxbf16,Bxbf16`.
 
     python3 utils/check-gpu-variants.py [--fusion-run build/bin/fusion-run] [FILES...]
 """
@@ -51,22 +54,33 @@ def main(argv=None):
             check = next((x for x in lines if x.startswith(f"// {prefix}: ")), None)
             if check and "variant=" in check:
                 runs.append((path, number, prefix, flags,
-                             check.split("variant=", 1)[1].strip()))
+                             check.split("variant=", 1)[1].strip(),
+                             check.split(": ", 1)[1]))
 
     def plan(run):
-        path, _, _, flags, _ = run
+        path, _, _, flags, _, _ = run
         proc = subprocess.run([args.fusion_run, path] + shlex.split(flags) + ["--verbose"],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               universal_newlines=True)
-        return ",".join(re.findall(r"^# launch \d+: (\S+)", proc.stdout, re.M))
+        name = re.search(r"^# compiled @(\S+)", proc.stdout, re.M)
+        inputs = re.search(r"^# inputs: (.*)$", proc.stdout, re.M)
+        line = (f"PASS {name.group(1)} {inputs.group(1)} " if name and inputs else None)
+        return ",".join(re.findall(r"^# launch \d+: (\S+)", proc.stdout, re.M)), line
 
     bad = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        for (path, number, prefix, _, want), got in zip(runs, pool.map(plan, runs)):
+        for (path, number, prefix, _, want, check), (got, line) in zip(runs, pool.map(plan, runs)):
+            where = f"{os.path.relpath(path, ROOT)}:{number}: {prefix}"
             if not got or not pattern(want).match(got):
                 bad += 1
-                print(f"{os.path.relpath(path, ROOT)}:{number}: {prefix} expects "
-                      f"variant={want}, the plan picks {got or '(no plan printed)'}")
+                print(f"{where} expects variant={want}, the plan picks "
+                      f"{got or '(no plan printed)'}")
+            literal = check.split("{{", 1)[0]
+            if line and literal.startswith("PASS ") and not (
+                    line.startswith(literal) or literal.startswith(line)):
+                bad += 1
+                print(f"{where} expects a line starting {literal!r}; fusion-run "
+                      f"prints {line!r}...")
     print(f"check-gpu-variants: {len(runs)} runs checked, {bad} mismatches")
     return 1 if bad else 0
 

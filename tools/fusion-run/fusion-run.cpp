@@ -603,8 +603,12 @@ int runTool() {
         args.data(), args.size(), outputLayouts.data(), outputLayouts.size());
     if (!status.ok())
       fail(status.toString());
-    if (verbose)
+    if (verbose) {
       printPlan(*fakePlan, executable->info());
+      // The inputs as the PASS/FAIL line prints them (for
+      // utils/check-gpu-variants.py).
+      llvm::outs() << "# inputs: " << shapes << "\n";
+    }
   }
 
   // Input set 0: checked, and the first of the sets timed.
