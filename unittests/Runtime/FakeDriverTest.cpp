@@ -6,16 +6,11 @@
 // fake device pointers the fake never dereferences, outputs live in the
 // fake's (host) memory. A separate executable: the runtime keeps the driver
 // it loaded for the life of the process.
+#include "../Common/CompileHelpers.h"
 #include "FakeCuda.h"
 #include "TestModule.h"
 
-#include "fusion/Registration.h"
 #include "fusion/Runtime/Executable.h"
-#include "fusion/Target/ModuleWriter.h"
-
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-#include "llvm/Support/MemoryBuffer.h"
 
 #include <cuda.h>
 #include <dlfcn.h>
@@ -26,6 +21,8 @@
 #include <utility>
 
 using namespace fusion::runtime;
+using fusion::testing::compileExample;
+using fusion::testing::compileSource;
 namespace fb = fusion::fb;
 
 namespace {
@@ -159,35 +156,6 @@ void *const kStream2 = reinterpret_cast<void *>(0x5200);
 //===----------------------------------------------------------------------===//
 // Modules and arguments
 //===----------------------------------------------------------------------===//
-
-std::unique_ptr<Executable> compileSource(llvm::StringRef source) {
-  mlir::DialectRegistry registry;
-  mlir::fusion::registerAllDialects(registry);
-  mlir::MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
-  EXPECT_TRUE(bool(module));
-  if (!module)
-    return nullptr;
-  mlir::fusion::CompileOptions options;
-  options.emitCubin = false; // PTX only: the fake driver "JITs" PTX
-  auto bytes = mlir::fusion::compileToModuleFile(*module, "", options);
-  EXPECT_TRUE(mlir::succeeded(bytes));
-  if (mlir::failed(bytes))
-    return nullptr;
-  auto exe = Executable::load(bytes->data(), bytes->size());
-  EXPECT_TRUE(exe.ok()) << exe.status().toString();
-  return exe.ok() ? std::move(exe.value()) : nullptr;
-}
-
-std::unique_ptr<Executable> compileExample(const std::string &name) {
-  auto buffer = llvm::MemoryBuffer::getFile(std::string(FUSION_EXAMPLES_DIR) +
-                                            "/" + name + ".mlir");
-  EXPECT_TRUE(bool(buffer)) << name;
-  if (!buffer)
-    return nullptr;
-  return compileSource((*buffer)->getBuffer());
-}
 
 // An outer (column) reduction: a grid split with partials and kept_zero
 // counters (test/Transforms/lower-kernels-ops.mlir @colsum).

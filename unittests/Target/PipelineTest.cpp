@@ -4,14 +4,10 @@
 // input checks.
 //===----------------------------------------------------------------------===//
 
-#include "fusion/Registration.h"
+#include "../Common/CompileHelpers.h"
+
 #include "fusion/Runtime/Executable.h"
 #include "fusion/Runtime/fusion_module_generated.h"
-#include "fusion/Target/ModuleWriter.h"
-
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-#include "llvm/Support/MemoryBuffer.h"
 
 #include <gtest/gtest.h>
 
@@ -19,62 +15,12 @@
 #include <set>
 
 using namespace fusion::runtime;
+using fusion::testing::compileBytes;
+using fusion::testing::compileExample;
+using fusion::testing::compileSource;
+using fusion::testing::readExample;
 
 namespace {
-
-/// The module file bytes of `source` (the only fusion), compiled in a
-/// context of its own.
-std::string compileBytes(llvm::StringRef source, bool threads = true) {
-  mlir::DialectRegistry registry;
-  mlir::fusion::registerAllDialects(registry);
-  mlir::MLIRContext context(registry);
-  if (!threads)
-    context.disableMultithreading();
-  context.loadAllAvailableDialects();
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
-  EXPECT_TRUE(bool(module));
-  if (!module)
-    return "";
-  mlir::fusion::CompileOptions options;
-  options.emitCubin = false;
-  auto bytes = mlir::fusion::compileToModuleFile(*module, "", options);
-  EXPECT_TRUE(mlir::succeeded(bytes));
-  return mlir::succeeded(bytes) ? *bytes : "";
-}
-
-std::string readExample(const std::string &name) {
-  auto buffer = llvm::MemoryBuffer::getFile(std::string(FUSION_EXAMPLES_DIR) +
-                                            "/" + name + ".mlir");
-  EXPECT_TRUE(bool(buffer)) << name;
-  return buffer ? (*buffer)->getBuffer().str() : "";
-}
-
-std::unique_ptr<Executable> compileSource(llvm::StringRef source) {
-  mlir::DialectRegistry registry;
-  mlir::fusion::registerAllDialects(registry);
-  mlir::MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
-  EXPECT_TRUE(bool(module));
-  mlir::fusion::CompileOptions options;
-  options.emitCubin = false; // ptxas is optional on CI machines
-  auto bytes = mlir::fusion::compileToModuleFile(*module, "", options);
-  EXPECT_TRUE(mlir::succeeded(bytes));
-  if (mlir::failed(bytes))
-    return nullptr;
-  auto exe = Executable::load(bytes->data(), bytes->size());
-  EXPECT_TRUE(exe.ok()) << exe.status().toString();
-  return exe.ok() ? std::move(exe.value()) : nullptr;
-}
-
-std::unique_ptr<Executable> compileExample(const std::string &name) {
-  auto buffer = llvm::MemoryBuffer::getFile(std::string(FUSION_EXAMPLES_DIR) +
-                                            "/" + name + ".mlir");
-  EXPECT_TRUE(bool(buffer)) << name;
-  if (!buffer)
-    return nullptr;
-  return compileSource((*buffer)->getBuffer());
-}
 
 struct Tensor2D {
   int64_t sizes[2];

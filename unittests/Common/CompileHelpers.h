@@ -1,0 +1,77 @@
+//===- CompileHelpers.h - compile IR to module files in tests ---*- C++ -*-===//
+//
+// Test helpers shared by the pipeline tests (unittests/Target) and the
+// fake-driver tests (unittests/Runtime): compile a fusion's IR to a module
+// file (PTX only: ptxas is optional on CI machines, and the fake driver takes
+// PTX) and load it. Header-only; the including target defines
+// FUSION_EXAMPLES_DIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSION_UNITTESTS_COMMON_COMPILEHELPERS_H
+#define FUSION_UNITTESTS_COMMON_COMPILEHELPERS_H
+
+#include "fusion/Registration.h"
+#include "fusion/Runtime/Executable.h"
+#include "fusion/Target/ModuleWriter.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+namespace fusion::testing {
+
+/// The module file bytes of `source` (its only fusion), compiled in a
+/// context of its own; empty on failure (with a test failure).
+inline std::string compileBytes(llvm::StringRef source, bool threads = true) {
+  mlir::DialectRegistry registry;
+  mlir::fusion::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  if (!threads)
+    context.disableMultithreading();
+  context.loadAllAvailableDialects();
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+  EXPECT_TRUE(bool(module));
+  if (!module)
+    return "";
+  mlir::fusion::CompileOptions options;
+  options.emitCubin = false;
+  auto bytes = mlir::fusion::compileToModuleFile(*module, "", options);
+  EXPECT_TRUE(mlir::succeeded(bytes));
+  return mlir::succeeded(bytes) ? *bytes : "";
+}
+
+/// `source` compiled and loaded; null on failure (with a test failure).
+inline std::unique_ptr<runtime::Executable>
+compileSource(llvm::StringRef source) {
+  std::string bytes = compileBytes(source);
+  if (bytes.empty())
+    return nullptr;
+  auto exe = runtime::Executable::load(bytes.data(), bytes.size());
+  EXPECT_TRUE(exe.ok()) << exe.status().toString();
+  return exe.ok() ? std::move(exe.value()) : nullptr;
+}
+
+/// The text of examples/<name>.mlir.
+inline std::string readExample(const std::string &name) {
+  auto buffer = llvm::MemoryBuffer::getFile(std::string(FUSION_EXAMPLES_DIR) +
+                                            "/" + name + ".mlir");
+  EXPECT_TRUE(bool(buffer)) << name;
+  return buffer ? (*buffer)->getBuffer().str() : "";
+}
+
+/// examples/<name>.mlir compiled and loaded.
+inline std::unique_ptr<runtime::Executable>
+compileExample(const std::string &name) {
+  std::string source = readExample(name);
+  return source.empty() ? nullptr : compileSource(source);
+}
+
+} // namespace fusion::testing
+
+#endif // FUSION_UNITTESTS_COMMON_COMPILEHELPERS_H
