@@ -15,23 +15,12 @@ import sys
 
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+sys.path.insert(0, os.path.join(HERE, ".."))
 from fusion import Executable  # noqa: E402
-
-
-def per_call(call, sets, iters=30, warmup=5):
-    for i in range(warmup):
-        call(i % sets)
-    torch.cuda.synchronize()
-    pairs = []
-    for i in range(iters):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        call(i % sets)
-        e.record()
-        pairs.append((s, e))
-    torch.cuda.synchronize()
-    return statistics.median(s.elapsed_time(e) * 1e3 for s, e in pairs)
+from measure import copy_bandwidth_gbps  # noqa: E402
+from measure import median_time_us as per_call  # noqa: E402  (the suite's timing)
 
 
 def batched(call, sets, iters=30, warmup=5):
@@ -64,10 +53,7 @@ def main():
 
     sets = [make() for _ in range(3)]
     outs = [[torch.empty(a.m, a.n, dtype=torch.bfloat16, device="cuda")] for _ in sets]
-    copy_src = torch.empty(1 << 30, dtype=torch.uint8, device="cuda")
-    copy_dst = torch.empty_like(copy_src)
-    t_copy = per_call(lambda i: copy_dst.copy_(copy_src), 1, 20)
-    copy_gbps = 2 * (1 << 30) / (t_copy * 1e-6) / 1e9
+    copy_gbps = copy_bandwidth_gbps()
     useful = 2 * a.m * a.n * 2 + a.weights * a.n * 2
 
     def row(name, us):
@@ -75,14 +61,14 @@ def main():
               flush=True)
 
     print(f"copy {copy_gbps:.0f} GB/s; {a.module} {a.m}x{a.n}")
-    row("per-call events, 3 input/output sets (suite)", per_call(lambda i: exe.run(sets[i], outs[i]), 3))
-    row("per-call events, 1 set", per_call(lambda i: exe.run(sets[0], outs[0]), 1))
+    row("per-call events, 3 input/output sets (suite)", per_call(lambda i: exe.run(sets[i], outs[i]), 3, 30))
+    row("per-call events, 1 set", per_call(lambda i: exe.run(sets[0], outs[0]), 1, 30))
     row("events around 30 calls, 3 sets", batched(lambda i: exe.run(sets[i], outs[i]), 3))
-    row("per-call events, 3 sets, again", per_call(lambda i: exe.run(sets[i], outs[i]), 3))
+    row("per-call events, 3 sets, again", per_call(lambda i: exe.run(sets[i], outs[i]), 3, 30))
     stream = torch.cuda.Stream()
     with torch.cuda.stream(stream):
-        row("per-call events, 3 sets, side stream", per_call(lambda i: exe.run(sets[i], outs[i]), 3))
-    del sets, outs, copy_src, copy_dst
+        row("per-call events, 3 sets, side stream", per_call(lambda i: exe.run(sets[i], outs[i]), 3, 30))
+    del sets, outs
     torch.cuda.empty_cache()
     ins = [f"--input={a.m}x{a.n}"] + [f"--input={a.n}"] * a.weights
     out = subprocess.run(["fusion-run", a.module, *ins, "--bench", "--no-check", "--iters=30",

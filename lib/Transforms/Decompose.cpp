@@ -84,6 +84,18 @@ public:
         rewriter.getDenseI64ArrayAttr(dims), dynamicSizes(like));
   }
 
+  /// `value` with its dims in the order `perm` (result dim i is dim
+  /// perm[i]).
+  Value permute(Value value, ArrayRef<int64_t> perm) {
+    auto type = mlir::cast<RankedTensorType>(value.getType());
+    SmallVector<int64_t> shape;
+    for (int64_t d : perm)
+      shape.push_back(type.getDimSize(d));
+    return PermuteOp::create(
+        rewriter, loc, RankedTensorType::get(shape, type.getElementType()),
+        value, rewriter.getDenseI64ArrayAttr(perm));
+  }
+
   /// The reduction of `value` over `dims` with keepdim.
   template <typename ReduceOp>
   Value reduceKeep(Value value, ArrayRef<int64_t> dims) {
@@ -163,10 +175,6 @@ LogicalResult decomposeNorm(OpTy op, PatternRewriter &rewriter, bool center,
   SmallVector<int64_t> dims;
   for (int64_t d = op.getAxis(); d < type.getRank(); ++d)
     dims.push_back(d);
-  SmallVector<int64_t> reducedShape(type.getShape());
-  for (int64_t d : dims)
-    reducedShape[d] = 1;
-  auto reducedType = type.clone(reducedShape);
   // Note [Norms as sums]: layer_norm normalizes by the variance, rms_norm
   // by the mean of squares; both are sums divided by the row length, not a
   // Welford var_mean: layer_norm takes the mean, then the sum of squares
@@ -177,24 +185,18 @@ LogicalResult decomposeNorm(OpTy op, PatternRewriter &rewriter, bool center,
   // to 0.90 / 0.93 / 0.95 with staged rows: Welford merges carry three
   // values and a division per step, and the state kept 80-100 registers.
   Location loc = op.getLoc();
+  Value count = reducedCount(rewriter, loc, x, dims);
   auto meanOf = [&](Value v) -> Value {
     Value sum = b.reduceKeep<SumOp>(v, dims);
-    return b.op<DivOp>(
-        sum, broadcastScalar(rewriter, b, loc, compute,
-                             reducedCount(rewriter, loc, x, dims), sum));
+    return b.op<DivOp>(sum,
+                       broadcastScalar(rewriter, b, loc, compute, count, sum));
   };
-  Value second, mean;
-  if (center) {
-    mean = meanOf(x);
-    Value centered = b.op<SubOp>(x, b.expandTo(mean, x));
-    second = meanOf(b.op<MulOp>(centered, centered));
-  } else {
-    second = meanOf(b.op<MulOp>(x, x));
-  }
+  // y: x centered on its mean (layer_norm) or x; second: the mean of y^2.
+  Value y = center ? b.op<SubOp>(x, b.expandTo(meanOf(x), x)) : x;
+  Value second = meanOf(b.op<MulOp>(y, y));
   double eps = op.getEps().convertToDouble();
   Value rstd =
       b.op<RsqrtOp>(b.op<AddOp>(second, b.splat(eps, second), FloatAttr()));
-  Value y = center ? b.op<SubOp>(x, b.expandTo(mean, x)) : x;
   y = b.op<MulOp>(y, b.expandTo(rstd, x));
   if (weight)
     y = b.op<MulOp>(
@@ -328,13 +330,8 @@ template <typename OpTy> struct LeadReducedDims : OpRewritePattern<OpTy> {
     for (int64_t d = 0; d < rank; ++d)
       if (!llvm::is_contained(dims, d))
         perm.push_back(d);
-    SmallVector<int64_t> shape;
-    for (int64_t d : perm)
-      shape.push_back(type.getDimSize(d));
     Value permuted =
-        PermuteOp::create(rewriter, op.getLoc(),
-                          RankedTensorType::get(shape, type.getElementType()),
-                          op.getInput(), rewriter.getDenseI64ArrayAttr(perm));
+        Builder(rewriter, op.getLoc()).permute(op.getInput(), perm);
     SmallVector<int64_t> leadingDims;
     for (int64_t i = 0; i < static_cast<int64_t>(dims.size()); ++i)
       leadingDims.push_back(i);
@@ -383,25 +380,17 @@ template <typename OpTy> struct ArgDimLast : OpRewritePattern<OpTy> {
     // which the row scheduler does not map: left to its diagnostic.
     if (op.getKeepdim())
       return rewriter.notifyMatchFailure(op, "keepdim over a middle dim");
-    SmallVector<int64_t> perm, shape, keptShape;
+    SmallVector<int64_t> perm;
     for (int64_t d = 0; d < rank; ++d)
-      if (d != dim) {
+      if (d != dim)
         perm.push_back(d);
-        keptShape.push_back(type.getDimSize(d));
-      }
     perm.push_back(dim);
-    for (int64_t d : perm)
-      shape.push_back(type.getDimSize(d));
-    Location loc = op.getLoc();
-    Value permuted = PermuteOp::create(
-        rewriter, loc, RankedTensorType::get(shape, type.getElementType()),
-        op.getInput(), rewriter.getDenseI64ArrayAttr(perm));
-    auto resultType = mlir::cast<RankedTensorType>(op.getType());
-    Value reduced = OpTy::create(
-        rewriter, loc,
-        RankedTensorType::get(keptShape, resultType.getElementType()), permuted,
-        rewriter.getI64IntegerAttr(rank - 1), UnitAttr());
-    rewriter.replaceOp(op, reduced);
+    Value permuted =
+        Builder(rewriter, op.getLoc()).permute(op.getInput(), perm);
+    // Without keepdim the result has the kept dims in order: its type.
+    rewriter.replaceOpWithNewOp<OpTy>(op, op.getType(), permuted,
+                                      rewriter.getI64IntegerAttr(rank - 1),
+                                      UnitAttr());
     return success();
   }
 };

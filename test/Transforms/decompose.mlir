@@ -77,22 +77,25 @@ fusion.fusion @log_softmax_bf16(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
 // CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<?x?xbf16>, %[[W:[a-z0-9]+]]: tensor<?xbf16>, %[[B:[a-z0-9]+]]: tensor<?xbf16>)
 // CHECK: %[[EPS:.*]] = arith.constant 9.99999974E-6 : f32
 // CHECK: %[[XF:.*]] = cast %[[X]] : tensor<?x?xbf16> to tensor<?x?xf32>
+// CHECK: %[[K:.*]] = dim %[[XF]], 1
+// CHECK: %[[K64:.*]] = arith.index_cast %[[K]] : index to i64
 // CHECK-NOT: var_mean
 // CHECK: %[[S:.*]] = sum %[[XF]] [1] keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
+// CHECK: cast %[[K64]] : i64 to f32
 // CHECK: %[[MEAN:.*]] = div %[[S]], %{{.*}} : tensor<?x1xf32>
 // CHECK: %[[ME:.*]] = expand %[[MEAN]]({{.*}}) : tensor<?x1xf32> -> tensor<?x?xf32>
 // CHECK: %[[DEV:.*]] = sub %[[XF]], %[[ME]] : tensor<?x?xf32>
 // CHECK: %[[SQ:.*]] = mul %[[DEV]], %[[DEV]] : tensor<?x?xf32>
 // CHECK: %[[SS:.*]] = sum %[[SQ]] [1] keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
+// CHECK: cast %[[K64]] : i64 to f32
 // CHECK: %[[VAR:.*]] = div %[[SS]], %{{.*}} : tensor<?x1xf32>
 // CHECK: %[[E0:.*]] = dim %[[VAR]], 0 : tensor<?x1xf32>
 // CHECK: %[[EPSB:.*]] = broadcast_in_dim %[[EPS]] [](%[[E0]]) : f32 -> tensor<?x1xf32>
 // CHECK: %[[VAREPS:.*]] = add %[[VAR]], %[[EPSB]] : tensor<?x1xf32>
 // CHECK: %[[RSTD:.*]] = rsqrt %[[VAREPS]] : tensor<?x1xf32>
-// CHECK: %[[MEANB:.*]] = expand %[[MEAN]]({{.*}}) : tensor<?x1xf32> -> tensor<?x?xf32>
-// CHECK: %[[CENTERED:.*]] = sub %[[XF]], %[[MEANB]] : tensor<?x?xf32>
+// CHECK-NOT: sub
 // CHECK: %[[RSTDB:.*]] = expand %[[RSTD]]({{.*}}) : tensor<?x1xf32> -> tensor<?x?xf32>
-// CHECK: %[[NORM:.*]] = mul %[[CENTERED]], %[[RSTDB]] : tensor<?x?xf32>
+// CHECK: %[[NORM:.*]] = mul %[[DEV]], %[[RSTDB]] : tensor<?x?xf32>
 // CHECK: %[[WF:.*]] = cast %[[W]] : tensor<?xbf16> to tensor<?xf32>
 // CHECK: %[[WB:.*]] = broadcast_in_dim %[[WF]] [1]({{.*}}) : tensor<?xf32> -> tensor<?x?xf32>
 // CHECK: %[[SCALED:.*]] = mul %[[NORM]], %[[WB]] : tensor<?x?xf32>
@@ -117,14 +120,15 @@ fusion.fusion @layer_norm_affine(%x: tensor<?x?xbf16>, %w: tensor<?xbf16>, %b: t
 // CHECK: %[[S:.*]] = sum %[[X]] [1] keepdim : tensor<?x16xf32> -> tensor<?x1xf32>
 // CHECK: cast %[[N]] : i64 to f32
 // CHECK: %[[MEAN:.*]] = div %[[S]]
-// CHECK: %[[SS:.*]] = sum %{{.*}} [1] keepdim
+// CHECK: %[[M0:.*]] = dim %[[X]], 0
+// CHECK: %[[MEANB:.*]] = expand %[[MEAN]](%[[M0]]) : tensor<?x1xf32> -> tensor<?x16xf32>
+// CHECK: %[[CENTERED:.*]] = sub %[[X]], %[[MEANB]]
+// CHECK: %[[SQ:.*]] = mul %[[CENTERED]], %[[CENTERED]]
+// CHECK: %[[SS:.*]] = sum %[[SQ]] [1] keepdim
 // CHECK: %[[VAR:.*]] = div %[[SS]]
 // CHECK: %[[EPSB:.*]] = broadcast_in_dim %[[EPS]]
 // CHECK: %[[VAREPS:.*]] = add %[[VAR]], %[[EPSB]]
 // CHECK: %[[RSTD:.*]] = rsqrt %[[VAREPS]]
-// CHECK: %[[M0:.*]] = dim %[[X]], 0
-// CHECK: %[[MEANB:.*]] = expand %[[MEAN]](%[[M0]]) : tensor<?x1xf32> -> tensor<?x16xf32>
-// CHECK: %[[CENTERED:.*]] = sub %[[X]], %[[MEANB]]
 // CHECK: %[[RSTDB:.*]] = expand %[[RSTD]]
 // CHECK: %[[Y:.*]] = mul %[[CENTERED]], %[[RSTDB]] : tensor<?x16xf32>
 // CHECK-NOT: broadcast_in_dim
@@ -143,12 +147,12 @@ fusion.fusion @layer_norm_plain(%x: tensor<?x16xf32>) -> tensor<?x16xf32> {
 // CHECK-LABEL: fusion.fusion @layer_norm_trailing_dims
 // CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<2x?x8xf16>, %[[W:[a-z0-9]+]]: tensor<?x8xf16>)
 // CHECK: %[[XF:.*]] = cast %[[X]] : tensor<2x?x8xf16> to tensor<2x?x8xf32>
-// CHECK: %[[S1:.*]] = sum %[[XF]] [2] keepdim
-// CHECK: %[[P1:.*]] = permute %[[S1]] [1, 0, 2]
-// CHECK: sum %[[P1]] [0]
 // CHECK: %[[D1:.*]] = dim %[[XF]], 1
 // CHECK: %[[N:.*]] = arith.muli %[[D1]], %c8 : index
 // CHECK: %[[N64:.*]] = arith.index_cast %[[N]] : index to i64
+// CHECK: %[[S1:.*]] = sum %[[XF]] [2] keepdim
+// CHECK: %[[P1:.*]] = permute %[[S1]] [1, 0, 2]
+// CHECK: sum %[[P1]] [0]
 // CHECK: %[[NF:.*]] = cast %[[N64]] : i64 to f32
 // CHECK: %[[MEAN:.*]] = div
 // CHECK: %[[ME:.*]] = expand %[[MEAN]]
@@ -194,10 +198,10 @@ fusion.fusion @layer_norm_bias_only(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> t
 // CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<?x?xbf16>, %[[W:[a-z0-9]+]]: tensor<?xbf16>)
 // CHECK: %[[EPS:.*]] = arith.constant 9.99999997E-7 : f32
 // CHECK: %[[XF:.*]] = cast %[[X]] : tensor<?x?xbf16> to tensor<?x?xf32>
-// CHECK: %[[SQ:.*]] = mul %[[XF]], %[[XF]] : tensor<?x?xf32>
-// CHECK: %[[SS:.*]] = sum %[[SQ]] [1] keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
 // CHECK: %[[K:.*]] = dim %[[XF]], 1
 // CHECK: %[[K64:.*]] = arith.index_cast %[[K]] : index to i64
+// CHECK: %[[SQ:.*]] = mul %[[XF]], %[[XF]] : tensor<?x?xf32>
+// CHECK: %[[SS:.*]] = sum %[[SQ]] [1] keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
 // CHECK: %[[KF:.*]] = cast %[[K64]] : i64 to f32
 // CHECK: %[[KB:.*]] = broadcast_in_dim %[[KF]]
 // CHECK: %[[MS:.*]] = div %[[SS]], %[[KB]] : tensor<?x1xf32>
@@ -224,7 +228,7 @@ fusion.fusion @rms_norm_weight(%x: tensor<?x?xbf16>, %w: tensor<?xbf16>) -> tens
 // CHECK-LABEL: fusion.fusion @rms_norm_f64
 // CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<4x?xf64>)
 // CHECK: %[[EPS:.*]] = arith.constant 9.9999999999999995E-7 : f64
-// CHECK-NOT: cast
+// CHECK-NOT: cast %[[X]]
 // CHECK: %[[SQ:.*]] = mul %[[X]], %[[X]] : tensor<4x?xf64>
 // CHECK: %[[SS:.*]] = sum %[[SQ]] [1] keepdim : tensor<4x?xf64> -> tensor<4x1xf64>
 // CHECK: %[[MS:.*]] = div %[[SS]], %{{.*}} : tensor<4x1xf64>

@@ -26,6 +26,20 @@
 
 namespace fusion::testing {
 
+/// Two kernels through an intermediate: x - mean(x, dim 0) (an outer
+/// reduction, then a pointwise kernel reading its result).
+inline const char *const kOuterCenterSource = R"mlir(
+fusion.fusion @outer_center(%x: tensor<?x?xf32>, %count: f32) -> tensor<?x?xf32> {
+  %m = fusion.dim %x, 0 : tensor<?x?xf32>
+  %n = fusion.dim %x, 1 : tensor<?x?xf32>
+  %s = fusion.sum %x [0] keepdim : tensor<?x?xf32> -> tensor<1x?xf32>
+  %c = fusion.broadcast_in_dim %count [] (%n) : f32 -> tensor<1x?xf32>
+  %mean = fusion.div %s, %c : tensor<1x?xf32>
+  %e = fusion.expand %mean (%m, %n) : tensor<1x?xf32> -> tensor<?x?xf32>
+  %y = fusion.sub %x, %e : tensor<?x?xf32>
+  fusion.return %y : tensor<?x?xf32>
+})mlir";
+
 /// The module file bytes of `source` (its only fusion), compiled in a
 /// context of its own; empty on failure (with a test failure).
 inline std::string compileBytes(llvm::StringRef source, bool threads = true) {

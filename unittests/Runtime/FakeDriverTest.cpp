@@ -165,19 +165,6 @@ fusion.fusion @colsum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
   fusion.return %0 : tensor<?xf32>
 })mlir";
 
-// Two kernels through an intermediate: x - mean(x, dim 0).
-const char *const kOuterCenter = R"mlir(
-fusion.fusion @outer_center(%x: tensor<?x?xf32>, %count: f32) -> tensor<?x?xf32> {
-  %m = fusion.dim %x, 0 : tensor<?x?xf32>
-  %n = fusion.dim %x, 1 : tensor<?x?xf32>
-  %s = fusion.sum %x [0] keepdim : tensor<?x?xf32> -> tensor<1x?xf32>
-  %c = fusion.broadcast_in_dim %count [] (%n) : f32 -> tensor<1x?xf32>
-  %mean = fusion.div %s, %c : tensor<1x?xf32>
-  %e = fusion.expand %mean (%m, %n) : tensor<1x?xf32> -> tensor<?x?xf32>
-  %y = fusion.sub %x, %e : tensor<?x?xf32>
-  fusion.return %y : tensor<?x?xf32>
-})mlir";
-
 /// A row-major 2-D tensor at a fake device address.
 struct Tensor2D {
   int64_t sizes[2];
@@ -297,7 +284,7 @@ TEST_F(FakeDriver, OneContextQueryPerCallInSteadyState) {
        {big.arg(0x100000, DType::F32), big.arg(0x200000, DType::F32)},
        false},
       {"outer_center",
-       compileSource(kOuterCenter),
+       compileSource(fusion::testing::kOuterCenterSource),
        {square.arg(0x100000, DType::F32),
         Argument::floatScalar(1000, DType::F32)},
        true},

@@ -384,17 +384,7 @@ TEST(Pipeline, OuterReductionHeuristicTable) {
 // launched in order: the outer reduction writes the means into an
 // intermediate buffer of the per-call pool, which the pointwise kernel reads.
 TEST(Pipeline, SegmentedFusionLaunchesTwoKernelsThroughAnIntermediate) {
-  auto exe = compileSource(R"mlir(
-fusion.fusion @outer_center(%x: tensor<?x?xf32>, %count: f32) -> tensor<?x?xf32> {
-  %m = fusion.dim %x, 0 : tensor<?x?xf32>
-  %n = fusion.dim %x, 1 : tensor<?x?xf32>
-  %s = fusion.sum %x [0] keepdim : tensor<?x?xf32> -> tensor<1x?xf32>
-  %c = fusion.broadcast_in_dim %count [] (%n) : f32 -> tensor<1x?xf32>
-  %mean = fusion.div %s, %c : tensor<1x?xf32>
-  %e = fusion.expand %mean (%m, %n) : tensor<1x?xf32> -> tensor<?x?xf32>
-  %y = fusion.sub %x, %e : tensor<?x?xf32>
-  fusion.return %y : tensor<?x?xf32>
-})mlir");
+  auto exe = compileSource(fusion::testing::kOuterCenterSource);
   ASSERT_TRUE(exe);
   EXPECT_EQ(exe->info().numLaunches, 2u);
   std::set<std::string> kernels;
