@@ -12,6 +12,7 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 
 import torch
 
@@ -68,6 +69,16 @@ def main():
     stream = torch.cuda.Stream()
     with torch.cuda.stream(stream):
         row("per-call events, 3 sets, side stream", per_call(lambda i: exe.run(sets[i], outs[i]), 3, 30))
+    # After the GPU sat idle (as while torch.compile compiles in the suite):
+    # 5 warm-up calls, then the same with 25 ms of warm-up (Note [Warm-up by
+    # time] in bench/measure.py).
+    for idle_s in (2, 5):
+        time.sleep(idle_s)
+        row(f"after {idle_s} s idle, 5 warm-up calls", per_call(
+            lambda i: exe.run(sets[i], outs[i]), 3, 30, warmup=5, warmup_ms=0))
+        time.sleep(idle_s)
+        row(f"after {idle_s} s idle, 25 ms of warm-up", per_call(
+            lambda i: exe.run(sets[i], outs[i]), 3, 30, warmup=5, warmup_ms=25))
     del sets, outs
     torch.cuda.empty_cache()
     ins = [f"--input={a.m}x{a.n}"] + [f"--input={a.n}"] * a.weights

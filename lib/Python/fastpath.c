@@ -30,7 +30,7 @@
 #include "fusion/Runtime/fusion_runtime.h"
 
 /* Bumped when the Python side must change with this file. */
-#define FASTPATH_VERSION 1
+#define FASTPATH_VERSION 2
 
 /* Words of a signature key per tensor input: device, dtype, rank, sizes,
  * strides. */
@@ -952,6 +952,183 @@ static PyType_Slot cache_slots[] = {{Py_tp_new, cache_new},
 static PyType_Spec cache_spec = {"fusion._fastpath.Cache", sizeof(Cache), 0,
                                  Py_TPFLAGS_DEFAULT, cache_slots};
 
+/* Note [C execute]: `fd.execute(inputs)` costs a Python frame above
+ * Cache.call (FusionDefinition.execute, reading $FUSION_DUMP, the cache's
+ * attribute chain): about 0.5-1 us per call on the H200's host. Once a
+ * definition has a Cache, Python stores make_execute(...) as the instance
+ * attribute `execute` (it shadows the class's method): a builtin function
+ * (METH_FASTCALL, no argument tuple) that, for a call with the inputs alone
+ * and $FUSION_DUMP unset, goes straight to Cache.call with the definition as
+ * target, and otherwise (keywords, a miss, a dump, another device) calls the
+ * class's execute(fd, ...) with the same arguments. The definition is held
+ * through a weak reference: it holds this function, not the other way. */
+
+typedef struct {
+  PyObject_HEAD PyObject *cache; /* a Cache */
+  PyObject *target_ref;          /* weakref to the definition */
+  PyObject *fallback;            /* FusionDefinition.execute */
+  PyObject *environ, *dump_key;  /* os.environ's dict and its key, or NULL */
+} ExecState;
+
+static PyObject *exec_state_type; /* set by PyInit__fastpath */
+static PyObject *cache_type;
+
+static void exec_state_dealloc(PyObject *self) {
+  ExecState *s = (ExecState *)self;
+  Py_XDECREF(s->cache);
+  Py_XDECREF(s->target_ref);
+  Py_XDECREF(s->fallback);
+  Py_XDECREF(s->environ);
+  Py_XDECREF(s->dump_key);
+  PyTypeObject *type = Py_TYPE(self);
+  freefunc free_fn = (freefunc)PyType_GetSlot(type, Py_tp_free);
+  free_fn(self);
+  Py_DECREF(type);
+}
+
+static PyType_Slot exec_state_slots[] = {{Py_tp_dealloc, exec_state_dealloc},
+                                         {0, NULL}};
+
+static PyType_Spec exec_state_spec = {"fusion._fastpath._ExecState",
+                                      sizeof(ExecState), 0, Py_TPFLAGS_DEFAULT,
+                                      exec_state_slots};
+
+/* fallback(target, *args, **kwargs) from a vectorcall argument array. */
+static PyObject *exec_fallback(ExecState *s, PyObject *target,
+                               PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames) {
+  Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
+  PyObject *tuple = PyTuple_New(nargs + 1);
+  PyObject *kwargs = nkw ? PyDict_New() : NULL;
+  PyObject *result = NULL;
+  if (!tuple || (nkw && !kwargs))
+    goto done;
+  Py_INCREF(target);
+  PyTuple_SetItem(tuple, 0, target);
+  for (Py_ssize_t i = 0; i < nargs; ++i) {
+    Py_INCREF(args[i]);
+    PyTuple_SetItem(tuple, i + 1, args[i]);
+  }
+  for (Py_ssize_t k = 0; k < nkw; ++k)
+    if (PyDict_SetItem(kwargs, PyTuple_GetItem(kwnames, k), args[nargs + k]) <
+        0)
+      goto done;
+  result = PyObject_Call(s->fallback, tuple, kwargs);
+done:
+  Py_XDECREF(tuple);
+  Py_XDECREF(kwargs);
+  return result;
+}
+
+static PyObject *exec_call(PyObject *self, PyObject *const *args,
+                           Py_ssize_t nargsf, PyObject *kwnames) {
+  ExecState *s = (ExecState *)self;
+  /* Not PyVectorcall_NARGS: only the limited API's view of the flag. */
+  Py_ssize_t nargs = nargsf & ~((Py_ssize_t)1 << (8 * sizeof(size_t) - 1));
+  PyObject *target = PyWeakref_GetObject(s->target_ref); /* borrowed */
+  if (!target)
+    return NULL;
+  if (target == Py_None) {
+    PyErr_SetString(PyExc_ReferenceError,
+                    "execute: its FusionDefinition no longer exists");
+    return NULL;
+  }
+  Py_INCREF(target);
+  PyObject *result = NULL;
+  int fast = nargs == 1 && (!kwnames || PyTuple_Size(kwnames) == 0);
+  if (fast && s->environ) {
+    PyObject *value = PyDict_GetItemWithError(s->environ, s->dump_key);
+    if (value) {
+      int set = PyObject_IsTrue(value);
+      if (set < 0)
+        goto done;
+      fast = !set;
+    } else if (PyErr_Occurred()) {
+      goto done;
+    }
+  }
+  if (fast) {
+    PyObject *call_args[4] = {args[0], Py_None, Py_None, target};
+    result = cache_call((Cache *)s->cache, call_args, 4);
+    if (result != Py_None)
+      goto done; /* outputs, or NULL with an exception */
+    Py_CLEAR(result);
+  }
+  result = exec_fallback(s, target, args, nargs, kwnames);
+done:
+  Py_DECREF(target);
+  return result;
+}
+
+static PyMethodDef exec_def = {
+    "execute", (PyCFunction)(void (*)(void))exec_call,
+    METH_FASTCALL | METH_KEYWORDS,
+    "execute(inputs, dump=None, schedule=None, device=None)\n"
+    "\n"
+    "FusionDefinition.execute through the definition's C cache (Note [C "
+    "execute]\nin lib/Python/fastpath.c); see FusionDefinition.execute."};
+
+PyDoc_STRVAR(make_execute_doc,
+             "make_execute(cache, target, fallback, environ, dump_key) -> "
+             "function\n"
+             "\n"
+             "A builtin `execute(inputs, ...)` for the definition `target` "
+             "(held weakly):\nCache.call(inputs, None, None, target) when "
+             "called with the inputs alone\nand environ[dump_key] is not "
+             "set, else (and when the cache returns None)\n"
+             "fallback(target, *args, **kwargs). `environ`: os.environ's "
+             "dict, or None\n(then $FUSION_DUMP is not checked here: the "
+             "fallback checks it).");
+
+static PyObject *make_execute(PyObject *module, PyObject *args) {
+  (void)module;
+  PyObject *cache, *target, *fallback, *environ, *dump_key;
+  if (!PyArg_ParseTuple(args, "OOOOO:make_execute", &cache, &target, &fallback,
+                        &environ, &dump_key))
+    return NULL;
+  if (!PyObject_TypeCheck(cache, (PyTypeObject *)cache_type)) {
+    PyErr_SetString(PyExc_TypeError, "make_execute: cache must be a Cache");
+    return NULL;
+  }
+  if (!PyCallable_Check(fallback)) {
+    PyErr_SetString(PyExc_TypeError, "make_execute: fallback is not callable");
+    return NULL;
+  }
+  if (environ != Py_None && !PyDict_Check(environ)) {
+    PyErr_SetString(PyExc_TypeError,
+                    "make_execute: environ must be a dict or None");
+    return NULL;
+  }
+  PyObject *ref = PyWeakref_NewRef(target, NULL);
+  if (!ref)
+    return NULL;
+  allocfunc alloc =
+      (allocfunc)PyType_GetSlot((PyTypeObject *)exec_state_type, Py_tp_alloc);
+  ExecState *s = (ExecState *)alloc((PyTypeObject *)exec_state_type, 0);
+  if (!s) {
+    Py_DECREF(ref);
+    return NULL;
+  }
+  Py_INCREF(cache);
+  s->cache = cache;
+  s->target_ref = ref;
+  Py_INCREF(fallback);
+  s->fallback = fallback;
+  if (environ != Py_None) {
+    Py_INCREF(environ);
+    s->environ = environ;
+    Py_INCREF(dump_key);
+    s->dump_key = dump_key;
+  }
+  PyObject *fn = PyCFunction_NewEx(&exec_def, (PyObject *)s, NULL);
+  Py_DECREF(s);
+  return fn;
+}
+
+static PyMethodDef module_methods[] = {
+    {"make_execute", make_execute, METH_VARARGS, make_execute_doc},
+    {NULL, NULL, 0, NULL}};
+
 /* The module. */
 
 PyDoc_STRVAR(module_doc,
@@ -962,7 +1139,7 @@ static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT,
                                         "_fastpath",
                                         module_doc,
                                         -1,
-                                        NULL,
+                                        module_methods,
                                         NULL,
                                         NULL,
                                         NULL,
@@ -988,14 +1165,24 @@ PyMODINIT_FUNC PyInit__fastpath(void) {
   PyObject *m = PyModule_Create(&module_def);
   if (!m)
     return NULL;
-  PyObject *type = PyType_FromSpec(&cache_spec);
-  if (!type || PyModule_AddObject(m, "Cache", type) < 0 ||
-      PyModule_AddIntConstant(m, "VERSION", FASTPATH_VERSION) < 0 ||
-      PyModule_AddIntConstant(m, "PACKED_WORDS", FUSION_PACKED_WORDS) < 0 ||
-      PyModule_AddIntConstant(m, "MAX_RANK", FUSION_MAX_RANK) < 0) {
-    Py_XDECREF(type);
-    Py_DECREF(m);
-    return NULL;
+  /* The module and these statics each hold a reference to the types. */
+  cache_type = PyType_FromSpec(&cache_spec);
+  exec_state_type = cache_type ? PyType_FromSpec(&exec_state_spec) : NULL;
+  if (!cache_type || !exec_state_type)
+    goto fail;
+  Py_INCREF(cache_type);
+  if (PyModule_AddObject(m, "Cache", cache_type) < 0) {
+    Py_DECREF(cache_type);
+    goto fail;
   }
+  if (PyModule_AddIntConstant(m, "VERSION", FASTPATH_VERSION) < 0 ||
+      PyModule_AddIntConstant(m, "PACKED_WORDS", FUSION_PACKED_WORDS) < 0 ||
+      PyModule_AddIntConstant(m, "MAX_RANK", FUSION_MAX_RANK) < 0)
+    goto fail;
   return m;
+fail:
+  Py_CLEAR(cache_type);
+  Py_CLEAR(exec_state_type);
+  Py_DECREF(m);
+  return NULL;
 }

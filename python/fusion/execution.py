@@ -286,6 +286,32 @@ def _install_fast_entry(fd, inputs, exe, sig, info):
         fast.native = exe.fast_cache(codes)
     if fast.native is not None and exe.fastpath:
         exe.fast_add(fast.native, inputs, sig, owner=exe, tag=info)
+    _bind_execute(fd, fast)
+
+
+# Note [C execute] (lib/Python/fastpath.c): once a definition has a C cache,
+# its instance attribute `execute` is a builtin that calls the cache without
+# a Python frame and falls back to FusionDefinition.execute for anything
+# else. It is bound to one Cache: a dropped cache is cleared first
+# (_drop_native), so a stale binding only misses and the fallback rebinds.
+def _bind_execute(fd, fast):
+    d = getattr(fd, "__dict__", None)
+    if d is None:
+        return
+    native = fast.native if fast is not None else None
+    cls_execute = getattr(type(fd), "execute", None)
+    from .frontend import FusionDefinition
+    make = None
+    # Not for a subclass that overrides execute, nor where $FUSION_DUMP
+    # cannot be read from C (not CPython's os.environ).
+    if (native is not None and cls_execute is FusionDefinition.execute
+            and _ENVIRON_DATA is not None):
+        from .runtime import load_fastpath
+        make = getattr(load_fastpath(), "make_execute", None)
+    if make is None:
+        d.pop("execute", None)
+    else:
+        d["execute"] = make(native, fd, cls_execute, _ENVIRON_DATA, _DUMP_ENV_KEY)
 
 
 # Note [Lean execute]: FusionDefinition.execute tries the definition's C
@@ -444,9 +470,12 @@ _stats = {"hits": 0, "misses": 0}
 
 
 def _drop_native(fast):
-    """Forgets a definition's C cache, keeping the count of its hits."""
+    """Forgets a definition's C cache, keeping the count of its hits. It is
+    cleared too: the definition's C execute may still hold it (Note [C
+    execute])."""
     if fast.native is not None:
         _stats["hits"] += fast.native.stats()["hits"]
+        fast.native.clear()
         fast.native = None
 
 
@@ -463,7 +492,9 @@ def clear_cache():
         _cache.clear()
         for fast in list(_fast_paths):
             fast.entries.clear()
-            fast.native = None
+            if fast.native is not None:
+                fast.native.clear()
+                fast.native = None
         _stats["hits"] = _stats["misses"] = 0
 
 

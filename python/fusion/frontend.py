@@ -352,6 +352,9 @@ class FusionDefinition:
 
     def _poison(self, exc):
         self._fast_path = None
+        # The C execute (Note [C execute] in lib/Python/fastpath.c) goes too:
+        # the class's execute raises for a failed definition.
+        self.__dict__.pop("execute", None)
         if self._state != "failed":
             self._state = "failed"
             self._error = f"{type(exc).__name__}: {exc}"

@@ -172,7 +172,7 @@ def load_library(path=None):
 # --- the C fast path (Note [C fast path]) --------------------------------------------
 
 FASTPATH_NAME = "_fastpath.abi3.so"
-_FASTPATH_VERSION = 1  # fastpath.c's FASTPATH_VERSION
+_FASTPATH_VERSION = 2  # fastpath.c's FASTPATH_VERSION
 _fastpath = None
 _fastpath_tried = False
 _fastpath_status = "not loaded yet"

@@ -85,7 +85,7 @@ def scaled_path(library, tmp_path):
 
 def test_module(ext):
     assert ext.__file__.endswith(runtime.FASTPATH_NAME)
-    assert (ext.VERSION, ext.PACKED_WORDS, ext.MAX_RANK) == (1, runtime.WORDS,
+    assert (ext.VERSION, ext.PACKED_WORDS, ext.MAX_RANK) == (2, runtime.WORDS,
                                                              runtime.MAX_RANK)
     assert "loaded from" in runtime.fastpath_status()
 
@@ -557,6 +557,101 @@ def test_execute_through_c(fake_gpu_c):
     clear_cache()
     assert fd._fast_path.native is None
     assert execution.cache_stats()["hits"] == 0
+
+
+def _python_calls_of(code, fn):
+    """How many times Python frames of `code` start while fn() runs."""
+    seen = []
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code is code:
+            seen.append(1)
+
+    sys.setprofile(profile)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return len(seen)
+
+
+def test_c_execute(fake_gpu_c):
+    """Note [C execute]: after the first run, fd.execute is a builtin over the
+    definition's C cache; anything but a hit takes FusionDefinition.execute."""
+    rec, checks, backend = fake_gpu_c
+    fd = tiny3_fd()
+    py_execute = FusionDefinition.execute
+    assert "execute" not in fd.__dict__
+    a = FakeTensor([1024])
+    fd.execute([a, a])
+    bound = fd.__dict__["execute"]
+    assert type(bound).__name__ == "builtin_function_or_method"
+    assert fd.execute is bound and bound.__name__ == "execute"
+    native = fd._fast_path.native
+    # A hit starts no Python frame of FusionDefinition.execute.
+    frames = _python_calls_of(py_execute.__code__, lambda: fd.execute([a, a]))
+    assert frames == 0 and native.stats()["hits"] == 1
+    assert fd.last_execution["cache_hit"] is True
+    assert rec.calls[-1]["data"] == [a.data_ptr(), a.data_ptr()]
+    # Keywords, $FUSION_DUMP and bad inputs go through the Python method,
+    # with its results and errors.
+    frames = _python_calls_of(py_execute.__code__, lambda: fd.execute([a, a], dump="plan"))
+    assert frames == 1 and native.stats()["hits"] == 1
+    os.environ["FUSION_DUMP"] = "plan"
+    try:
+        assert _python_calls_of(py_execute.__code__, lambda: fd.execute([a, a])) == 1
+    finally:
+        del os.environ["FUSION_DUMP"]
+    os.environ["FUSION_DUMP"] = ""  # empty: not a dump request
+    try:
+        assert _python_calls_of(py_execute.__code__, lambda: fd.execute([a, a])) == 0
+    finally:
+        del os.environ["FUSION_DUMP"]
+    with pytest.raises(FusionInputError, match="expects 2 inputs, got 1"):
+        fd.execute([a])
+    with pytest.raises(TypeError):
+        fd.execute()
+    with pytest.raises(TypeError):
+        fd.execute([a, a], nonsense=1)
+    hits = native.stats()["hits"]
+    # clear_cache clears the cache the builtin holds: it misses, the Python
+    # method runs and binds the definition's new cache.
+    clear_cache()
+    assert native.stats()["entries"] == 0
+    assert _python_calls_of(py_execute.__code__, lambda: fd.execute([a, a])) == 1
+    assert fd.execute is not bound and fd._fast_path.native is not native
+    assert _python_calls_of(py_execute.__code__, lambda: fd.execute([a, a])) == 0
+    assert native.stats()["hits"] == hits
+    # The builtin holds its definition weakly (its state is not tracked by
+    # the cycle collector, so a strong reference would keep the definition
+    # forever), and a builtin that outlives it says so.
+    f = fd.execute
+    ref = __import__("weakref").ref(fd)
+    del fd
+    gc.collect()
+    assert ref() is None
+    with pytest.raises(ReferenceError, match="no longer exists"):
+        f([a, a])
+
+
+def test_c_execute_not_for_a_subclass_that_overrides_execute(fake_gpu_c):
+    rec, checks, backend = fake_gpu_c
+
+    class Counting(FusionDefinition):
+        calls = 0
+
+        def execute(self, inputs, **kwargs):
+            Counting.calls += 1
+            return super().execute(inputs, **kwargs)
+
+    with Counting("counting") as fd:
+        x = fd.define_tensor([-1], DataType.Float32, name="x")
+        fd.add_output(fd.ops.relu(x))
+    a = FakeTensor([64])
+    for _ in range(3):
+        fd.execute([a])
+    assert "execute" not in fd.__dict__ and Counting.calls == 3
+    assert len(rec.calls) == 3
 
 
 def test_execute_scalars_and_views_through_c(fake_gpu_c):
