@@ -377,6 +377,37 @@ def test_fastpath_bench_rows():
     assert "C fast path" in result["fd.execute"]["note"]
 
 
+def test_c_execute_on_torch_tensors():
+    # Note [C execute] (lib/Python/fastpath.c): after its first run a
+    # definition's execute is a builtin over its C cache; results on fresh
+    # tensors, several shapes and a side stream match torch.
+    from fusion import clear_cache, runtime
+    if runtime.load_fastpath() is None:
+        pytest.skip(f"fusion._fastpath: {runtime.fastpath_status()}")
+    clear_cache()
+    with FusionDefinition("c_execute") as fd:
+        a = fd.define_tensor([-1, -1], DataType.Float32, name="a")
+        b = fd.define_tensor([-1, -1], DataType.Float32, name="b")
+        fd.add_output(fd.ops.relu(fd.ops.add(fd.ops.mul(a, b), a)))
+    for shape in [(3, 1000), (64, 64), (3, 1000), (1, 1)]:
+        for _ in range(3):
+            x = torch.randn(*shape, device="cuda")
+            y = torch.randn(*shape, device="cuda")
+            (out,) = fd.execute([x, y])
+            torch.testing.assert_close(out, torch.relu(x * y + x))
+    assert type(fd.__dict__["execute"]).__name__ == "builtin_function_or_method"
+    stream = torch.cuda.Stream()
+    x = torch.randn(5, 7, device="cuda")
+    with torch.cuda.stream(stream):
+        (out,) = fd.execute([x, x])
+    stream.synchronize()
+    torch.testing.assert_close(out, torch.relu(x * x + x))
+    (out,) = fd.execute([x, x], dump="plan")  # keywords: the Python method
+    torch.testing.assert_close(out, torch.relu(x * x + x))
+    with pytest.raises(FusionInputError, match="expected dtype f32"):
+        fd.execute([x, x.double()])
+
+
 def test_grid_reductions_repeated_calls_shapes_and_streams():
     # Grid-reduction counters are kept zero by the kernels and zeroed by the
     # runtime only when a workspace is new or another plan used it (Note
