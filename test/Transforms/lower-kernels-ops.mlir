@@ -341,13 +341,33 @@ fusion.fusion @center(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
 
 // -----
 
-// A transposed read: a tiled variant comes first (64 x 64 tiles staged in
-// shared memory with a padded row of 65, 256 threads taking 16 elements
-// each), then the plain ones.
+// A transposed read: tiled variants come first (64 x 64 tiles staged in
+// shared memory with a padded row of 65, 256 threads), then the plain ones.
+// bf16 moves in pairs first (Note [Transpose pairs]: 8 two-element loads
+// along the input's rows, 8 two-element stores along the output's), guarded
+// by even sizes, unit innermost and even other strides and 4-byte aligned
+// buffers; then one element per access (16 each).
 // CHECK-LABEL: fusion.fusion @transpose
+// CHECK: %[[EVEN:.*]] = arith.remsi %{{.*}}, %c2
+// CHECK: %[[ROW:.*]] = stride %arg0, 0
+// CHECK: %[[INNER:.*]] = stride %arg0, 1
+// CHECK: arith.cmpi eq, %[[INNER]], %c1
+// CHECK: arith.remsi %[[ROW]], %c2
+// CHECK: ptr_aligned %arg0, 4
+// CHECK: ptr_aligned %{{.*}}, 4
+// CHECK: launch @transpose_kernels::@transpose_k0_t64x2_i32 if(
+// CHECK-SAME: block(%c256
 // CHECK: launch @transpose_kernels::@transpose_k0_t64_i32 if(
 // CHECK-SAME: block(%c256
 // CHECK: launch @transpose_kernels::@transpose_k0_v8_i32
+// CHECK-LABEL: gpu.func @transpose_k0_t64x2_i32
+// CHECK-SAME: workgroup(%{{.*}} : memref<4160xbf16, #gpu.address_space<workgroup>>)
+// CHECK-COUNT-8: vector.load {{.*}} {alignment = 4 : i64} : memref<?xbf16>, vector<2xbf16>
+// CHECK-NOT: vector.load
+// CHECK: gpu.barrier
+// CHECK-COUNT-8: vector.store {{.*}} {alignment = 4 : i64} : memref<?xbf16>, vector<2xbf16>
+// CHECK-NOT: vector.store
+// CHECK: gpu.barrier
 // CHECK-LABEL: gpu.func @transpose_k0_t64_i32
 // CHECK-SAME: workgroup(%{{.*}} : memref<4160xbf16, #gpu.address_space<workgroup>>)
 // CHECK-COUNT-16: memref.store {{.*}} : memref<4160xbf16, #gpu.address_space<workgroup>>
@@ -357,6 +377,18 @@ fusion.fusion @transpose(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
   %0 = fusion.permute %x [1, 0] : tensor<?x?xbf16> -> tensor<?x?xbf16>
   %1 = fusion.set %0 : tensor<?x?xbf16>
   fusion.return %1 : tensor<?x?xbf16>
+}
+
+// -----
+
+// f32 elements are 4 bytes already: one per access, no pairs variant.
+// CHECK-LABEL: fusion.fusion @transpose_f32
+// CHECK-NOT: _t64x2_i32
+// CHECK: launch @transpose_f32_kernels::@transpose_f32_k0_t64_i32 if(
+fusion.fusion @transpose_f32(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %0 = fusion.permute %x [1, 0] : tensor<?x?xf32> -> tensor<?x?xf32>
+  %1 = fusion.set %0 : tensor<?x?xf32>
+  fusion.return %1 : tensor<?x?xf32>
 }
 
 // -----
