@@ -564,72 +564,11 @@ TEST_F(FakeDriver, LaunchParametersReachTheDriver) {
 // (once per kernel and context); clusters and cooperative launches are
 // launch attributes.
 TEST_F(FakeDriver, LargeDynamicSmemClustersAndCooperativeLaunches) {
-  using fusion::runtime::testing::TestModule;
-  using fusion::runtime::testing::TestVariant;
-  TestModule m;
-  m.name = "axpy_twice";
-  m.target = "sm_90";
-  m.inputs = {{"a", fb::ArgKind::Tensor, fb::DType::F32, {-1}},
-              {"b", fb::ArgKind::Tensor, fb::DType::F32, {-1}},
-              {"alpha", fb::ArgKind::Scalar, fb::DType::F32, {}}};
-  int32_t n = m.inputSize(0, 0);
-  int32_t block = m.constant(256);
-  int32_t grid = m.expr(fb::ExprOp::CeilDiv, n, block);
-  int32_t one = m.constant(1);
-  int32_t two = m.constant(2);
-  int32_t evenGrid =
-      m.expr(fb::ExprOp::Mul, m.expr(fb::ExprOp::CeilDiv, grid, two), two);
-  int32_t smem = m.constant(64 * 1024);
-  int32_t large = m.expr(fb::ExprOp::Lt, m.constant(100000), n);
-  m.buffers = {{fb::BufferKind::Intermediate, fb::DType::F32, {n}, true},
-               {fb::BufferKind::Output, fb::DType::F32, {n}}};
-  m.outputs = {1};
-  m.kernels = {{"axpy_f32",
-                R"(
-.version 8.0
-.target sm_90
-.address_size 64
-
-.visible .entry axpy_f32(
-	.param .u64 axpy_f32_a,
-	.param .u64 axpy_f32_b,
-	.param .u64 axpy_f32_out,
-	.param .u64 axpy_f32_n,
-	.param .f32 axpy_f32_alpha
-)
-{
-	ret;
-}
-)",
-                {},
-                0}};
-  // Slots: 0 a, 1 b, 2 alpha, 3 tmp, 4 out.
-  TestVariant first;
-  first.grid = {grid, one, one};
-  first.block = {block, one, one};
-  first.params = {{fb::ParamKind::Pointer, 0},
-                  {fb::ParamKind::Pointer, 1},
-                  {fb::ParamKind::Pointer, 3},
-                  {fb::ParamKind::I64, n},
-                  {fb::ParamKind::ScalarF32, 2}};
-  TestVariant clustered;
-  clustered.guard = large;
-  clustered.grid = {evenGrid, one, one};
-  clustered.block = {block, one, one};
-  clustered.cluster = {two, one, one};
-  clustered.dynamicSmem = smem;
-  clustered.params = {{fb::ParamKind::Pointer, 3},
-                      {fb::ParamKind::Pointer, 0},
-                      {fb::ParamKind::Pointer, 4},
-                      {fb::ParamKind::I64, n},
-                      {fb::ParamKind::ScalarF32, 2}};
-  TestVariant cooperative = clustered;
-  cooperative.guard = -1;
-  cooperative.grid = {grid, one, one};
-  cooperative.cluster.clear();
-  cooperative.dynamicSmem = -1;
-  cooperative.cooperative = true;
-  m.launches = {{first}, {clustered, cooperative}};
+  // The GPU tests' module (TestModule.h): its second launch has a
+  // clustered variant with 64 KiB of dynamic shared memory for large n and
+  // a cooperative one otherwise.
+  fusion::runtime::testing::TestModule m =
+      fusion::runtime::testing::makeAxpyModule();
   auto exe = fusion::runtime::testing::load(m);
   ASSERT_TRUE(exe);
 

@@ -98,6 +98,105 @@ TestModule makeAddModule() {
   return m;
 }
 
+const char *const kAxpyPtx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+
+.visible .entry axpy_f32(
+	.param .u64 axpy_f32_a,
+	.param .u64 axpy_f32_b,
+	.param .u64 axpy_f32_out,
+	.param .u64 axpy_f32_n,
+	.param .f32 axpy_f32_alpha
+)
+{
+	.reg .pred 	%p<2>;
+	.reg .b32 	%r<4>;
+	.reg .f32 	%f<5>;
+	.reg .b64 	%rd<13>;
+
+	ld.param.u64 	%rd1, [axpy_f32_a];
+	ld.param.u64 	%rd2, [axpy_f32_b];
+	ld.param.u64 	%rd3, [axpy_f32_out];
+	ld.param.u64 	%rd4, [axpy_f32_n];
+	ld.param.f32 	%f1, [axpy_f32_alpha];
+	mov.u32 	%r1, %ctaid.x;
+	mov.u32 	%r2, %ntid.x;
+	mov.u32 	%r3, %tid.x;
+	cvt.u64.u32 	%rd5, %r3;
+	mad.wide.u32 	%rd6, %r1, %r2, %rd5;
+	setp.ge.s64 	%p1, %rd6, %rd4;
+	@%p1 bra 	$L__done;
+	shl.b64 	%rd7, %rd6, 2;
+	cvta.to.global.u64 	%rd8, %rd1;
+	add.s64 	%rd9, %rd8, %rd7;
+	ld.global.f32 	%f2, [%rd9];
+	cvta.to.global.u64 	%rd10, %rd2;
+	add.s64 	%rd11, %rd10, %rd7;
+	ld.global.f32 	%f3, [%rd11];
+	fma.rn.f32 	%f4, %f1, %f3, %f2;
+	cvta.to.global.u64 	%rd12, %rd3;
+	add.s64 	%rd12, %rd12, %rd7;
+	st.global.f32 	[%rd12], %f4;
+$L__done:
+	ret;
+}
+)";
+
+TestModule makeAxpyModule() {
+  TestModule m;
+  m.name = "axpy_twice";
+  m.target = "sm_90";
+  m.inputs = {{"a", fb::ArgKind::Tensor, fb::DType::F32, {-1}},
+              {"b", fb::ArgKind::Tensor, fb::DType::F32, {-1}},
+              {"alpha", fb::ArgKind::Scalar, fb::DType::F32, {}}};
+  int32_t n = m.inputSize(0, 0);
+  int32_t nb = m.inputSize(1, 0);
+  int32_t block = m.constant(256);
+  int32_t grid = m.expr(fb::ExprOp::CeilDiv, n, block);
+  int32_t one = m.constant(1);
+  int32_t two = m.constant(2);
+  int32_t evenGrid =
+      m.expr(fb::ExprOp::Mul, m.expr(fb::ExprOp::CeilDiv, grid, two), two);
+  int32_t smem = m.constant(64 * 1024);
+  int32_t large = m.expr(fb::ExprOp::Lt, m.constant(kAxpyLargeThreshold), n);
+  m.buffers = {{fb::BufferKind::Intermediate, fb::DType::F32, {n}, true},
+               {fb::BufferKind::Output, fb::DType::F32, {n}},
+               {fb::BufferKind::Output, fb::DType::F32, {n}, false, 0}};
+  m.outputs = {1, 2};
+  m.kernels = {{"axpy_f32", kAxpyPtx, {}, 0}};
+  // Slots: 0 a, 1 b, 2 alpha (no pointer), 3 tmp, 4 out, 5 view of a.
+  TestVariant first;
+  first.grid = {grid, one, one};
+  first.block = {block, one, one};
+  first.params = {{fb::ParamKind::Pointer, 0},
+                  {fb::ParamKind::Pointer, 1},
+                  {fb::ParamKind::Pointer, 3},
+                  {fb::ParamKind::I64, n},
+                  {fb::ParamKind::ScalarF32, 2}};
+  TestVariant clustered;
+  clustered.guard = large;
+  clustered.grid = {evenGrid, one, one};
+  clustered.block = {block, one, one};
+  clustered.cluster = {two, one, one};
+  clustered.dynamicSmem = smem;
+  clustered.params = {{fb::ParamKind::Pointer, 3},
+                      {fb::ParamKind::Pointer, 0},
+                      {fb::ParamKind::Pointer, 4},
+                      {fb::ParamKind::I64, n},
+                      {fb::ParamKind::ScalarF32, 2}};
+  TestVariant cooperative = clustered;
+  cooperative.guard = -1;
+  cooperative.grid = {grid, one, one};
+  cooperative.cluster.clear();
+  cooperative.dynamicSmem = -1;
+  cooperative.cooperative = true;
+  m.launches = {{first}, {clustered, cooperative}};
+  m.checks = {{nb, n, "input 1 (b) dim 0 must equal input 0 (a) dim 0"}};
+  return m;
+}
+
 bool cudaDriverLoadable() {
   void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!library)

@@ -97,6 +97,20 @@ struct TestModule {
 /// 2 = 128, 3 = ceildiv(n, 128), 4 = 1.
 TestModule makeAddModule();
 
+/// out[i] = a[i] + alpha * b[i] for i < n, hand-written PTX for sm_90:
+/// parameters (a, b, out, n: i64, alpha: f32), 36 bytes packed.
+extern const char *const kAxpyPtx;
+constexpr int64_t kAxpyLargeThreshold = 100000;
+
+/// Two launches of axpy_f32 through a zero-initialized intermediate:
+///   tmp = a + alpha * b;  out = tmp + alpha * a
+/// plus a second output that is a view of input a. The second launch has a
+/// variant for n > kAxpyLargeThreshold with a cluster of 2 and 64 KiB of
+/// dynamic shared memory, and a cooperative variant otherwise. Inputs a, b
+/// (f32, dynamic n) and alpha (f32 scalar); slots 0 a, 1 b, 2 alpha, 3 tmp,
+/// 4 out, 5 the view of a. Used by the GPU and the fake-driver tests.
+TestModule makeAxpyModule();
+
 /// Loads `module`; a test failure (and null) when it does not load.
 std::unique_ptr<Executable> load(const TestModule &module);
 
