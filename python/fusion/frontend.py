@@ -350,6 +350,14 @@ class FusionDefinition:
                 f"{what}: this definition failed earlier and cannot be used: "
                 f"{self._error}")
 
+    def __getstate__(self):
+        # copy.copy / pickle: not the C execute (Note [C execute] in
+        # lib/Python/fastpath.c), which is bound to this definition; a copy
+        # uses the class's execute until it binds its own.
+        state = self.__dict__.copy()
+        state.pop("execute", None)
+        return state
+
     def _poison(self, exc):
         self._fast_path = None
         # The C execute (Note [C execute] in lib/Python/fastpath.c) goes too:

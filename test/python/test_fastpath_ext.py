@@ -634,6 +634,21 @@ def test_c_execute(fake_gpu_c):
         f([a, a])
 
 
+def test_c_execute_is_not_copied(fake_gpu_c):
+    import copy
+    rec, checks, backend = fake_gpu_c
+    fd = tiny3_fd()
+    a = FakeTensor([64])
+    fd.execute([a, a])
+    assert "execute" in fd.__dict__
+    twin = copy.copy(fd)
+    assert "execute" not in twin.__dict__
+    twin.last_execution = fd.last_execution = None
+    twin.execute([a, a])
+    assert twin.last_execution is not None and fd.last_execution is None
+    assert rec.calls[-1]["data"] == [a.data_ptr(), a.data_ptr()]
+
+
 def test_c_execute_not_for_a_subclass_that_overrides_execute(fake_gpu_c):
     rec, checks, backend = fake_gpu_c
 
