@@ -585,10 +585,9 @@ static PyObject *cache_call(Cache *c, PyObject *const *args, Py_ssize_t nargs) {
   }
 
   /* The GIL stays held during the launch (a few us in the driver), as
-   * torch holds it for its own launches: releasing and taking it back cost
-   * about 0.1-0.2 us per call of the 4-5 us this path adds (Note [C
-   * execute]). A ctypes callback in place of the runtime takes the GIL it
-   * already has. */
+   * torch holds it for its own launches: no release and reacquire per call
+   * on a path whose whole cost is a few us (Note [C execute]). A ctypes
+   * callback in place of the runtime takes the GIL it already has. */
   int code = e->run((fusion_executable *)e->handle, ptrs, records, (size_t)n,
                     out_data, out_records_arg, (size_t)m, stream);
   if (code != 0) {
