@@ -2946,6 +2946,18 @@ struct FusionLowerKernelsPass
   /// of the vectorized and 32-bit variants. `sizes` are the iteration
   /// extents; the launch arguments are the inputs (with their strides), the
   /// outputs and the sizes (the work count is appended by the caller).
+  /// `ok` and what `width`-element accesses of `input` need (Note [Variant
+  /// guards]): a unit innermost stride, other strides that are multiples of
+  /// the width, and a buffer aligned to `align` bytes.
+  Value andVectorAccessOk(HostBuilder &h, OpBuilder &b, Location loc, Value ok,
+                          Value input, ArrayRef<Value> strides, int64_t width,
+                          int64_t align) {
+    ok = h.mul(ok, h.eq(strides.back(), h.c(1)));
+    for (size_t d = 0; d + 1 < strides.size(); ++d)
+      ok = h.mul(ok, h.eq(h.rem(strides[d], h.c(width)), h.c(0)));
+    return h.mul(ok, PtrAlignedOp::create(b, loc, input, align));
+  }
+
   FailureOr<LaunchArgs> hostArgs(
       KernelOp kernel, FusionOp fusion, HostBuilder &h, ArrayRef<Value> sizes,
       const llvm::SetVector<std::tuple<unsigned, int64_t, int64_t>> &accesses,
@@ -3003,14 +3015,9 @@ struct FusionLowerKernelsPass
     Value vecOk = h.c(1);
     if (vector > 1) {
       vecOk = h.eq(h.rem(sizes[rank - 1], h.c(vector)), h.c(0));
-      for (unsigned k : vectorLoaded) {
-        Value input = kernel.getInputs()[k];
-        auto &strides = inputStrides[k];
-        vecOk = h.mul(vecOk, h.eq(strides.back(), h.c(1)));
-        for (size_t d = 0; d + 1 < strides.size(); ++d)
-          vecOk = h.mul(vecOk, h.eq(h.rem(strides[d], h.c(vector)), h.c(0)));
-        vecOk = h.mul(vecOk, PtrAlignedOp::create(b, loc, input, 16));
-      }
+      for (unsigned k : vectorLoaded)
+        vecOk = andVectorAccessOk(h, b, loc, vecOk, kernel.getInputs()[k],
+                                  inputStrides[k], vector, 16);
       for (Value out : outputs)
         vecOk = h.mul(vecOk, PtrAlignedOp::create(b, loc, out, 16));
     }
@@ -3247,10 +3254,7 @@ struct FusionLowerKernelsPass
                 continue;
               SmallVector<Value> dims, strides;
               inputDimsAndStrides(h, input, dims, strides);
-              ok = h.mul(ok, h.eq(strides.back(), h.c(1)));
-              for (size_t d = 0; d + 1 < strides.size(); ++d)
-                ok = h.mul(ok, h.eq(h.rem(strides[d], h.c(width)), h.c(0)));
-              ok = h.mul(ok, PtrAlignedOp::create(b, loc, input, 4));
+              ok = andVectorAccessOk(h, b, loc, ok, input, strides, width, 4);
             }
             for (Value out : outputs)
               ok = h.mul(ok, PtrAlignedOp::create(b, loc, out, 4));
