@@ -1024,8 +1024,11 @@ done:
 static PyObject *exec_call(PyObject *self, PyObject *const *args,
                            Py_ssize_t nargsf, PyObject *kwnames) {
   ExecState *s = (ExecState *)self;
-  /* Not PyVectorcall_NARGS: only the limited API's view of the flag. */
-  Py_ssize_t nargs = nargsf & ~((Py_ssize_t)1 << (8 * sizeof(size_t) - 1));
+  /* METH_FASTCALL functions get the bare count (CPython strips
+   * PY_VECTORCALL_ARGUMENTS_OFFSET, which the limited API does not name);
+   * masking the top bit keeps this right either way. */
+  Py_ssize_t nargs =
+      (Py_ssize_t)((size_t)nargsf & ~((size_t)1 << (8 * sizeof(size_t) - 1)));
   PyObject *target = PyWeakref_GetObject(s->target_ref); /* borrowed */
   if (!target)
     return NULL;
