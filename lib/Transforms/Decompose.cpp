@@ -365,8 +365,10 @@ template <typename OpTy> struct LeadReducedDims : OpRewritePattern<OpTy> {
 };
 
 // Note [Arg reductions]: the inner scheduler finds argmax/argmin along the
-// innermost dim; along another dim (without keepdim), the op reads a
-// permuted view with that dim last (a strided read).
+// innermost dim; along another dim, the op reads a permuted view with that
+// dim last (a strided read). With keepdim the size-1 dim is put back by a
+// broadcast_in_dim of that result, as for the other reductions over middle
+// dims (LeadReducedDims).
 template <typename OpTy> struct ArgDimLast : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
@@ -376,21 +378,33 @@ template <typename OpTy> struct ArgDimLast : OpRewritePattern<OpTy> {
     int64_t dim = op.getDim();
     if (rank == 0 || dim == rank - 1)
       return rewriter.notifyMatchFailure(op, "the innermost dim already");
-    // keepdim would put the row results back across the permuted domain,
-    // which the row scheduler does not map: left to its diagnostic.
-    if (op.getKeepdim())
-      return rewriter.notifyMatchFailure(op, "keepdim over a middle dim");
-    SmallVector<int64_t> perm;
+    SmallVector<int64_t> perm, keptShape;
     for (int64_t d = 0; d < rank; ++d)
-      if (d != dim)
+      if (d != dim) {
         perm.push_back(d);
+        keptShape.push_back(type.getDimSize(d));
+      }
     perm.push_back(dim);
-    Value permuted =
-        Builder(rewriter, op.getLoc()).permute(op.getInput(), perm);
-    // Without keepdim the result has the kept dims in order: its type.
-    rewriter.replaceOpWithNewOp<OpTy>(op, op.getType(), permuted,
-                                      rewriter.getI64IntegerAttr(rank - 1),
-                                      UnitAttr());
+    Location loc = op.getLoc();
+    Value permuted = Builder(rewriter, loc).permute(op.getInput(), perm);
+    auto resultType = mlir::cast<RankedTensorType>(op.getType());
+    // The kept dims in order (the result's type without keepdim).
+    auto rowsType =
+        RankedTensorType::get(keptShape, resultType.getElementType());
+    Value rows = OpTy::create(rewriter, loc, rowsType, permuted,
+                              rewriter.getI64IntegerAttr(rank - 1), UnitAttr());
+    if (!op.getKeepdim()) {
+      rewriter.replaceOp(op, rows);
+      return success();
+    }
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < rank; ++d)
+      if (resultType.isDynamicDim(d))
+        dynamicSizes.push_back(DimOp::create(rewriter, loc, op.getInput(), d));
+    SmallVector<int64_t> keptDims(perm.begin(), perm.end() - 1);
+    rewriter.replaceOpWithNewOp<BroadcastInDimOp>(
+        op, resultType, rows, rewriter.getDenseI64ArrayAttr(keptDims),
+        dynamicSizes);
     return success();
   }
 };

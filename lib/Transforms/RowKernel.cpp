@@ -26,8 +26,9 @@ static std::optional<SmallVector<int64_t>> reducedDims(Operation *op) {
   return TypeSwitch<Operation *, std::optional<SmallVector<int64_t>>>(op)
       .Case<SumOp, ProdOp, MaxOp, MinOp, VarMeanOp>(
           [](auto r) { return SmallVector<int64_t>(r.getDims()); })
-      .Case<ArgmaxOp, ArgminOp>(
-          [](auto r) { return SmallVector<int64_t>{r.getDim()}; })
+      .Case<ArgmaxOp, ArgminOp>([](auto r) {
+        return SmallVector<int64_t>{static_cast<int64_t>(r.getDim())};
+      })
       .Default([](Operation *) { return std::nullopt; });
 }
 
@@ -189,11 +190,18 @@ FailureOr<RowKernelInfo> mlir::fusion::analyzeRowKernel(KernelOp kernel,
   }
 
   int64_t rank = info.domain.getRank();
+  // A static 1 where the domain's dim may be larger is a broadcast dim
+  // (tensor<1x?> of a ?x? domain), not the domain's own shape.
+  auto sizeOneWhereDomainIsNot = [&](RankedTensorType type) {
+    for (int64_t d = 0; d < rank; ++d)
+      if (type.getDimSize(d) == 1 && info.domain.getDimSize(d) != 1)
+        return true;
+    return false;
+  };
   for (Value result : body.getTerminator()->getOperands()) {
     auto type = cast<RankedTensorType>(result.getType());
     if (type.getRank() == rank && compatible(type, info.domain) &&
-        !(type.getDimSize(rank - 1) == 1 &&
-          info.domain.getDimSize(rank - 1) != 1)) {
+        !sizeOneWhereDomainIsNot(type)) {
       info.fullResult.push_back(true);
       continue;
     }

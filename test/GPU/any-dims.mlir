@@ -39,6 +39,11 @@
 // RUN: fusion-run %s --fusion=sum_02_i32 --input=17x19x23 | FileCheck %s --check-prefix=INT
 // INT: PASS sum_02_i32 17x19x23xi32 max_abs_err=0
 
+// A row's sums as a tensor<1x?> (a broadcast of the per-row result, not the
+// row kernel's domain shape): two kernels.
+// RUN: fusion-run %s --fusion=row_sums_as_a_row --atol=1e-3 --input=300x1000 | FileCheck %s --check-prefix=ROWROW
+// ROWROW: PASS row_sums_as_a_row 300x1000xf32 {{.*}}variant=row_sums_as_a_row_k0_v4_i32,row_sums_as_a_row_k1_v4_i32
+
 fusion.fusion @mid_sum(%x: tensor<?x?x?xf32>) -> tensor<?x?xf32> {
   %0 = fusion.sum %x [1] : tensor<?x?x?xf32> -> tensor<?x?xf32>
   fusion.return %0 : tensor<?x?xf32>
@@ -125,4 +130,11 @@ fusion.fusion @var_mean_all_bf16(%x: tensor<?x?x?xbf16>) -> (tensor<1x1x1xbf16>,
 fusion.fusion @layer_norm_2d_f32(%x: tensor<?x?x?xf32>, %w: tensor<?x?xf32>) -> tensor<?x?x?xf32> {
   %0 = fusion.layer_norm %x weight(%w : tensor<?x?xf32>) axis = 1 eps = 1.0e-5 : tensor<?x?x?xf32>
   fusion.return %0 : tensor<?x?x?xf32>
+}
+
+fusion.fusion @row_sums_as_a_row(%a: tensor<?x?xf32>) -> tensor<1x?xf32> {
+  %0 = fusion.sum %a [1] : tensor<?x?xf32> -> tensor<?xf32>
+  %n = fusion.dim %a, 0 : tensor<?x?xf32>
+  %1 = fusion.broadcast_in_dim %0 [1](%n) : tensor<?xf32> -> tensor<1x?xf32>
+  fusion.return %1 : tensor<1x?xf32>
 }

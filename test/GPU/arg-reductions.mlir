@@ -43,6 +43,12 @@
 // NAN: PASS nan_argmax 64x100xf32 {{.*}}variant=nan_argmax_k0_v4_i32
 // RUN: fusion-run %s --fusion=argmax_1d --input=100003 | FileCheck %s --check-prefix=ONED
 // ONED: PASS argmax_1d 100003xf32 {{.*}}variant=argmax_1d_k0_gs_i32
+// keepdim over a leading and a middle dim: the permuted argmax, then a
+// kernel that puts the size-1 dim back.
+// RUN: fusion-run %s --fusion=argmin_lead_keep --input=1000x999 | FileCheck %s --check-prefix=LEADK
+// LEADK: PASS argmin_lead_keep 1000x999xbf16 {{.*}}variant=argmin_lead_keep_k0_v8_i32,argmin_lead_keep_k1_s_i32
+// RUN: fusion-run %s --fusion=argmax_middle_keep --input=9x500x24 | FileCheck %s --check-prefix=MIDK
+// MIDK: PASS argmax_middle_keep 9x500x24xf32 {{.*}}variant=argmax_middle_keep_k0_v4_i32,argmax_middle_keep_k1_v2_i32
 // RUN: not fusion-run %s --fusion=argmax_bf16 --input=5x0 2>&1 | FileCheck %s --check-prefix=EMPTY
 // EMPTY: argmax over an empty dim: there is no extreme element
 
@@ -90,4 +96,14 @@ fusion.fusion @nan_argmax(%x: tensor<?x?xf32>) -> tensor<?xi64> {
 fusion.fusion @argmax_1d(%x: tensor<?xf32>) -> tensor<i64> {
   %0 = fusion.argmax %x dim = 0 : tensor<?xf32> -> tensor<i64>
   fusion.return %0 : tensor<i64>
+}
+
+fusion.fusion @argmin_lead_keep(%x: tensor<?x?xbf16>) -> tensor<1x?xi64> {
+  %0 = fusion.argmin %x dim = 0 keepdim : tensor<?x?xbf16> -> tensor<1x?xi64>
+  fusion.return %0 : tensor<1x?xi64>
+}
+
+fusion.fusion @argmax_middle_keep(%x: tensor<?x?x?xf32>) -> tensor<?x1x?xi64> {
+  %0 = fusion.argmax %x dim = 1 keepdim : tensor<?x?x?xf32> -> tensor<?x1x?xi64>
+  fusion.return %0 : tensor<?x1x?xi64>
 }

@@ -411,7 +411,8 @@ fusion.fusion @middle_keepdim(%x: tensor<?x?x?xf32>) -> (tensor<?x1x?xf32>, tens
 // -----
 
 // Note [Arg reductions]: argmin along a leading dim reads a permuted view
-// with that dim last; with keepdim it is left for the scheduler to report.
+// with that dim last; with keepdim the size-1 dim is put back by a
+// broadcast_in_dim (sizes from the input's dims).
 // CHECK-LABEL: fusion.fusion @argmin_dim0
 // CHECK: %[[P:.*]] = permute %arg0 [1, 0] : tensor<?x?xf32> -> tensor<?x?xf32>
 // CHECK: %[[R:.*]] = argmin %[[P]] dim = 1 : tensor<?x?xf32> -> tensor<?xi64>
@@ -421,8 +422,20 @@ fusion.fusion @argmin_dim0(%x: tensor<?x?xf32>) -> tensor<?xi64> {
   fusion.return %0 : tensor<?xi64>
 }
 // CHECK-LABEL: fusion.fusion @argmax_middle_keep
-// CHECK: argmax %arg0 dim = 1 keepdim
+// CHECK: %[[P:.*]] = permute %arg0 [0, 2, 1] : tensor<2x?x8xf32> -> tensor<2x8x?xf32>
+// CHECK: %[[R:.*]] = argmax %[[P]] dim = 2 : tensor<2x8x?xf32> -> tensor<2x8xi64>
+// CHECK: %[[B:.*]] = broadcast_in_dim %[[R]] [0, 2] : tensor<2x8xi64> -> tensor<2x1x8xi64>
+// CHECK: return %[[B]]
 fusion.fusion @argmax_middle_keep(%x: tensor<2x?x8xf32>) -> tensor<2x1x8xi64> {
   %0 = fusion.argmax %x dim = 1 keepdim : tensor<2x?x8xf32> -> tensor<2x1x8xi64>
   fusion.return %0 : tensor<2x1x8xi64>
+}
+// CHECK-LABEL: fusion.fusion @argmin_lead_keep
+// CHECK: %[[P:.*]] = permute %arg0 [1, 0]
+// CHECK: %[[R:.*]] = argmin %[[P]] dim = 1 : tensor<?x?xbf16> -> tensor<?xi64>
+// CHECK: %[[N:.*]] = dim %arg0, 1
+// CHECK: broadcast_in_dim %[[R]] [1](%[[N]]) : tensor<?xi64> -> tensor<1x?xi64>
+fusion.fusion @argmin_lead_keep(%x: tensor<?x?xbf16>) -> tensor<1x?xi64> {
+  %0 = fusion.argmin %x dim = 0 keepdim : tensor<?x?xbf16> -> tensor<1x?xi64>
+  fusion.return %0 : tensor<1x?xi64>
 }

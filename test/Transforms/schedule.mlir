@@ -105,7 +105,7 @@ fusion.fusion @outer_chain(%a: tensor<?x?xf32>) -> tensor<?xf32> {
 // -----
 
 // argmax along the innermost dim: an inner reduction (Note [Arg
-// reductions]); along a middle dim with keepdim, no scheduler yet.
+// reductions]).
 // CHECK-LABEL: @argmax
 // CHECK: kernel @argmax_k0 schedule = #fusion.inner_reduction<vector = 4, items = 0, block = 256, max_grid = 2112, index64 = false, fast_math = false>
 fusion.fusion @argmax(%a: tensor<?x?xf32>) -> tensor<?xi64> {
@@ -211,13 +211,32 @@ fusion.fusion @argmax_after_split(%a: tensor<?x?xf32>) -> (tensor<?xf32>, tensor
 
 // -----
 
-// An op that no scheduler takes, even alone, in a fusion that is split: the
-// diagnostic names that op; the kernels before it are scheduled.
+// argmax over a middle dim with keepdim (Note [Arg reductions]): the
+// permuted argmax, then a kernel that puts the size-1 dim back.
+// CHECK-LABEL: @keepdim_argmax_after_split
+// CHECK: kernel @keepdim_argmax_after_split_k0 schedule = #fusion.outer_reduction
+// CHECK: kernel @keepdim_argmax_after_split_k1 schedule = #fusion.inner_reduction
+// CHECK: kernel @keepdim_argmax_after_split_k2 schedule = #fusion.pointwise
 fusion.fusion @keepdim_argmax_after_split(%a: tensor<?x?x?xf32>) -> (tensor<?x?xf32>, tensor<?x1x?xi64>) {
   %0 = fusion.sum %a [0] : tensor<?x?x?xf32> -> tensor<?x?xf32>
-  // expected-error @+1 {{has no scheduler yet}}
   %1 = fusion.argmax %a dim = 1 keepdim : tensor<?x?x?xf32> -> tensor<?x1x?xi64>
   fusion.return %0, %1 : tensor<?x?xf32>, tensor<?x1x?xi64>
+}
+
+// -----
+
+// A row's sum broadcast to tensor<1x?> of a ?x? domain is not a full
+// result (its static 1 is a broadcast dim): the broadcast gets a kernel of
+// its own instead of the row kernel writing it as if it had the domain's
+// shape.
+// CHECK-LABEL: @row_sums_as_a_row
+// CHECK: kernel @row_sums_as_a_row_k0 schedule = #fusion.inner_reduction<vector = 4, items = 0,
+// CHECK: kernel @row_sums_as_a_row_k1 schedule = #fusion.pointwise
+fusion.fusion @row_sums_as_a_row(%a: tensor<?x?xf32>) -> tensor<1x?xf32> {
+  %0 = fusion.sum %a [1] : tensor<?x?xf32> -> tensor<?xf32>
+  %n = fusion.dim %a, 0 : tensor<?x?xf32>
+  %1 = fusion.broadcast_in_dim %0 [1](%n) : tensor<?xf32> -> tensor<1x?xf32>
+  fusion.return %1 : tensor<1x?xf32>
 }
 
 // -----

@@ -502,3 +502,14 @@ def test_argmax_argmin_against_torch():
     assert torch.equal(cols, torch.argmin(x, 0))
     assert torch.equal(kept, torch.argmax(x, 1, keepdim=True))
     assert rows[7].item() == 100
+    # keepdim over a leading and a middle dim: a second kernel puts the
+    # size-1 dim back.
+    with FusionDefinition("args_keep") as fk:
+        y = fk.define_tensor([-1, -1, -1], "f32", name="y")
+        fk.add_output(fk.ops.argmin(y, 0, keepdim=True))
+        fk.add_output(fk.ops.argmax(y, 1, keepdim=True))
+    y = torch.randn(7, 300, 33, device="cuda")
+    lead, mid = fk.execute([y])
+    assert lead.shape == (1, 300, 33) and mid.shape == (7, 1, 33)
+    assert torch.equal(lead, torch.argmin(y, 0, keepdim=True))
+    assert torch.equal(mid, torch.argmax(y, 1, keepdim=True))
