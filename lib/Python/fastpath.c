@@ -1067,7 +1067,8 @@ done:
 static PyMethodDef exec_def = {
     "execute", (PyCFunction)(void (*)(void))exec_call,
     METH_FASTCALL | METH_KEYWORDS,
-    "execute(inputs, dump=None, schedule=None, device=None)\n"
+    "execute($self, inputs, dump=None, schedule=None, device=None)\n"
+    "--\n"
     "\n"
     "FusionDefinition.execute through the definition's C cache (Note [C "
     "execute]\nin lib/Python/fastpath.c); see FusionDefinition.execute."};

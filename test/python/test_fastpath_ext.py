@@ -587,6 +587,9 @@ def test_c_execute(fake_gpu_c):
     bound = fd.__dict__["execute"]
     assert type(bound).__name__ == "builtin_function_or_method"
     assert fd.execute is bound and bound.__name__ == "execute"
+    import inspect
+    assert str(inspect.signature(bound)) == str(inspect.signature(py_execute)).replace(
+        "(self, ", "(")
     native = fd._fast_path.native
     # A hit starts no Python frame of FusionDefinition.execute.
     frames = _python_calls_of(py_execute.__code__, lambda: fd.execute([a, a]))
