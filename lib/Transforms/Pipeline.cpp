@@ -4,6 +4,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fusion/Transforms/Passes.h"
+#include "fusion/Dialect/Fusion/IR/FusionOps.h"
 
 #include "fusion/Transforms/KernelModules.h"
 
@@ -69,8 +70,12 @@ void mlir::fusion::buildFusionToPTXPipeline(OpPassManager &pm,
   // in parallel.
   if (options.splitKernels)
     pm.addPass(createFusionSplitKernelModules());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  // Per host program and per kernel module, so that the kernel modules are
+  // cleaned up in parallel too.
+  pm.addNestedPass<FusionOp>(createCanonicalizerPass());
+  pm.addNestedPass<FusionOp>(createCSEPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createSCFToControlFlowPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
   pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
