@@ -3,8 +3,8 @@
 // gpu-module-to-binary. Every step is also a pass a test can run alone.
 //===----------------------------------------------------------------------===//
 
-#include "fusion/Transforms/Passes.h"
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "fusion/Transforms/Passes.h"
 
 #include "fusion/Transforms/KernelModules.h"
 
