@@ -2941,11 +2941,6 @@ struct FusionLowerKernelsPass
     Value vecOk, fits32;
   };
 
-  /// The host side shared by the kernel kinds: effective strides of the
-  /// inputs, the checks that symbolic extents agree, and the run-time guards
-  /// of the vectorized and 32-bit variants. `sizes` are the iteration
-  /// extents; the launch arguments are the inputs (with their strides), the
-  /// outputs and the sizes (the work count is appended by the caller).
   /// `ok` and what `width`-element accesses of `input` need (Note [Variant
   /// guards]): a unit innermost stride, other strides that are multiples of
   /// the width, and a buffer aligned to `align` bytes.
@@ -2958,6 +2953,11 @@ struct FusionLowerKernelsPass
     return h.mul(ok, PtrAlignedOp::create(b, loc, input, align));
   }
 
+  /// The host side shared by the kernel kinds: effective strides of the
+  /// inputs, the checks that symbolic extents agree, and the run-time guards
+  /// of the vectorized and 32-bit variants. `sizes` are the iteration
+  /// extents; the launch arguments are the inputs (with their strides), the
+  /// outputs and the sizes (the work count is appended by the caller).
   FailureOr<LaunchArgs> hostArgs(
       KernelOp kernel, FusionOp fusion, HostBuilder &h, ArrayRef<Value> sizes,
       const llvm::SetVector<std::tuple<unsigned, int64_t, int64_t>> &accesses,
