@@ -311,6 +311,28 @@ struct SplitInnermostReduction : OpRewritePattern<OpTy> {
   }
 };
 
+/// Replaces a reduction `op` over permuted dims by `reduced`, its values
+/// with the kept dims in order (`keptDims`, dims of the input); with
+/// keepdim, a broadcast_in_dim puts the reduced dims back as size-1 dims
+/// (the kept sizes from the input's dims).
+static void replaceWithKeptDims(PatternRewriter &rewriter, Operation *op,
+                                Value reduced, ArrayRef<int64_t> keptDims,
+                                bool keepdim) {
+  if (!keepdim) {
+    rewriter.replaceOp(op, reduced);
+    return;
+  }
+  auto keptType = mlir::cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<Value> dynamicSizes;
+  for (int64_t d = 0; d < keptType.getRank(); ++d)
+    if (keptType.isDynamicDim(d))
+      dynamicSizes.push_back(
+          DimOp::create(rewriter, op->getLoc(), op->getOperand(0), d));
+  rewriter.replaceOpWithNewOp<BroadcastInDimOp>(
+      op, keptType, reduced, rewriter.getDenseI64ArrayAttr(keptDims),
+      dynamicSizes);
+}
+
 template <typename OpTy> struct LeadReducedDims : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
@@ -335,8 +357,7 @@ template <typename OpTy> struct LeadReducedDims : OpRewritePattern<OpTy> {
     SmallVector<int64_t> leadingDims;
     for (int64_t i = 0; i < static_cast<int64_t>(dims.size()); ++i)
       leadingDims.push_back(i);
-    SmallVector<int64_t> keptShape, keptDims, sizes;
-    SmallVector<Value> dynamicSizes;
+    SmallVector<int64_t> keptShape, keptDims;
     for (int64_t d = 0; d < rank; ++d) {
       if (llvm::is_contained(dims, d))
         continue;
@@ -347,19 +368,7 @@ template <typename OpTy> struct LeadReducedDims : OpRewritePattern<OpTy> {
         rewriter, op.getLoc(),
         RankedTensorType::get(keptShape, type.getElementType()), permuted,
         rewriter.getDenseI64ArrayAttr(leadingDims), UnitAttr());
-    if (!op.getKeepdim()) {
-      rewriter.replaceOp(op, reduced);
-      return success();
-    }
-    // Keepdim: the kept dims in place, the reduced ones of size 1.
-    auto keptType = mlir::cast<RankedTensorType>(op.getType());
-    for (int64_t d = 0; d < rank; ++d)
-      if (keptType.isDynamicDim(d))
-        dynamicSizes.push_back(
-            DimOp::create(rewriter, op.getLoc(), op.getInput(), d));
-    rewriter.replaceOpWithNewOp<BroadcastInDimOp>(
-        op, keptType, reduced, rewriter.getDenseI64ArrayAttr(keptDims),
-        dynamicSizes);
+    replaceWithKeptDims(rewriter, op, reduced, keptDims, op.getKeepdim());
     return success();
   }
 };
@@ -393,18 +402,8 @@ template <typename OpTy> struct ArgDimLast : OpRewritePattern<OpTy> {
         RankedTensorType::get(keptShape, resultType.getElementType());
     Value rows = OpTy::create(rewriter, loc, rowsType, permuted,
                               rewriter.getI64IntegerAttr(rank - 1), UnitAttr());
-    if (!op.getKeepdim()) {
-      rewriter.replaceOp(op, rows);
-      return success();
-    }
-    SmallVector<Value> dynamicSizes;
-    for (int64_t d = 0; d < rank; ++d)
-      if (resultType.isDynamicDim(d))
-        dynamicSizes.push_back(DimOp::create(rewriter, loc, op.getInput(), d));
-    SmallVector<int64_t> keptDims(perm.begin(), perm.end() - 1);
-    rewriter.replaceOpWithNewOp<BroadcastInDimOp>(
-        op, resultType, rows, rewriter.getDenseI64ArrayAttr(keptDims),
-        dynamicSizes);
+    replaceWithKeptDims(rewriter, op, rows, ArrayRef<int64_t>(perm).drop_back(),
+                        op.getKeepdim());
     return success();
   }
 };
