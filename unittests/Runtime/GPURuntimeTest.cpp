@@ -22,8 +22,6 @@ namespace fb = fusion::fb;
 
 namespace {
 
-constexpr int64_t kLargeThreshold = kAxpyLargeThreshold;
-
 /// The few driver calls the test itself needs to move data; the runtime has
 /// its own loader.
 struct TestDriver {
@@ -170,8 +168,8 @@ TEST_F(GPURuntimeTest, RunsOnTheDefaultStream) {
 TEST_F(GPURuntimeTest, RunsOnAStreamWithEveryVariant) {
   CUstream stream = nullptr;
   CU_ASSERT(cu.streamCreate(&stream, CU_STREAM_NON_BLOCKING));
-  for (int64_t n : std::vector<int64_t>{1, 255, 257, 4096, kLargeThreshold,
-                                        kLargeThreshold + 1, 1 << 22})
+  for (int64_t n : std::vector<int64_t>{1, 255, 257, 4096, kAxpyLargeThreshold,
+                                        kAxpyLargeThreshold + 1, 1 << 22})
     runAndCheck(n, stream);
   int64_t large = 1 << 22;
   int64_t one = 1;
@@ -372,7 +370,7 @@ TEST_F(GPURuntimeTest, PackedRunMatchesTheReference) {
   ASSERT_EQ(fusion_executable_load(bytes.data(), bytes.size(), &c.exe),
             FUSION_OK)
       << fusion_last_error_message();
-  for (int64_t n : std::vector<int64_t>{1000, kLargeThreshold + 1}) {
+  for (int64_t n : std::vector<int64_t>{1000, kAxpyLargeThreshold + 1}) {
     std::vector<float> a = randomVector(n, 11), b = randomVector(n, 12);
     CUdeviceptr da = upload(a), db = upload(b);
     CUdeviceptr dout = upload(std::vector<float>(n));
