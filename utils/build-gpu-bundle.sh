@@ -11,7 +11,11 @@ jobs=${JOBS:-2}
 
 bash utils/setup.sh
 # Static zlib/zstd for the static link (the GPU machine has no libzstd).
-dpkg -s libzstd-dev zlib1g-dev >/dev/null 2>&1 || apt-get install -y -qq libzstd-dev zlib1g-dev
+if ! dpkg -s libzstd-dev zlib1g-dev >/dev/null 2>&1; then
+  apt-get update -q # setup.sh skips apt when its own packages are all installed
+  apt-get install -y -qq libzstd-dev zlib1g-dev </dev/null
+fi
+command -v xz >/dev/null || apt-get install -y -qq xz-utils </dev/null
 # The static tools (one copy of LLVM/MLIR each; stripped and xz'd below).
 cmake -S . -B build-static -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \

@@ -62,9 +62,13 @@ stage "2. fusion-opt --fusion-decompose $EX"
 "$OPT" --fusion-decompose "$EX" | tee "$OUT/$NAME.decomposed.mlir"
 
 stage "3. the GPU pipeline: fusion-opt --fusion-to-ptx (IR after each pass)"
+# The help text is read whole before it is matched: under pipefail, `grep -q`
+# would stop reading early and fail the pipeline with fusion-opt's SIGPIPE
+# (Note [No early readers under pipefail] in utils/setup.sh).
+opt_help=$("$OPT" --help)
 echo "fusion passes in this fusion-opt:" \
-  $("$OPT" --help | grep -oE -- '--fusion-[a-z0-9-]+' | sort -u | tr '\n' ' ')
-if "$OPT" --help | grep -q -- '--fusion-to-ptx'; then
+  $(grep -oE -- '--fusion-[a-z0-9-]+' <<<"$opt_help" | sort -u | tr '\n' ' ')
+if [[ "$opt_help" == *--fusion-to-ptx* ]]; then
   dump="$OUT/$NAME.stages.mlir"
   if "$OPT" "$EX" --fusion-to-ptx -mlir-print-ir-after-all -o "$OUT/$NAME.final.mlir" 2>"$dump"; then
     # First $LINES lines of each stage; the whole dump is in $dump.
@@ -108,7 +112,9 @@ else
 fi
 
 stage "5. run on the GPU"
-if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L 2>/dev/null | grep -q GPU; then
+gpus=""
+command -v nvidia-smi >/dev/null && gpus=$(nvidia-smi -L 2>/dev/null || true)
+if [[ "$gpus" != *GPU* ]]; then
   echo "no GPU here: skipping the run"
   echo "(the GPU machine runs it; on this machine everything up to PTX is checked)"
 elif [[ ! -x "$BIN/fusion-run" ]]; then

@@ -11,7 +11,7 @@ export PATH=$PWD/bin:$PATH
 export FUSION_RUNTIME_LIBRARY=$PWD/lib/libfusion_runtime.so
 export PYTHONUNBUFFERED=1
 nvidia-smi -L || true
-ls /usr/local/cuda/nvvm/libdevice/ 2>&1 | head -2
+ls /usr/local/cuda/nvvm/libdevice/ 2>&1 | sed -n 1,2p
 
 echo "== runtime unit tests (GPU tests included)"
 bin/FusionRuntimeTests --gtest_brief=1 2>&1 | tee "$out/runtime-tests.log" | tail -5

@@ -3,7 +3,8 @@
 #
 #   bash utils/run-tests.sh
 #
-# 1. utils/setup.sh: install the Debian packages, configure build/ (idempotent)
+# 1. utils/setup.sh: install the Debian packages, configure build/ (idempotent);
+#    utils/test-setup.sh: its install branch against stand-ins for apt and dpkg
 # 2. build everything (ninja)
 # 3. GoogleTest through ctest
 # 4. lit + FileCheck tests (ninja check-fusion-lit)
@@ -60,6 +61,16 @@ if ! bash utils/setup.sh; then
   exit 1
 fi
 pass setup
+
+# --- setup.sh's install branch, as a fresh machine runs it --------------------------
+# This machine may have every package already, so the branch above may not have
+# run: utils/test-setup.sh runs it against stand-ins for apt and dpkg.
+banner "setup on a fresh machine (utils/test-setup.sh)"
+if line=$(bash utils/test-setup.sh | tee /dev/stderr | tail -n 1) && [[ "$line" == *" 0 failed" ]]; then
+  pass setup-test "${line#test-setup: }"
+else
+  fail setup-test "${line#test-setup: }"
+fi
 
 banner "build"
 if ! ninja -C "$BUILD_DIR" -j"$JOBS"; then

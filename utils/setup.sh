@@ -24,11 +24,28 @@ PACKAGES=(
 )
 
 # --- 1. Packages --------------------------------------------------------------
+# Note [No early readers under pipefail]: with `set -o pipefail`, a pipeline
+# whose reader stops early (`grep -q`, `head`) fails with the writer's SIGPIPE
+# (status 141) whenever the writer is still writing, so a check like
+# `apt-cache policy P | grep -q Candidate` reads a present package as missing.
+# Every check below captures the command's whole output first and matches it
+# in bash.
+installed() {
+  local status
+  status=$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null) || return 1
+  [[ "$status" == *"install ok installed"* ]]
+}
+
+# The version apt would install for $1, or nothing when no source offers it.
+candidate() {
+  local policy
+  policy=$(apt-cache policy "$1" 2>/dev/null) || return 0
+  sed -n 's/^ *Candidate: *\([0-9][^ ]*\).*/\1/p' <<<"$policy"
+}
+
 missing=()
 for p in "${PACKAGES[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$p")
-  fi
+  installed "$p" || missing+=("$p")
 done
 
 if ((${#missing[@]})); then
@@ -40,10 +57,17 @@ if ((${#missing[@]})); then
   fi
   export DEBIAN_FRONTEND=noninteractive
   "${SUDO[@]}" apt-get update -q
-  if ! apt-cache policy libmlir-22-dev 2>/dev/null | grep -q "Candidate: [0-9]"; then
-    say "error: no apt source offers libmlir-22-dev (LLVM/MLIR 22); configure the LLVM 22 apt source first"
+  unavailable=()
+  for p in "${missing[@]}"; do
+    [[ -n "$(candidate "$p")" ]] || unavailable+=("$p")
+  done
+  if ((${#unavailable[@]})); then
+    say "error: no apt source offers ${unavailable[*]}"
+    [[ " ${unavailable[*]} " == *-22-* ]] &&
+      say "LLVM/MLIR 22 comes from Debian 12's bookworm-security (or the LLVM 22 apt source): add one to /etc/apt/sources.list.d"
     exit 1
   fi
+  say "apt offers libmlir-22-dev $(candidate libmlir-22-dev)"
   "${SUDO[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null
 else
   say "all ${#PACKAGES[@]} packages already installed"
