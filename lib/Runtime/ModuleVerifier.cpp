@@ -55,6 +55,256 @@ std::string toString(const flatbuffers::String *s) {
   return s ? s->str() : std::string();
 }
 
+//===----------------------------------------------------------------------===//
+// Cubins
+//===----------------------------------------------------------------------===//
+
+// Note [Cubin checks]: cuModuleLoadData takes an image and no size. The
+// driver finds the extent of an ELF image from its headers and reads what
+// they point at, so a cubin whose headers point past the bytes the module
+// holds would have the driver read past them. Before a cubin can reach the
+// driver the verifier checks that it is an ELF64 little-endian image for
+// EM_CUDA and that everything its headers locate lies within its bytes: the
+// ELF header (64 bytes), the program header table (56-byte entries) and
+// the section header table (64-byte entries), each program header's file
+// bytes, each section's bytes (NOBITS sections take none), the section
+// names and symbol names (offsets inside their string tables, which end in
+// a NUL byte, so no name runs past its table). Extended numbering (section
+// count, name table index or program header count in section 0) is
+// followed. At most one symbol table of each type is allowed (as in the ELF
+// specification), which keeps the checks linear in the size of the image.
+// The checks say nothing about the SASS: the driver still refuses a cubin
+// for another architecture, and the runtime then loads the PTX.
+
+constexpr uint64_t kElfHeaderBytes = 64;
+constexpr uint64_t kProgramHeaderBytes = 56;
+constexpr uint64_t kSectionHeaderBytes = 64;
+constexpr uint64_t kSymbolBytes = 24;
+constexpr uint64_t kMachineCuda = 190; // EM_CUDA
+constexpr uint32_t kSectionNull = 0, kSectionSymtab = 2, kSectionStrtab = 3,
+                   kSectionNobits = 8, kSectionDynsym = 11;
+constexpr uint64_t kSectionIndexEscape = 0xffff; // SHN_XINDEX, PN_XNUM
+
+/// The fields of an ELF image that the checks read, all within its bytes
+/// once checked.
+class CubinChecker {
+public:
+  CubinChecker(const uint8_t *data, size_t size) : data_(data), size_(size) {}
+
+  /// Empty when the image is well formed, else what is wrong with it.
+  std::string check() {
+    std::string problem = checkHeader();
+    if (problem.empty())
+      problem = checkSectionTable();
+    if (problem.empty())
+      problem = checkProgramHeaders();
+    if (problem.empty())
+      problem = checkSections();
+    if (problem.empty())
+      return problem;
+    return concat("cubin of ", size_, " bytes: ", problem);
+  }
+
+private:
+  /// The little-endian unsigned integer of `bytes` bytes at `offset`, which
+  /// the caller has checked to lie within the image.
+  uint64_t read(uint64_t offset, int bytes) const {
+    uint64_t value = 0;
+    for (int i = bytes - 1; i >= 0; --i)
+      value = value << 8 | data_[offset + i];
+    return value;
+  }
+
+  /// Whether `count` entries of `entryBytes` (> 0) bytes from `offset` lie
+  /// within the image; no arithmetic here can overflow.
+  bool fits(uint64_t offset, uint64_t count, uint64_t entryBytes) const {
+    return offset <= size_ && count <= (size_ - offset) / entryBytes;
+  }
+
+  /// A field of section header `index` (< numSections_).
+  uint64_t section(uint64_t index, uint64_t field, int bytes) const {
+    return read(sectionTable_ + index * kSectionHeaderBytes + field, bytes);
+  }
+  uint32_t sectionType(uint64_t index) const {
+    return static_cast<uint32_t>(section(index, 4, 4));
+  }
+  uint64_t sectionOffset(uint64_t index) const { return section(index, 24, 8); }
+  uint64_t sectionSize(uint64_t index) const { return section(index, 32, 8); }
+
+  std::string checkHeader() {
+    if (size_ < kElfHeaderBytes)
+      return concat("smaller than an ELF64 header (", kElfHeaderBytes,
+                    " bytes)");
+    static const uint8_t magic[4] = {0x7f, 'E', 'L', 'F'};
+    if (std::memcmp(data_, magic, 4) != 0) {
+      static const char hex[] = "0123456789abcdef";
+      std::string start;
+      for (int i = 0; i < 4; ++i) {
+        start += i ? " " : "";
+        start += hex[data_[i] >> 4];
+        start += hex[data_[i] & 15];
+      }
+      return concat("no ELF magic (starts with ", start, ")");
+    }
+    if (data_[4] != 2)
+      return concat("ELF class ", int(data_[4]), ", expected 2 (ELF64)");
+    if (data_[5] != 1)
+      return concat("ELF data encoding ", int(data_[5]),
+                    ", expected 1 (little-endian)");
+    if (data_[6] != 1)
+      return concat("ELF version ", int(data_[6]), ", expected 1");
+    if (read(18, 2) != kMachineCuda)
+      return concat("ELF machine ", read(18, 2), ", expected ", kMachineCuda,
+                    " (EM_CUDA)");
+    if (read(52, 2) != kElfHeaderBytes)
+      return concat("ELF header size ", read(52, 2), ", expected ",
+                    kElfHeaderBytes);
+    programTable_ = read(32, 8);
+    sectionTable_ = read(40, 8);
+    numPrograms_ = read(56, 2);
+    numSections_ = read(60, 2);
+    nameTable_ = read(62, 2);
+    return std::string();
+  }
+
+  std::string checkSectionTable() {
+    if (sectionTable_ == 0) {
+      if (numSections_ != 0)
+        return concat(numSections_,
+                      " section headers but no section header table "
+                      "(e_shoff 0)");
+      if (numPrograms_ == kSectionIndexEscape)
+        return "extended program header count without a section header "
+               "table";
+      nameTable_ = 0;
+      return std::string();
+    }
+    if (read(58, 2) != kSectionHeaderBytes)
+      return concat("section header size ", read(58, 2), ", expected ",
+                    kSectionHeaderBytes);
+    // Extended numbering: the real values are in section 0.
+    bool extended = numSections_ == 0 || nameTable_ == kSectionIndexEscape ||
+                    numPrograms_ == kSectionIndexEscape;
+    if (extended && !fits(sectionTable_, 1, kSectionHeaderBytes))
+      return concat("section header table (offset ", sectionTable_,
+                    ", 1 entries of ", kSectionHeaderBytes,
+                    " bytes) extends past the end");
+    if (numSections_ == 0)
+      numSections_ = read(sectionTable_ + 32, 8);
+    if (nameTable_ == kSectionIndexEscape)
+      nameTable_ = read(sectionTable_ + 40, 4);
+    if (numPrograms_ == kSectionIndexEscape)
+      numPrograms_ = read(sectionTable_ + 44, 4);
+    if (!fits(sectionTable_, numSections_, kSectionHeaderBytes))
+      return concat("section header table (offset ", sectionTable_, ", ",
+                    numSections_, " entries of ", kSectionHeaderBytes,
+                    " bytes) extends past the end");
+    return std::string();
+  }
+
+  std::string checkProgramHeaders() const {
+    if (numPrograms_ == 0)
+      return std::string();
+    if (read(54, 2) != kProgramHeaderBytes)
+      return concat("program header size ", read(54, 2), ", expected ",
+                    kProgramHeaderBytes);
+    if (!fits(programTable_, numPrograms_, kProgramHeaderBytes))
+      return concat("program header table (offset ", programTable_, ", ",
+                    numPrograms_, " entries of ", kProgramHeaderBytes,
+                    " bytes) extends past the end");
+    for (uint64_t i = 0; i < numPrograms_; ++i) {
+      uint64_t header = programTable_ + i * kProgramHeaderBytes;
+      if (read(header, 4) == 0) // PT_NULL
+        continue;
+      uint64_t offset = read(header + 8, 8), fileBytes = read(header + 32, 8);
+      if (!fits(offset, fileBytes, 1))
+        return concat("program header ", i, " (offset ", offset, ", file size ",
+                      fileBytes, ") extends past the end");
+    }
+    return std::string();
+  }
+
+  std::string checkSections() const {
+    for (uint64_t i = 0; i < numSections_; ++i) {
+      uint32_t type = sectionType(i);
+      if (type == kSectionNull || type == kSectionNobits)
+        continue;
+      if (!fits(sectionOffset(i), sectionSize(i), 1))
+        return concat("section ", i, " (offset ", sectionOffset(i), ", size ",
+                      sectionSize(i), ") extends past the end");
+    }
+    // Every section's bytes are in the image now; string tables next, so
+    // that names may be checked against them.
+    for (uint64_t i = 0; i < numSections_; ++i)
+      if (sectionType(i) == kSectionStrtab && sectionSize(i) != 0 &&
+          data_[sectionOffset(i) + sectionSize(i) - 1] != 0)
+        return concat("string table (section ", i,
+                      ") does not end in a NUL byte");
+    if (nameTable_ != 0) {
+      if (nameTable_ >= numSections_)
+        return concat("section name table index ", nameTable_,
+                      " out of range (", numSections_, " sections)");
+      if (sectionType(nameTable_) != kSectionStrtab)
+        return concat("section name table (section ", nameTable_,
+                      ") is not a string table (type ", sectionType(nameTable_),
+                      ")");
+      for (uint64_t i = 0; i < numSections_; ++i)
+        if (section(i, 0, 4) >= sectionSize(nameTable_))
+          return concat("section ", i, ": name offset ", section(i, 0, 4),
+                        " outside the section name table (",
+                        sectionSize(nameTable_), " bytes)");
+    }
+    uint64_t symbolTables[2] = {0, 0}; // SYMTAB, DYNSYM; 0: none yet
+    for (uint64_t i = 0; i < numSections_; ++i) {
+      uint32_t type = sectionType(i);
+      if (type != kSectionSymtab && type != kSectionDynsym)
+        continue;
+      uint64_t &seen = symbolTables[type == kSectionDynsym];
+      if (seen != 0)
+        return concat("more than one symbol table (sections ", seen, " and ", i,
+                      ")");
+      seen = i;
+      std::string problem = checkSymbolTable(i);
+      if (!problem.empty())
+        return problem;
+    }
+    return std::string();
+  }
+
+  std::string checkSymbolTable(uint64_t index) const {
+    std::string what = concat("symbol table (section ", index, "): ");
+    uint64_t entryBytes = section(index, 56, 8);
+    if (entryBytes != kSymbolBytes)
+      return concat(what, "entry size ", entryBytes, ", expected ",
+                    kSymbolBytes);
+    uint64_t bytes = sectionSize(index);
+    if (bytes % kSymbolBytes != 0)
+      return concat(what, "size ", bytes, " is not a multiple of ",
+                    kSymbolBytes);
+    uint64_t names = section(index, 40, 4);
+    if (names >= numSections_)
+      return concat(what, "linked section ", names, " out of range (",
+                    numSections_, " sections)");
+    if (sectionType(names) != kSectionStrtab)
+      return concat(what, "linked section ", names,
+                    " is not a string table (type ", sectionType(names), ")");
+    for (uint64_t s = 0; s < bytes / kSymbolBytes; ++s) {
+      uint64_t name = read(sectionOffset(index) + s * kSymbolBytes, 4);
+      if (name >= sectionSize(names))
+        return concat(what, "symbol ", s, " has name offset ", name,
+                      " outside its string table (", sectionSize(names),
+                      " bytes)");
+    }
+    return std::string();
+  }
+
+  const uint8_t *data_;
+  uint64_t size_;
+  uint64_t programTable_ = 0, numPrograms_ = 0;
+  uint64_t sectionTable_ = 0, numSections_ = 0;
+  uint64_t nameTable_ = 0;
+};
+
 /// Decodes a verified fb::Module into a ModuleDesc, checking every index on
 /// the way, so that the evaluator may index without bounds checks.
 class ModuleDecoder {
@@ -355,12 +605,24 @@ private:
       kernel.name = toString(spec->name());
       if (kernel.name.empty())
         return invalidModule(concat("kernel ", i, ": empty entry name"));
+      std::string what = concat("kernel ", i, " (", kernel.name, "): ");
+      // The driver reads PTX up to its first NUL; the runtime hands it
+      // kernel.ptx.c_str(), always terminated. A NUL inside the text would
+      // make the driver compile a prefix of it.
       kernel.ptx = toString(spec->ptx());
-      if (spec->cubin())
+      if (size_t nul = kernel.ptx.find('\0'); nul != std::string::npos)
+        return invalidModule(concat(what, "PTX has a NUL byte at offset ", nul,
+                                    " of its ", kernel.ptx.size(), " bytes"));
+      if (spec->cubin() && spec->cubin()->size() != 0) {
+        // Note [Cubin checks]; an empty vector is no cubin.
+        std::string problem =
+            CubinChecker(spec->cubin()->data(), spec->cubin()->size()).check();
+        if (!problem.empty())
+          return invalidModule(what + problem);
         kernel.cubin.assign(spec->cubin()->begin(), spec->cubin()->end());
+      }
       if (kernel.ptx.empty() && kernel.cubin.empty())
-        return invalidModule(
-            concat("kernel ", i, " (", kernel.name, "): no PTX and no cubin"));
+        return invalidModule(what + "no PTX and no cubin");
       kernel.sharedBytesStatic = spec->shared_bytes_static();
       desc_.kernels.push_back(std::move(kernel));
     }

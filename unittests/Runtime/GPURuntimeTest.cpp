@@ -273,9 +273,10 @@ TEST_F(GPURuntimeTest, BadInputsLaunchNothingAndLeaveOutputsUntouched) {
 }
 
 TEST_F(GPURuntimeTest, FallsBackToPtxWhenTheCubinDoesNotLoad) {
+  // A well-formed ELF image (the verifier accepts it) for no SM
+  // architecture: the driver refuses it, the runtime loads the PTX.
   TestModule module = makeAxpyModule();
-  const char notACubin[] = "not a cubin";
-  module.kernels[0].cubin.assign(notACubin, notACubin + sizeof(notACubin));
+  module.kernels[0].cubin = makeTestCubin("axpy_f32");
   std::vector<uint8_t> bytes = module.build();
   Expected<std::unique_ptr<Executable>> loaded =
       Executable::load(bytes.data(), bytes.size());

@@ -6,6 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <iterator>
 #include <random>
 
 using namespace fusion::runtime;
@@ -29,12 +34,69 @@ void expectRejected(const TestModule &module, ErrorCode code,
       << loaded.status().message();
 }
 
+/// Reads and writes little-endian fields of a cubin.
+uint64_t getLE(const std::vector<uint8_t> &image, size_t offset, int bytes) {
+  uint64_t value = 0;
+  for (int i = bytes - 1; i >= 0; --i)
+    value = value << 8 | image.at(offset + i);
+  return value;
+}
+
+void setLE(std::vector<uint8_t> &image, size_t offset, uint64_t value,
+           int bytes) {
+  for (int i = 0; i < bytes; ++i)
+    image.at(offset + i) = static_cast<uint8_t>(value >> (8 * i));
+}
+
+/// The offset of field `field` of section header `index` of `image`.
+size_t sectionField(const std::vector<uint8_t> &image, size_t index,
+                    size_t field) {
+  return getLE(image, 40, 8) + index * kCubinSectionHeaderBytes + field;
+}
+
+/// The add module with `cubin` as its kernel's cubin.
+TestModule addModuleWithCubin(std::vector<uint8_t> cubin) {
+  TestModule module = makeAddModule();
+  module.kernels[0].cubin = std::move(cubin);
+  return module;
+}
+
+/// A cubin from ptxas for kAxpyPtx, or empty (with the reason in `why`)
+/// when there is no ptxas or it fails.
+std::vector<uint8_t> ptxasCubin(const std::string &arch, std::string &why) {
+  std::string ptxas = FUSION_PTXAS_EXECUTABLE;
+  if (ptxas.empty()) {
+    why = "ptxas was not found at configure time";
+    return {};
+  }
+  char dir[] = "/tmp/fusion-cubin-XXXXXX";
+  if (!mkdtemp(dir)) {
+    why = "mkdtemp failed";
+    return {};
+  }
+  std::string ptxPath = std::string(dir) + "/axpy.ptx";
+  std::string cubinPath = std::string(dir) + "/axpy.cubin";
+  std::ofstream(ptxPath) << kAxpyPtx;
+  std::string command = "'" + ptxas + "' -arch=" + arch + " '" + ptxPath +
+                        "' -o '" + cubinPath + "' 2>&1";
+  int rc = std::system(command.c_str());
+  std::ifstream file(cubinPath, std::ios::binary);
+  std::vector<uint8_t> cubin((std::istreambuf_iterator<char>(file)),
+                             std::istreambuf_iterator<char>());
+  std::remove(ptxPath.c_str());
+  std::remove(cubinPath.c_str());
+  std::remove(dir);
+  if (rc != 0 || cubin.empty())
+    why = command + " failed with status " + std::to_string(rc);
+  return rc == 0 ? cubin : std::vector<uint8_t>();
+}
+
 } // namespace
 
 TEST(ModuleVerifierTest, ValidModuleLoadsWithMetadata) {
   TestModule module = makeAddModule();
   module.target = "sm_90a";
-  module.kernels[0].cubin = {1, 2, 3};
+  module.kernels[0].cubin = makeTestCubin("add_f32");
   Expected<std::unique_ptr<Executable>> loaded = loadBytes(module.build());
   ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
   const ModuleInfo &info = (*loaded)->info();
@@ -54,7 +116,7 @@ TEST(ModuleVerifierTest, ValidModuleLoadsWithMetadata) {
   ASSERT_EQ(info.kernels.size(), 1u);
   EXPECT_EQ(info.kernels[0].name, "add_f32");
   EXPECT_TRUE(info.kernels[0].hasCubin);
-  EXPECT_EQ(info.kernels[0].cubinSize, 3u);
+  EXPECT_EQ(info.kernels[0].cubinSize, module.kernels[0].cubin.size());
   EXPECT_EQ(info.kernels[0].ptxSize, module.kernels[0].ptx.size());
   EXPECT_EQ(info.numLaunches, 1u);
   EXPECT_EQ(info.numExprs, 5u);
@@ -415,4 +477,188 @@ TEST(ModuleVerifierTest, LoadFileErrors) {
   EXPECT_EQ(loaded.status().code(), ErrorCode::FileError);
   EXPECT_NE(loaded.status().message().find("/nonexistent/dir/module.fusionmod"),
             std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// Cubins and PTX (Note [Cubin checks])
+//===----------------------------------------------------------------------===//
+
+TEST(ModuleVerifierTest, RejectsACubinSmallerThanAnElfHeader) {
+  // cuModuleLoadData takes no size: a 2-byte cubin that loaded had the
+  // driver read past its bytes.
+  expectRejected(addModuleWithCubin({0x7f, 'E'}), ErrorCode::InvalidModule,
+                 "invalid module: kernel 0 (add_f32): cubin of 2 bytes: "
+                 "smaller than an ELF64 header (64 bytes)");
+  std::vector<uint8_t> cubin = makeTestCubin("add_f32");
+  cubin.resize(kCubinElfHeaderBytes - 1);
+  expectRejected(addModuleWithCubin(cubin), ErrorCode::InvalidModule,
+                 "cubin of 63 bytes: smaller than an ELF64 header");
+}
+
+TEST(ModuleVerifierTest, AcceptsWellFormedCubins) {
+  std::vector<uint8_t> cubin = makeTestCubin("add_f32");
+  EXPECT_TRUE(loadBytes(addModuleWithCubin(cubin).build()).ok());
+  // Extended numbering: e_shnum 0, the count in section 0's sh_size, and
+  // e_shstrndx SHN_XINDEX, the index in section 0's sh_link.
+  size_t numSections = getLE(cubin, 60, 2);
+  size_t nameTable = getLE(cubin, 62, 2);
+  setLE(cubin, 60, 0, 2);
+  setLE(cubin, 62, 0xffff, 2);
+  setLE(cubin, sectionField(cubin, 0, 32), numSections, 8);
+  setLE(cubin, sectionField(cubin, 0, 40), nameTable, 4);
+  Expected<std::unique_ptr<Executable>> loaded =
+      loadBytes(addModuleWithCubin(cubin).build());
+  EXPECT_TRUE(loaded.ok()) << loaded.status().toString();
+  // Past the image through the extended count.
+  setLE(cubin, sectionField(cubin, 0, 32), numSections + 1, 8);
+  expectRejected(addModuleWithCubin(cubin), ErrorCode::InvalidModule,
+                 "section header table (offset ");
+}
+
+TEST(ModuleVerifierTest, AcceptsCubinsFromPtxas) {
+  // What the compiler embeds: ptxas output (ModuleWriter runs ptxas too).
+  for (const char *arch : {"sm_90", "sm_90a"}) {
+    std::string why;
+    std::vector<uint8_t> cubin = ptxasCubin(arch, why);
+    if (cubin.empty())
+      GTEST_SKIP() << why;
+    TestModule module = makeAxpyModule();
+    module.kernels[0].cubin = cubin;
+    Expected<std::unique_ptr<Executable>> loaded = loadBytes(module.build());
+    EXPECT_TRUE(loaded.ok()) << arch << ": " << loaded.status().toString();
+  }
+}
+
+TEST(ModuleVerifierTest, RejectsCubinsWhoseHeadersDoNotFitTheImage) {
+  const std::vector<uint8_t> good = makeTestCubin("add_f32");
+  const size_t size = good.size();
+  const size_t shoff = getLE(good, 40, 8);
+  const size_t phoff = getLE(good, 32, 8);
+  struct Case {
+    std::string expected;
+    std::function<void(std::vector<uint8_t> &)> corrupt;
+  };
+  const std::vector<Case> cases = {
+      {"no ELF magic (starts with 7f 45 4c 00)", [](auto &c) { c[3] = 0; }},
+      {"ELF class 1, expected 2 (ELF64)", [](auto &c) { c[4] = 1; }},
+      {"ELF data encoding 2, expected 1 (little-endian)",
+       [](auto &c) { c[5] = 2; }},
+      {"ELF version 0, expected 1", [](auto &c) { c[6] = 0; }},
+      {"ELF machine 62, expected 190 (EM_CUDA)",
+       [](auto &c) { setLE(c, 18, 62, 2); }},
+      {"ELF header size 52, expected 64", [](auto &c) { setLE(c, 52, 52, 2); }},
+      {"section header size 40, expected 64",
+       [](auto &c) { setLE(c, 58, 40, 2); }},
+      {"section header table (offset " + std::to_string(shoff) +
+           ", 7 entries of 64 bytes) extends past the end",
+       [](auto &c) { setLE(c, 60, 7, 2); }},
+      {"section header table (offset " + std::to_string(size - 8) +
+           ", 6 entries of 64 bytes) extends past the end",
+       [&](auto &c) { setLE(c, 40, size - 8, 8); }},
+      {"section header table (offset 18446744073709551552, 6 entries",
+       [](auto &c) { setLE(c, 40, ~uint64_t(63), 8); }},
+      {"6 section headers but no section header table (e_shoff 0)",
+       [](auto &c) { setLE(c, 40, 0, 8); }},
+      {"program header size 32, expected 56",
+       [](auto &c) { setLE(c, 54, 32, 2); }},
+      {"program header table (offset " + std::to_string(phoff) +
+           ", 2000 entries of 56 bytes) extends past the end",
+       [](auto &c) { setLE(c, 56, 2000, 2); }},
+      {"program header table (offset " + std::to_string(size) +
+           ", 1 entries of 56 bytes) extends past the end",
+       [&](auto &c) { setLE(c, 32, size, 8); }},
+      {"section 4 (offset " + std::to_string(size - 8) +
+           ", size 16) extends past the end",
+       [&](auto &c) { setLE(c, sectionField(c, 4, 24), size - 8, 8); }},
+      {"section 4 (offset 18446744073709551608, size 16) extends past",
+       [&](auto &c) { setLE(c, sectionField(c, 4, 24), ~uint64_t(7), 8); }},
+      {"section 2 (offset ",
+       [&](auto &c) { setLE(c, sectionField(c, 2, 32), ~uint64_t(0), 8); }},
+      {"program header 0 (offset ",
+       [&](auto &c) { setLE(c, phoff + 32, size, 8); }},
+      {"section name table index 6 out of range (6 sections)",
+       [](auto &c) { setLE(c, 62, 6, 2); }},
+      {"section name table (section 4) is not a string table (type 1)",
+       [](auto &c) { setLE(c, 62, 4, 2); }},
+      {"string table (section 1) does not end in a NUL byte",
+       [&](auto &c) {
+         size_t end = getLE(c, sectionField(c, 1, 24), 8) +
+                      getLE(c, sectionField(c, 1, 32), 8);
+         c[end - 1] = 'x';
+       }},
+      {"section 4: name offset 4000 outside the section name table",
+       [&](auto &c) { setLE(c, sectionField(c, 4, 0), 4000, 4); }},
+      {"symbol table (section 3): entry size 16, expected 24",
+       [&](auto &c) { setLE(c, sectionField(c, 3, 56), 16, 8); }},
+      {"symbol table (section 3): size 40 is not a multiple of 24",
+       [&](auto &c) { setLE(c, sectionField(c, 3, 32), 40, 8); }},
+      {"symbol table (section 3): linked section 4 is not a string table",
+       [&](auto &c) { setLE(c, sectionField(c, 3, 40), 4, 4); }},
+      {"symbol table (section 3): linked section 9 out of range",
+       [&](auto &c) { setLE(c, sectionField(c, 3, 40), 9, 4); }},
+      {"symbol table (section 3): symbol 1 has name offset 300 outside its "
+       "string table",
+       [&](auto &c) {
+         setLE(c, getLE(c, sectionField(c, 3, 24), 8) + 24, 300, 4);
+       }},
+      {"more than one symbol table (sections 3 and 5)",
+       [&](auto &c) {
+         for (size_t field = 4; field < kCubinSectionHeaderBytes; ++field)
+           c[sectionField(c, 5, field)] = c[sectionField(c, 3, field)];
+       }},
+  };
+  for (const Case &test : cases) {
+    std::vector<uint8_t> cubin = good;
+    test.corrupt(cubin);
+    SCOPED_TRACE(test.expected);
+    expectRejected(addModuleWithCubin(cubin), ErrorCode::InvalidModule,
+                   "kernel 0 (add_f32): cubin of " +
+                       std::to_string(cubin.size()) + " bytes: ");
+    expectRejected(addModuleWithCubin(cubin), ErrorCode::InvalidModule,
+                   test.expected);
+  }
+}
+
+TEST(ModuleVerifierTest, RejectsEveryTruncatedCubin) {
+  // The section header table ends the test cubin: every prefix cuts it.
+  const std::vector<uint8_t> cubin = makeTestCubin("add_f32");
+  for (size_t size = 0; size < cubin.size(); ++size) {
+    TestModule module = addModuleWithCubin(
+        std::vector<uint8_t>(cubin.begin(), cubin.begin() + size));
+    if (size == 0) // no cubin: the PTX is used
+      continue;
+    Expected<std::unique_ptr<Executable>> loaded = loadBytes(module.build());
+    ASSERT_FALSE(loaded.ok()) << size << " of " << cubin.size() << " bytes";
+    EXPECT_EQ(loaded.status().code(), ErrorCode::InvalidModule);
+  }
+}
+
+TEST(ModuleVerifierTest, SurvivesRandomCubinByteFlips) {
+  // Under ASan this shows that the checks read only the cubin's bytes.
+  const std::vector<uint8_t> good = makeTestCubin("add_f32");
+  std::mt19937 random(4321);
+  int rejected = 0;
+  for (int trial = 0; trial < 5000; ++trial) {
+    std::vector<uint8_t> cubin = good;
+    int flips = 1 + static_cast<int>(random() % 3);
+    for (int f = 0; f < flips; ++f)
+      cubin[random() % cubin.size()] ^=
+          static_cast<uint8_t>(1 + random() % 255);
+    Expected<std::unique_ptr<Executable>> loaded =
+        loadBytes(addModuleWithCubin(cubin).build());
+    if (!loaded.ok()) {
+      ++rejected;
+      EXPECT_EQ(loaded.status().code(), ErrorCode::InvalidModule);
+    }
+  }
+  EXPECT_GT(rejected, 0);
+}
+
+TEST(ModuleVerifierTest, RejectsPtxWithANulByte) {
+  // The driver reads PTX up to its first NUL: it would see a prefix.
+  TestModule module = makeAddModule();
+  module.kernels[0].ptx = std::string(".version 8.0\0.target sm_90\n", 28);
+  expectRejected(module, ErrorCode::InvalidModule,
+                 "invalid module: kernel 0 (add_f32): PTX has a NUL byte at "
+                 "offset 12 of its 28 bytes");
 }

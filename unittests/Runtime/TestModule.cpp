@@ -5,6 +5,9 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <iterator>
+
 namespace fusion::runtime::testing {
 
 int32_t TestModule::expr(fb::ExprOp op, int32_t a, int32_t b, int32_t c,
@@ -38,11 +41,16 @@ std::vector<uint8_t> TestModule::build() const {
         buffer.aliasInput, buffer.strides.empty() ? nullptr : &buffer.strides,
         buffer.keptZero));
 
+  // The PTX string is written with its size, so that a test can give it a
+  // NUL byte; otherwise the bytes are those of CreateKernelDirect.
   std::vector<flatbuffers::Offset<fb::Kernel>> kernelOffsets;
-  for (const TestKernel &kernel : kernels)
-    kernelOffsets.push_back(
-        fb::CreateKernelDirect(fbb, kernel.name.c_str(), kernel.ptx.c_str(),
-                               &kernel.cubin, kernel.sharedBytesStatic));
+  for (const TestKernel &kernel : kernels) {
+    auto kernelName = fbb.CreateString(kernel.name);
+    auto ptx = fbb.CreateString(kernel.ptx);
+    auto cubin = fbb.CreateVector(kernel.cubin);
+    kernelOffsets.push_back(fb::CreateKernel(fbb, kernelName, ptx, cubin,
+                                             kernel.sharedBytesStatic));
+  }
 
   std::vector<flatbuffers::Offset<fb::Launch>> launchOffsets;
   for (const std::vector<TestVariant> &variants : launches) {
@@ -195,6 +203,111 @@ TestModule makeAxpyModule() {
   m.launches = {{first}, {clustered, cooperative}};
   m.checks = {{nb, n, "input 1 (b) dim 0 must equal input 0 (a) dim 0"}};
   return m;
+}
+
+namespace {
+
+/// Writes the `bytes` low bytes of `value` at `offset`, little-endian.
+void putLE(std::vector<uint8_t> &image, size_t offset, uint64_t value,
+           int bytes) {
+  for (int i = 0; i < bytes; ++i)
+    image[offset + i] = static_cast<uint8_t>(value >> (8 * i));
+}
+
+size_t alignUp(size_t value, size_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+} // namespace
+
+std::vector<uint8_t> makeTestCubin(const std::string &entry) {
+  std::string shstrtab(1, '\0'), strtab(1, '\0');
+  auto addName = [](std::string &table, const std::string &name) {
+    auto offset = static_cast<uint32_t>(table.size());
+    table += name;
+    table += '\0';
+    return offset;
+  };
+  uint32_t shstrtabName = addName(shstrtab, ".shstrtab");
+  uint32_t strtabName = addName(shstrtab, ".strtab");
+  uint32_t symtabName = addName(shstrtab, ".symtab");
+  uint32_t textName = addName(shstrtab, ".text." + entry);
+  uint32_t sharedName = addName(shstrtab, ".nv.shared." + entry);
+  uint32_t entryName = addName(strtab, entry);
+
+  constexpr size_t kTextBytes = 16, kSymbolBytes = 24, kNumSections = 6;
+  size_t shstrtabOffset = kCubinElfHeaderBytes;
+  size_t strtabOffset = shstrtabOffset + shstrtab.size();
+  size_t symtabOffset = alignUp(strtabOffset + strtab.size(), 8);
+  size_t textOffset = alignUp(symtabOffset + 2 * kSymbolBytes, 16);
+  size_t phOffset = alignUp(textOffset + kTextBytes, 8);
+  size_t shOffset = phOffset + kCubinProgramHeaderBytes;
+  std::vector<uint8_t> image(shOffset +
+                             kNumSections * kCubinSectionHeaderBytes);
+
+  // The ELF header: ELF64, little-endian, version 1, the CUDA ABI, an
+  // executable for EM_CUDA (190). e_flags 0 names no SM architecture, so a
+  // real driver refuses the image.
+  const uint8_t ident[] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0x41, 8};
+  std::copy(std::begin(ident), std::end(ident), image.begin());
+  putLE(image, 16, 2, 2);   // e_type
+  putLE(image, 18, 190, 2); // e_machine
+  putLE(image, 20, 1, 4);   // e_version
+  putLE(image, 32, phOffset, 8);
+  putLE(image, 40, shOffset, 8);
+  putLE(image, 52, kCubinElfHeaderBytes, 2);
+  putLE(image, 54, kCubinProgramHeaderBytes, 2);
+  putLE(image, 56, 1, 2); // e_phnum
+  putLE(image, 58, kCubinSectionHeaderBytes, 2);
+  putLE(image, 60, kNumSections, 2);
+  putLE(image, 62, 1, 2); // e_shstrndx
+
+  std::copy(shstrtab.begin(), shstrtab.end(), image.begin() + shstrtabOffset);
+  std::copy(strtab.begin(), strtab.end(), image.begin() + strtabOffset);
+  // Symbol 0 is the null symbol; symbol 1 the entry, a global function in
+  // the text section.
+  size_t symbol = symtabOffset + kSymbolBytes;
+  putLE(image, symbol, entryName, 4);
+  putLE(image, symbol + 4, 0x12, 1); // STB_GLOBAL, STT_FUNC
+  putLE(image, symbol + 6, 4, 2);    // st_shndx
+  putLE(image, symbol + 16, kTextBytes, 8);
+
+  // One PT_LOAD segment: the text.
+  putLE(image, phOffset, 1, 4);     // p_type
+  putLE(image, phOffset + 4, 5, 4); // p_flags: R, X
+  putLE(image, phOffset + 8, textOffset, 8);
+  putLE(image, phOffset + 32, kTextBytes, 8); // p_filesz
+  putLE(image, phOffset + 40, kTextBytes, 8); // p_memsz
+  putLE(image, phOffset + 48, 8, 8);          // p_align
+
+  struct Section {
+    uint32_t name, type;
+    uint64_t flags, offset, size;
+    uint32_t link, info;
+    uint64_t align, entrySize;
+  };
+  const Section sections[kNumSections] = {
+      {0, 0, 0, 0, 0, 0, 0, 0, 0},
+      {shstrtabName, 3, 0, shstrtabOffset, shstrtab.size(), 0, 0, 1, 0},
+      {strtabName, 3, 0, strtabOffset, strtab.size(), 0, 0, 1, 0},
+      {symtabName, 2, 0, symtabOffset, 2 * kSymbolBytes, 2, 1, 8, kSymbolBytes},
+      {textName, 1, 0x6, textOffset, kTextBytes, 3, 0, 16, 0},
+      // NOBITS: 1 KiB of shared memory that takes no bytes of the image.
+      {sharedName, 8, 0x3, textOffset + kTextBytes, 1024, 0, 4, 4, 0}};
+  for (size_t i = 0; i < kNumSections; ++i) {
+    size_t header = shOffset + i * kCubinSectionHeaderBytes;
+    const Section &s = sections[i];
+    putLE(image, header, s.name, 4);
+    putLE(image, header + 4, s.type, 4);
+    putLE(image, header + 8, s.flags, 8);
+    putLE(image, header + 24, s.offset, 8);
+    putLE(image, header + 32, s.size, 8);
+    putLE(image, header + 40, s.link, 4);
+    putLE(image, header + 44, s.info, 4);
+    putLE(image, header + 48, s.align, 8);
+    putLE(image, header + 56, s.entrySize, 8);
+  }
+  return image;
 }
 
 bool cudaDriverLoadable() {

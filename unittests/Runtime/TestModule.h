@@ -111,6 +111,18 @@ constexpr int64_t kAxpyLargeThreshold = 100000;
 /// 4 out, 5 the view of a. Used by the GPU and the fake-driver tests.
 TestModule makeAxpyModule();
 
+/// Sizes of the ELF64 structures in a cubin.
+constexpr size_t kCubinElfHeaderBytes = 64;
+constexpr size_t kCubinProgramHeaderBytes = 56;
+constexpr size_t kCubinSectionHeaderBytes = 64;
+
+/// A small well-formed cubin: an ELF64 image for EM_CUDA with a section name
+/// table, a string table, a symbol table naming `entry`, a text section, a
+/// NOBITS shared-memory section and one program header; the section header
+/// table comes last, so every truncation cuts it. It holds no SASS: the
+/// fake driver loads it, a real driver refuses it (no SM architecture).
+std::vector<uint8_t> makeTestCubin(const std::string &entry);
+
 /// Loads `module`; a test failure (and null) when it does not load.
 std::unique_ptr<Executable> load(const TestModule &module);
 
