@@ -73,6 +73,19 @@ _register("Float8_e5m2", "f8E5M2", 2, 8, "float8_e5m2", "float8_e5m2",
           ("f8e5m2", "Float8E5M2"))
 _register("Index", "index", 3, 64, None, None)
 
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def int_range(dt):
+    """[lowest, highest] of a bool, integer or index type (index: i64);
+    None for floating types."""
+    if dt.is_bool:
+        return (0, 1)
+    if dt.is_int or dt.is_index:
+        return (-(1 << (dt.bits - 1)), (1 << (dt.bits - 1)) - 1)
+    return None
+
+
 # nvFuser-style aliases.
 DataType.Double = DataType.Float64
 DataType.Float = DataType.Float32

@@ -10,7 +10,7 @@ import tempfile
 import threading
 import weakref
 
-from .dtypes import DataType, to_dtype
+from .dtypes import DataType, INT64_MAX, INT64_MIN, int_range, to_dtype
 from .errors import (FusionCompileError, FusionError, FusionExecutionError,
                      FusionInputError)
 
@@ -162,6 +162,53 @@ def _arg_dtype(x, expected):
         return None
 
 
+def _is_integral(x):
+    """A Python int or bool, or a numpy integer or bool scalar."""
+    if isinstance(x, (bool, int)):
+        return True
+    return not isinstance(x, float) and getattr(getattr(x, "dtype", None), "kind", None) in \
+        ("b", "i", "u")
+
+
+def _check_scalar_range(label, v, x):
+    """Out-of-range values would wrap (integers) where they are written as
+    the scalar's type; integers too large for a double cannot become a
+    float scalar. Floats are rounded to their type (a finite value beyond an
+    f32 or narrower range becomes +-inf, as numpy and torch.tensor do)."""
+    limits = int_range(v.dtype)
+    if limits is not None:
+        value = int(x)
+        if not limits[0] <= value <= limits[1]:
+            raise FusionInputError(
+                f"{label}: value {value} is out of range for {v.type}: expected a value "
+                f"in [{limits[0]}, {limits[1]}]")
+        return
+    try:
+        float(x)
+    except OverflowError:
+        raise FusionInputError(
+            f"{label}: value {x} is out of range for {v.type}: it does not fit a "
+            f"double (largest finite value {sys.float_info.max!r})") from None
+
+
+def _check_layout_range(label, x, shape):
+    """Sizes in [0, 2^63-1] and strides in int64: the runtime and the
+    interpreter read them as int64, so larger values would wrap."""
+    for d, size in enumerate(shape):
+        if not 0 <= size <= INT64_MAX:
+            raise FusionInputError(
+                f"{label}: dim {d} size {size} is out of range: expected a size in "
+                f"[0, {INT64_MAX}] (shape {shape})")
+    stride = getattr(x, "stride", None)
+    if not callable(stride):  # numpy: byte strides, always in range
+        return
+    for d, st in enumerate(stride()):
+        if not INT64_MIN <= st <= INT64_MAX:
+            raise FusionInputError(
+                f"{label}: dim {d} stride {st} is out of range: expected a stride in "
+                f"[{INT64_MIN}, {INT64_MAX}]")
+
+
 def check_inputs(fd, inputs):
     """Validates inputs against the definition; returns 'gpu' or 'cpu'."""
     if len(inputs) != len(fd.inputs):
@@ -177,8 +224,9 @@ def check_inputs(fd, inputs):
                     f"got {type(x).__name__}")
             if v.dtype.is_bool and not isinstance(x, bool) and x not in (0, 1):
                 raise FusionInputError(f"{label}: expected a bool, got {x!r}")
-            if (v.dtype.is_int or v.dtype.is_index) and isinstance(x, float):
+            if (v.dtype.is_int or v.dtype.is_index) and not _is_integral(x):
                 raise FusionInputError(f"{label}: expected an integer {v.type}, got {x!r}")
+            _check_scalar_range(label, v, x)
             continue
         if _is_torch(x):
             dev = x.device
@@ -202,6 +250,7 @@ def check_inputs(fd, inputs):
             raise FusionInputError(
                 f"{label}: expected rank {len(v.shape)} ({v.type}), got rank {len(shape)} "
                 f"(shape {shape})")
+        _check_layout_range(label, x, shape)
         for d, (want, got) in enumerate(zip(v.shape, shape)):
             if want >= 0 and want != got:
                 raise FusionInputError(
@@ -336,7 +385,10 @@ def execute(fd, inputs, dump=None, schedule=None):
                 entry = fast.entries.get(make_key(inputs, fast.codes))
             except Exception:  # not keyable: the checks below explain
                 entry = None
-            if entry is not None:
+            # Scalars out of their dtype's range take the full path, whose
+            # checks raise (Note [Scalar ranges] in runtime.py).
+            if entry is not None and (not entry.sig.scalars
+                                      or entry.exe.scalars_fit(entry.sig, inputs)):
                 _stats["hits"] += 1
                 exe, sig = entry.exe, entry.sig
                 outputs = exe.launch(sig, inputs, exe.allocate(sig, inputs))

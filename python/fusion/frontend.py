@@ -22,7 +22,8 @@ import math
 import re
 import struct
 
-from .dtypes import DataType, to_dtype, promote, TENSOR, ZERO_DIM, WRAPPED
+from .dtypes import (DataType, to_dtype, promote, int_range, INT64_MAX, TENSOR,
+                     ZERO_DIM, WRAPPED)
 from .errors import FusionDefinitionError, FusionError
 from . import execution as _execution
 
@@ -176,8 +177,13 @@ def format_constant(value, dtype):
         if isinstance(value, float):
             if not math.isfinite(value):
                 raise FusionDefinitionError(f"cannot convert {value} to {dtype.mlir}")
-            value = int(value)
-        return str(int(value))
+        value = int(value)
+        lo, hi = int_range(dtype)
+        if not lo <= value <= hi:
+            raise FusionDefinitionError(
+                f"constant {value} is out of range for {dtype.mlir}: expected a value "
+                f"in [{lo}, {hi}]")
+        return str(value)
     value = float(value)
     if math.isfinite(value):
         # MLIR float literals need a '.'; 17 digits round-trip a double.
@@ -443,9 +449,10 @@ class FusionDefinition:
             shape = [-1] * len(contiguity)
         shape = list(shape)
         for s in shape:
-            if not isinstance(s, int) or isinstance(s, bool) or s < -1:
+            if not isinstance(s, int) or isinstance(s, bool) or s < -1 or s > INT64_MAX:
                 raise FusionDefinitionError(
-                    f"define_tensor: shape entries are sizes >= 0 or -1 (dynamic), got {shape}")
+                    f"define_tensor: shape entries are sizes in [0, {INT64_MAX}] or -1 "
+                    f"(dynamic), got {shape}")
         dtype = to_dtype(dtype)
         if dtype.is_index:
             raise FusionDefinitionError("define_tensor: index is a scalar-only type")
@@ -962,6 +969,10 @@ class Ops:
             if isinstance(s, int):
                 if s < -1:
                     raise FusionDefinitionError(f"{what}: negative size {s}")
+                if s > INT64_MAX:
+                    raise FusionDefinitionError(
+                        f"{what}: size {s} is out of range: expected a size in "
+                        f"[0, {INT64_MAX}]")
                 out.append((s, s if s >= 0 else None))
             elif isinstance(s, Scalar):
                 self._fd._own(s, what)

@@ -69,6 +69,12 @@ KIND, ALIAS, DTYPE, RANK, VALUE, NUM_ELEMENTS, SIZES, STRIDES, WORDS = \
 ARG_TENSOR, ARG_SCALAR = 0, 1
 INPUT_VALUE_AFFECTS_PLAN = 1
 
+# [lowest, highest] of the integer dtype codes (i64, i32, i16, i8, i1);
+# Note [Scalar ranges].
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+_INT_RANGES = {4: (INT64_MIN, INT64_MAX), 5: (-(1 << 31), (1 << 31) - 1),
+               6: (-(1 << 15), (1 << 15) - 1), 7: (-(1 << 7), (1 << 7) - 1), 8: (0, 1)}
+
 # Signatures kept per Executable before the cache starts over.
 _MAX_SIGNATURES = 4096
 
@@ -511,6 +517,7 @@ class Executable:
                                       f"{_DTYPES[self.input_dtypes[i]]}, got unsupported "
                                       f"dtype {_dtype_name(x.dtype)}")
                 shape, strides = tuple(x.shape), tuple(x.stride())
+                self._check_layout(self._label(i), shape, strides)
                 records[base + KIND] = ARG_TENSOR
                 records[base + DTYPE] = code
                 records[base + RANK] = len(shape)
@@ -532,9 +539,11 @@ class Executable:
                 raise self._error(_WRONG_DTYPE, "WrongDType",
                                   f"{self._label(i)}: expected an integer scalar "
                                   f"{_DTYPES[code]}, got {value!r}")
+            limits = None if is_float else _INT_RANGES.get(code)
+            self._check_scalar(i, code, is_float, limits, value)
             records[base + KIND] = ARG_SCALAR
             records[base + DTYPE] = code
-            scalars.append((i, base + VALUE, is_float, type(x) is ScalarArg))
+            scalars.append((i, base + VALUE, is_float, type(x) is ScalarArg, code, limits))
             self._write_scalar(records, doubles, base + VALUE, is_float, value)
         out_records = (ctypes.c_int64 * max(m * WORDS, 1))()
         _check(self._lib.fusion_executable_infer_packed(
@@ -606,6 +615,58 @@ class Executable:
         first bind or without the C fast path."""
         return None if self._fast is None else self._fast.stats()
 
+    # Note [Scalar ranges]: ctypes writes an int into a c_int64 word modulo
+    # 2^64 without a check, so a value outside int64 would run wrapped
+    # (2^64 as 0) and a size of 2^63 would read as negative; a scalar
+    # outside its dtype's narrower range (an i32 of 2^40) would be cut
+    # where it is converted. Every value is checked before it is written:
+    # scalars against their dtype, sizes against [0, 2^63-1], strides
+    # against int64, when a signature is bound, and the scalars again per
+    # call, since their values are not in the key. The C fast path
+    # (lib/Python/fastpath.c) reads ints with PyLong_AsLongLongAndOverflow:
+    # a scalar, size or stride outside int64 is not keyed there and comes
+    # here; it does not check the narrower integer dtypes (fusion-translate
+    # does not compile i32, i16, i8 or i1 scalar inputs yet).
+    def _range_error(self, what, kind, limits):
+        return self._error(_INVALID_ARGUMENT, "InvalidArgument",
+                           f"{what}: expected a {kind} in [{limits[0]}, {limits[1]}]")
+
+    def _check_scalar(self, i, code, is_float, limits, value):
+        if is_float:
+            try:
+                float(value)
+            except OverflowError:
+                raise self._error(_INVALID_ARGUMENT, "InvalidArgument",
+                                  f"{self._label(i)}: value {value} is out of range for "
+                                  f"{_DTYPES[code]}: it does not fit a double") from None
+        elif limits is not None and not limits[0] <= int(value) <= limits[1]:
+            raise self._range_error(f"{self._label(i)}: value {int(value)} is out of "
+                                    f"range for {_DTYPES[code]}", "value", limits)
+
+    def _check_layout(self, what, shape, strides):
+        for d, size in enumerate(shape):
+            if not 0 <= size <= INT64_MAX:
+                raise self._range_error(f"{what}: dim {d} size {size} is out of range",
+                                        "size", (0, INT64_MAX))
+        for d, stride in enumerate(strides):
+            if not INT64_MIN <= stride <= INT64_MAX:
+                raise self._range_error(f"{what}: dim {d} stride {stride} is out of range",
+                                        "stride", (INT64_MIN, INT64_MAX))
+
+    def scalars_fit(self, sig, inputs):
+        """Whether the scalar inputs of a call with signature `sig` are in
+        their dtypes' ranges (Note [Scalar ranges])."""
+        try:
+            for i, word, is_float, wrapped, code, limits in sig.scalars:
+                x = inputs[i].value if wrapped else inputs[i]
+                if is_float:
+                    float(x)
+                elif limits is not None and not limits[0] <= int(x) <= limits[1]:
+                    return False
+        except OverflowError:
+            return False
+        return True
+
     @staticmethod
     def _write_scalar(records, doubles, word, is_float, value):
         if is_float:
@@ -658,12 +719,18 @@ class Executable:
                 data[i] = inputs[i].data_ptr()
             if sig.scalars:
                 records, doubles = sig.records, sig.doubles
-                for i, word, is_float, wrapped in sig.scalars:
+                for i, word, is_float, wrapped, code, limits in sig.scalars:
                     x = inputs[i].value if wrapped else inputs[i]
                     if is_float:
-                        doubles[word] = float(x)
+                        try:
+                            doubles[word] = float(x)
+                        except OverflowError:
+                            self._check_scalar(i, code, is_float, limits, x)  # raises
                     else:
-                        records[word] = int(x)
+                        x = int(x)
+                        if limits is not None and not limits[0] <= x <= limits[1]:
+                            self._check_scalar(i, code, is_float, limits, x)  # raises
+                        records[word] = x
             odata = self._out_data
             specs = sig.outputs
             for o, t in enumerate(outs):
@@ -714,6 +781,7 @@ class Executable:
             for o, t in enumerate(outputs):
                 code = self._dtype_code(t.dtype)
                 shape, strides = tuple(t.shape), tuple(t.stride())
+                self._check_layout(f"output {o}", shape, strides)
                 records[o * WORDS + DTYPE] = -1 if code is None else code
                 records[o * WORDS + RANK] = len(shape)
                 for d in range(min(len(shape), MAX_RANK)):

@@ -128,6 +128,19 @@ def test_scalars_ints_and_bools():
     np.testing.assert_array_equal(out[2], x < 0)
 
 
+def test_scalars_at_the_limits_of_their_type():
+    # Values at the ends of the range run (out-of-range ones are rejected
+    # before running: test_input_checks.py).
+    x = np.zeros(2, np.int32)
+
+    def build(fd):
+        t = fd.define_tensor([2], D.Int32)
+        s = fd.define_scalar(dtype=D.Int32)
+        fd.add_output(fd.ops.add(t, s))
+    for v in (2**31 - 1, -2**31):
+        np.testing.assert_array_equal(run(build, [x, v])[0], np.full(2, v, np.int32))
+
+
 def test_broadcast_and_shape_ops():
     x = rand(2, 3)
 

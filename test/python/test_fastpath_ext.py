@@ -17,7 +17,7 @@ import pytest
 from test_runtime_fastpath import (FakeBackend, FakeTensor, _driver_present,
                                    count_input_checks,
                                    _fake_torch, compile_module, library,  # noqa: F401
-                                   scaled_fd, tiny3_fd, tool_or_skip)
+                                   offset_fd, scaled_fd, tiny3_fd, tool_or_skip)
 
 from fusion import (DataType, FusionDefinition, FusionError,
                     FusionInputError, clear_cache)
@@ -149,6 +149,38 @@ def test_scalars_and_views(ext, scaled_path):
     exe.call([a, runtime.ScalarArg(1.5, "f32")])
     assert len(rec.calls) == n + 2
     assert exe.fastpath_stats()["hits"] == hits + 1
+
+
+def test_out_of_range_values_match_ctypes(ext, library, tmp_path):
+    # Note [Scalar ranges] in runtime.py: the C code reads ints as int64
+    # with overflow detection; a scalar, size or stride outside int64 is
+    # not keyed there, and the ctypes path raises (before: it wrote them
+    # modulo 2^64).
+    path = compile_module(offset_fd(), tmp_path)
+    a = FakeTensor([8], "int64")
+    for call, message in [
+            (lambda exe: exe.call([a, 2**64]), "input 1 (s): value 18446744073709551616 "
+                                               "is out of range for i64"),
+            (lambda exe: exe.call([a, -2**63 - 1]), "value -9223372036854775809 is out"),
+            (lambda exe: exe.call([FakeTensor([2**63], "int64", ptr=0x1000), 1]),
+             "input 0 (a): dim 0 size 9223372036854775808 is out of range"),
+            (lambda exe: exe.call([FakeTensor([8], "int64", strides=[2**64]), 1]),
+             "input 0 (a): dim 0 stride 18446744073709551616 is out of range"),
+            (lambda exe: exe.run([a, 1], [FakeTensor([8], "int64", strides=[2**63])]),
+             "output 0: dim 0 stride 9223372036854775808 is out of range")]:
+        errors = []
+        for fastpath in (True, False):
+            rec = Recorder()
+            exe, backend = make_exe(path, fastpath=fastpath, recorder=rec)
+            exe.call([a, 1])
+            exe.call([a, 2**63 - 1])  # a hit through C
+            assert rec.calls[-1]["records"][W + runtime.VALUE] == 2**63 - 1
+            assert exe.fastpath_stats() == ({"entries": 1, "hits": 1, "misses": 0}
+                                            if fastpath else None)
+            errors.append(_error(lambda: call(exe)))
+            assert len(rec.calls) == 2  # nothing launched
+        assert errors[0].name == errors[1].name == "InvalidArgument"
+        assert str(errors[0]) == str(errors[1]) and message in str(errors[0])
 
 
 def test_provided_outputs(ext, tiny3_path):
@@ -694,3 +726,23 @@ def test_execute_no_fastpath_env(fake_gpu_c, monkeypatch):
     fd.execute([a, a])
     assert fd._fast_path.native is None
     assert len(checks) == 1 and len(rec.calls) == 2  # the ctypes fast path
+
+
+def test_execute_scalar_out_of_range_through_c(fake_gpu_c):
+    # fd.execute's C builtin (Note [C execute]) passes what C does not key
+    # to the Python method: its checks raise.
+    rec, checks, backend = fake_gpu_c
+    fd = offset_fd()
+    a = FakeTensor([8], "int64")
+    fd.execute([a, 1])
+    fd.execute([a, 2])
+    assert type(fd.__dict__["execute"]).__name__ == "builtin_function_or_method"
+    assert fd._fast_path.native.stats()["hits"] == 1 and len(rec.calls) == 2
+    for value in (2**64, -2**63 - 1):
+        with pytest.raises(FusionInputError,
+                           match=rf"input 1 \(s\): value {value} is out of range for i64"):
+            fd.execute([a, value])
+    assert len(rec.calls) == 2
+    fd.execute([a, -2**63])
+    assert rec.calls[-1]["records"][W + runtime.VALUE] == -2**63
+    assert fd._fast_path.native.stats()["hits"] == 2

@@ -200,6 +200,15 @@ def scaled_fd():
     return fd
 
 
+def offset_fd():
+    """a + s with an i64 scalar (the scalar type the GPU compiles)."""
+    with FusionDefinition("offset") as fd:
+        a = fd.define_tensor([-1], DataType.Int64, name="a")
+        s = fd.define_scalar(dtype=DataType.Int64, name="s")
+        fd.add_output(fd.ops.add(a, s))
+    return fd
+
+
 def compile_module(fd, tmp_path):
     translate = tool_or_skip("fusion-translate")
     src = tmp_path / f"{fd.name}.mlir"
@@ -222,6 +231,12 @@ def tiny3(library, tmp_path):
 def scaled(library, tmp_path):
     backend = FakeBackend()
     return runtime.Executable(compile_module(scaled_fd(), tmp_path), backend=backend), backend
+
+
+@pytest.fixture
+def offset(library, tmp_path):
+    backend = FakeBackend()
+    return runtime.Executable(compile_module(offset_fd(), tmp_path), backend=backend), backend
 
 
 # --- the Executable ----------------------------------------------------------------
@@ -372,6 +387,61 @@ def test_scalar_value_is_written_per_call(scaled, monkeypatch):
     assert seen[0][2] is None  # the view is passed as null
 
 
+I64 = "[-9223372036854775808, 9223372036854775807]"
+
+
+@pytest.mark.parametrize("value", [2**64, 2**63, -2**63 - 1])
+def test_scalar_out_of_range(offset, monkeypatch, value):
+    # Note [Scalar ranges]: ctypes would write 2^64 as 0, 2^63 as -2^63.
+    exe, backend = offset
+    seen = []
+
+    def fake_run(handle, data, records, n, odata, out_records, m, stream):
+        seen.append(records[runtime.WORDS + runtime.VALUE])
+        return 0
+
+    monkeypatch.setattr(exe, "_run_packed", fake_run)
+    a = FakeTensor([8], "int64")
+    message = f"input 1 (s): value {value} is out of range for i64: expected a value in {I64}"
+    with pytest.raises(FusionError) as e:  # binding
+        exe.call([a, value])
+    assert e.value.name == "InvalidArgument" and str(e.value) == "InvalidArgument: " + message
+    exe.call([a, 2**63 - 1])
+    exe.call([a, -2**63])
+    assert seen == [2**63 - 1, -2**63]
+    for call in (lambda: exe.call([a, value]),  # a hit of the bound signature
+                 lambda: exe.run([a, value], [FakeTensor([8], "int64")]),
+                 lambda: exe.launch(exe.signature([a, 1]), [a, value],
+                                    [FakeTensor([8], "int64")])):
+        with pytest.raises(FusionError) as e:
+            call()
+        assert e.value.name == "InvalidArgument" and message in str(e.value)
+    assert len(seen) == 2  # nothing launched
+
+
+@pytest.mark.parametrize("shape, strides, message", [
+    ([2**63], [1], "input 0 (a): dim 0 size 9223372036854775808 is out of range: "
+                   "expected a size in [0, 9223372036854775807]"),
+    ([8], [2**64], f"input 0 (a): dim 0 stride 18446744073709551616 is out of range: "
+                   f"expected a stride in {I64}"),
+    ([8], [2**63], "input 0 (a): dim 0 stride 9223372036854775808 is out of range"),
+    ([8], [-2**63 - 1], "input 0 (a): dim 0 stride -9223372036854775809 is out of range"),
+])
+def test_sizes_and_strides_out_of_range(tiny3, shape, strides, message):
+    # Before: a size of 2^63 was "dim 0 has negative size", a stride of 2^64
+    # was 0 and ran.
+    exe, backend = tiny3
+    with pytest.raises(FusionError) as e:
+        exe.call([FakeTensor(shape, strides=strides, ptr=0x1000), FakeTensor([8])])
+    assert e.value.name == "InvalidArgument" and message in str(e.value)
+    a = FakeTensor([8])
+    with pytest.raises(FusionError) as e:  # provided outputs
+        exe.run([a, a], [FakeTensor(shape, strides=strides, ptr=0x1000)])
+    assert e.value.name == "InvalidArgument"
+    assert message.replace("input 0 (a)", "output 0") in str(e.value)
+    assert backend.allocations == 0
+
+
 def test_raw_launch_without_a_driver(library):
     if _driver_present():
         pytest.skip("libcuda.so.1 is loadable here")
@@ -517,3 +587,23 @@ def test_execute_scalars_and_views(fake_gpu):
     assert len(fake_gpu.checks) == checks
     with pytest.raises(FusionInputError, match="expected a scalar"):
         fd.execute([a, a])
+
+
+def test_execute_scalar_out_of_range(fake_gpu):
+    # The fast path keys a scalar's type, not its value: an out-of-range
+    # value after a hit takes the full path and its FusionInputError.
+    fd = offset_fd()
+    a = FakeTensor([8], "int64")
+    message = r"input 1 \(s\): value 18446744073709551616 is out of range for i64"
+    with pytest.raises(FusionInputError, match=message):
+        fd.execute([a, 2**64])
+    fd.execute([a, 1])
+    fd.execute([a, 2])
+    assert len(fake_gpu.launches) == 2 and len(fake_gpu.checks) == 2
+    with pytest.raises(FusionInputError, match=message):
+        fd.execute([a, 2**64])
+    with pytest.raises(FusionInputError, match="value -9223372036854775809 is out of range"):
+        fd.execute([a, -2**63 - 1])
+    assert len(fake_gpu.launches) == 2
+    fd.execute([a, 2**63 - 1])  # still on the fast path
+    assert len(fake_gpu.launches) == 3 and len(fake_gpu.checks) == 4
