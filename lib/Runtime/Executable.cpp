@@ -14,10 +14,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <mutex>
 #include <unordered_map>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace fusion::runtime {
 
@@ -730,24 +732,116 @@ Expected<std::unique_ptr<Executable>> Executable::load(const void *data,
       new Executable(std::make_unique<Impl>(std::move(*desc))));
 }
 
+namespace {
+
+/// What a file that is not a regular one is, for messages.
+const char *fileTypeName(mode_t mode) {
+  if (S_ISDIR(mode))
+    return "a directory";
+  if (S_ISCHR(mode))
+    return "a character device";
+  if (S_ISBLK(mode))
+    return "a block device";
+  if (S_ISFIFO(mode))
+    return "a FIFO";
+  if (S_ISSOCK(mode))
+    return "a socket";
+  return "not a file";
+}
+
+/// Closes a file descriptor at the end of a scope.
+struct FileDescriptor {
+  int fd = -1;
+  ~FileDescriptor() {
+    if (fd >= 0)
+      ::close(fd);
+  }
+};
+
+/// Reads up to `size` bytes at the file position; fewer only at the end of
+/// the file.
+Expected<size_t> readFully(int fd, uint8_t *out, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    ssize_t got = ::read(fd, out + done, size - done);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0)
+      return Status(ErrorCode::FileError, std::strerror(errno));
+    if (got == 0)
+      break;
+    done += static_cast<size_t>(got);
+  }
+  return done;
+}
+
+} // namespace
+
+/// Note [Module file reading]: only a regular file is opened (stat first,
+/// so that a FIFO is never opened and a device never read; the open is
+/// non-blocking and fstat checks the opened file again). The 8-byte header
+/// is read and checked first, then the size against kMaxModuleFileBytes,
+/// and only then the rest, straight into the 8-byte aligned buffer the
+/// FlatBuffers verifier reads.
 Expected<std::unique_ptr<Executable>>
 Executable::loadFile(const std::string &path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file)
+  auto fileError = [&](const std::string &what) {
+    return Status(ErrorCode::FileError,
+                  concat("module file '", path, "' ", what));
+  };
+  auto withPath = [&](const Status &status) {
+    return Status(status.code(), concat(path, ": ", status.message()));
+  };
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0)
     return Status(
         ErrorCode::FileError,
         concat("cannot open module file '", path, "': ", std::strerror(errno)));
-  std::vector<char> bytes((std::istreambuf_iterator<char>(file)),
-                          std::istreambuf_iterator<char>());
-  if (file.bad())
-    return Status(ErrorCode::FileError,
-                  concat("cannot read module file '", path, "'"));
-  Expected<std::unique_ptr<Executable>> executable =
-      load(bytes.data(), bytes.size());
-  if (!executable)
-    return Status(executable.status().code(),
-                  concat(path, ": ", executable.status().message()));
-  return executable;
+  if (!S_ISREG(info.st_mode))
+    return fileError(
+        concat("is not a regular file (", fileTypeName(info.st_mode), ")"));
+  FileDescriptor file;
+  file.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (file.fd < 0)
+    return Status(
+        ErrorCode::FileError,
+        concat("cannot open module file '", path, "': ", std::strerror(errno)));
+  if (::fstat(file.fd, &info) != 0)
+    return fileError(concat("cannot be read: ", std::strerror(errno)));
+  if (!S_ISREG(info.st_mode))
+    return fileError(
+        concat("is not a regular file (", fileTypeName(info.st_mode), ")"));
+
+  uint8_t header[kModuleHeaderBytes] = {};
+  Expected<size_t> headerBytes = readFully(file.fd, header, sizeof(header));
+  if (!headerBytes)
+    return fileError(
+        concat("cannot be read: ", headerBytes.status().message()));
+  Status status = checkModuleHeader(header, *headerBytes);
+  if (!status.ok())
+    return withPath(status);
+  auto size = static_cast<uint64_t>(info.st_size);
+  if (size > kMaxModuleFileBytes)
+    return fileError(concat("is ", size, " bytes, larger than the limit of ",
+                            kMaxModuleFileBytes, " bytes (1 GiB)"));
+  size = std::max<uint64_t>(size, kModuleHeaderBytes);
+
+  // FlatBuffers reads scalars in place: an 8-byte aligned buffer.
+  std::vector<uint64_t> aligned((size + 7) / 8);
+  auto *bytes = reinterpret_cast<uint8_t *>(aligned.data());
+  std::memcpy(bytes, header, kModuleHeaderBytes);
+  Expected<size_t> rest =
+      readFully(file.fd, bytes + kModuleHeaderBytes, size - kModuleHeaderBytes);
+  if (!rest)
+    return fileError(concat("cannot be read: ", rest.status().message()));
+  // A file that shrank since fstat is short: the verifier rejects it as
+  // truncated. Growth past the size is not read.
+  Expected<ModuleDesc> desc =
+      verifyAndDecodeModule(bytes, kModuleHeaderBytes + *rest);
+  if (!desc)
+    return withPath(desc.status());
+  return std::unique_ptr<Executable>(
+      new Executable(std::make_unique<Impl>(std::move(*desc))));
 }
 
 const ModuleInfo &Executable::info() const { return impl_->info; }

@@ -769,15 +769,22 @@ std::string printableIdentifier(const uint8_t *bytes) {
 
 } // namespace
 
-Expected<ModuleDesc> verifyAndDecodeModule(const uint8_t *data, size_t size) {
+Status checkModuleHeader(const uint8_t *data, size_t size) {
   // A FlatBuffer starts with the root offset and the 4-byte identifier.
-  if (!data || size < 8)
+  if (!data || size < kModuleHeaderBytes)
     return invalidModule(
         concat("not a Fusion module: ", size, " bytes is too small"));
   if (std::memcmp(data + 4, kModuleFileIdentifier, 4) != 0)
     return invalidModule(concat("not a Fusion module: file identifier is '",
                                 printableIdentifier(data + 4), "', expected '",
                                 kModuleFileIdentifier, "'"));
+  return Status::success();
+}
+
+Expected<ModuleDesc> verifyAndDecodeModule(const uint8_t *data, size_t size) {
+  Status header = checkModuleHeader(data, size);
+  if (!header.ok())
+    return header;
   // The verifier asserts on sizes at or above this limit; reject them first.
   if (size >= FLATBUFFERS_MAX_BUFFER_SIZE)
     return invalidModule(concat("module of ", size, " bytes is too large"));

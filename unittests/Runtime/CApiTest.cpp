@@ -115,6 +115,16 @@ TEST(CApiTest, LoadFromFile) {
   std::remove(path.c_str());
 }
 
+TEST(CApiTest, LoadFileOfADirectoryIsAFileError) {
+  // It was "unexpected C++ exception" (InvalidArgument).
+  std::string dir = ::testing::TempDir();
+  fusion_executable *exe = nullptr;
+  EXPECT_EQ(fusion_executable_load_file(dir.c_str(), &exe), FUSION_ERROR_FILE);
+  EXPECT_EQ(exe, nullptr);
+  EXPECT_EQ(std::string(fusion_last_error_message()),
+            "module file '" + dir + "' is not a regular file (a directory)");
+}
+
 TEST(CApiTest, PlanInspection) {
   ExecutablePtr exe = loadAddModule();
   int64_t n = 1000;

@@ -8,10 +8,17 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <iterator>
 #include <random>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace fusion::runtime;
 using namespace fusion::runtime::testing;
@@ -470,6 +477,127 @@ TEST(ModuleVerifierTest, RejectsBadChecks) {
                  "check 0 rhs: register 40 out of range");
 }
 
+namespace {
+
+/// A file in the test's temporary directory, removed at the end.
+class TempFile {
+public:
+  explicit TempFile(const std::string &name)
+      : path_(::testing::TempDir() + "fusion_" + std::to_string(getpid()) +
+              "_" + name) {}
+  ~TempFile() { std::remove(path_.c_str()); }
+  TempFile(const TempFile &) = delete;
+  TempFile &operator=(const TempFile &) = delete;
+  const std::string &path() const { return path_; }
+
+  /// Writes `bytes` and makes the file `size` bytes long (a sparse tail of
+  /// zeros when larger).
+  void write(const std::string &bytes, off_t size) const {
+    int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ASSERT_GE(fd, 0) << path_;
+    ASSERT_EQ(::write(fd, bytes.data(), bytes.size()),
+              static_cast<ssize_t>(bytes.size()));
+    ASSERT_EQ(::ftruncate(fd, size), 0);
+    ::close(fd);
+  }
+
+private:
+  std::string path_;
+};
+
+/// `text` as a POSIX extended regular expression that matches it.
+std::string quoteRegex(const std::string &text) {
+  std::string out;
+  for (char c : text) {
+    if (std::strchr("\\^$.|?*+()[]{}", c))
+      out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+/// The body of the child process of expectLoadFileFailsQuickly: at most
+/// 10 s and 2 GiB of address space, the status on stderr, and an exit code
+/// that is the error code (100 when the module loads).
+[[noreturn]] void loadFileInChild(const std::string &path) {
+  alarm(10);
+  struct rlimit limit;
+  limit.rlim_cur = limit.rlim_max = rlim_t(2) << 30;
+  setrlimit(RLIMIT_AS, &limit);
+  Expected<std::unique_ptr<Executable>> loaded = Executable::loadFile(path);
+  std::fprintf(stderr, "status: %s\n", loaded.status().toString().c_str());
+  std::fflush(stderr);
+  _exit(loaded.ok() ? 100 : static_cast<int>(loaded.status().code()));
+}
+
+/// Runs `loadFile(path)` in a child process and expects it to exit with
+/// `code` and a message that contains `fragment`, within the limits of
+/// loadFileInChild.
+void expectLoadFileFailsQuickly(const std::string &path, ErrorCode code,
+                                const std::string &fragment) {
+  EXPECT_EXIT(loadFileInChild(path),
+              ::testing::ExitedWithCode(static_cast<int>(code)),
+              quoteRegex(fragment));
+}
+
+} // namespace
+
+TEST(ModuleVerifierTest, LoadFileLoadsAModuleFile) {
+  std::vector<uint8_t> bytes = makeAddModule().build();
+  TempFile file("add.fusionmod");
+  file.write(std::string(bytes.begin(), bytes.end()),
+             static_cast<off_t>(bytes.size()));
+  Expected<std::unique_ptr<Executable>> loaded =
+      Executable::loadFile(file.path());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
+  EXPECT_EQ((*loaded)->info().name, "add");
+}
+
+TEST(ModuleVerifierTest, LoadFileRejectsADirectory) {
+  std::string dir = ::testing::TempDir();
+  Expected<std::unique_ptr<Executable>> loaded = Executable::loadFile(dir);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), ErrorCode::FileError);
+  EXPECT_EQ(loaded.status().message(),
+            "module file '" + dir + "' is not a regular file (a directory)");
+}
+
+TEST(ModuleVerifierTest, LoadFileRejectsDevicesAndFifosQuickly) {
+  // /dev/zero was read until memory ran out; a FIFO without a writer
+  // blocked in open.
+  expectLoadFileFailsQuickly(
+      "/dev/zero", ErrorCode::FileError,
+      "FileError: module file '/dev/zero' is not a regular file (a "
+      "character device)");
+  TempFile fifo("fifo");
+  ASSERT_EQ(mkfifo(fifo.path().c_str(), 0600), 0);
+  expectLoadFileFailsQuickly(fifo.path(), ErrorCode::FileError,
+                             "FileError: module file '" + fifo.path() +
+                                 "' is not a regular file (a FIFO)");
+}
+
+TEST(ModuleVerifierTest, LoadFileChecksTheHeaderBeforeReadingTheRest) {
+  // 3 GiB (sparse) that is not a module: rejected after 8 bytes.
+  TempFile file("not_a_module");
+  file.write(std::string("\0\0\0\0ELF!", 8), off_t(3) << 30);
+  expectLoadFileFailsQuickly(file.path(), ErrorCode::InvalidModule,
+                             file.path() +
+                                 ": invalid module: not a Fusion module: file "
+                                 "identifier is 'ELF!', expected 'FUSN'");
+}
+
+TEST(ModuleVerifierTest, LoadFileRejectsAFileOverTheSizeLimit) {
+  EXPECT_EQ(kMaxModuleFileBytes, uint64_t(1) << 30);
+  TempFile file("huge.fusionmod");
+  file.write(std::string("\0\0\0\0FUSN", 8),
+             static_cast<off_t>(kMaxModuleFileBytes + 1));
+  expectLoadFileFailsQuickly(
+      file.path(), ErrorCode::FileError,
+      "FileError: module file '" + file.path() +
+          "' is 1073741825 bytes, larger than the limit of 1073741824 bytes "
+          "(1 GiB)");
+}
+
 TEST(ModuleVerifierTest, LoadFileErrors) {
   Expected<std::unique_ptr<Executable>> loaded =
       Executable::loadFile("/nonexistent/dir/module.fusionmod");
@@ -477,6 +605,16 @@ TEST(ModuleVerifierTest, LoadFileErrors) {
   EXPECT_EQ(loaded.status().code(), ErrorCode::FileError);
   EXPECT_NE(loaded.status().message().find("/nonexistent/dir/module.fusionmod"),
             std::string::npos);
+
+  // Shorter than a header: the verifier's message, after the path.
+  TempFile small("small.fusionmod");
+  small.write("FUS", 3);
+  loaded = Executable::loadFile(small.path());
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), ErrorCode::InvalidModule);
+  EXPECT_EQ(loaded.status().message(),
+            small.path() +
+                ": invalid module: not a Fusion module: 3 bytes is too small");
 }
 
 //===----------------------------------------------------------------------===//

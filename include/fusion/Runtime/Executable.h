@@ -185,7 +185,9 @@ public:
   /// Verifies and loads a module from memory (the bytes are copied).
   static Expected<std::unique_ptr<Executable>> load(const void *data,
                                                     size_t size);
-  /// Reads, verifies and loads a module file.
+  /// Reads, verifies and loads a module file: a regular file of at most
+  /// kMaxModuleFileBytes (1 GiB), else FileError; its 8-byte header is
+  /// checked before the rest is read.
   static Expected<std::unique_ptr<Executable>>
   loadFile(const std::string &path);
 

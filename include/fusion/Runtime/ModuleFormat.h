@@ -22,6 +22,10 @@ inline constexpr int kMaxRank = 8;
 /// The largest kernel parameter buffer a launch may pass (CUDA 12.1+ limit).
 inline constexpr size_t kMaxParamBytes = 32764;
 
+/// The largest module file Executable::loadFile reads (1 GiB); a larger
+/// file is a FileError before anything is read past its 8-byte header.
+inline constexpr uint64_t kMaxModuleFileBytes = uint64_t(1) << 30;
+
 } // namespace fusion::runtime
 
 #endif // FUSION_RUNTIME_MODULEFORMAT_H
