@@ -260,6 +260,10 @@ def check_inputs(fd, inputs):
         raise FusionInputError(
             f"inputs are on several devices ({', '.join(sorted(devices))}): all tensors "
             f"must be on one CUDA device (GPU) or all on the CPU (interpreter)")
+    if getattr(fd, "_shape_checks", None):  # Note [Shape checks] in frontend.py
+        reads = fd._check_shapes(inputs)
+        if reads:
+            fd._shape_reads = frozenset(reads) | getattr(fd, "_shape_reads", frozenset())
     return "gpu" if cuda else "cpu"
 
 
@@ -294,8 +298,9 @@ class _FastPath:
     (see Note [Python fast path] in runtime.py), each with its Executable and
     bound signature. `codes` say what the key holds per input: 0 tensor
     (dtype, shape, strides, device), 1 scalar type, 2 scalar type and value
-    (bool scalars, whose value check_inputs checks, and integer scalars the
-    launch plan reads)."""
+    (bool scalars, whose value check_inputs checks, integer scalars the
+    launch plan reads, and those a shape check reads: Note [Shape checks]
+    in frontend.py)."""
 
     MAX_ENTRIES = 1024
 
@@ -318,7 +323,9 @@ def _install_fast_entry(fd, inputs, exe, sig, info):
     if fast is None:
         fast = fd._fast_path = _FastPath(fd)
         _fast_paths.add(fast)
-    codes = tuple(max(a, b) for a, b in zip(fast.codes, exe.key_codes))
+    keyed = getattr(fd, "_shape_reads", ())
+    codes = tuple(max(a, b, 2 if i in keyed else 0)
+                  for i, (a, b) in enumerate(zip(fast.codes, exe.key_codes)))
     if codes != fast.codes:
         fast.codes = codes
         fast.entries.clear()

@@ -24,7 +24,7 @@ import struct
 
 from .dtypes import (DataType, to_dtype, promote, int_range, INT64_MAX, TENSOR,
                      ZERO_DIM, WRAPPED)
-from .errors import FusionDefinitionError, FusionError
+from .errors import FusionDefinitionError, FusionError, FusionInputError
 from . import execution as _execution
 
 __all__ = ["FusionDefinition", "Tensor", "Scalar", "Value"]
@@ -92,6 +92,11 @@ class Tensor(Value):
             sizes = [None] * len(self.shape)
         self._sizes = [s if self.shape[i] < 0 else self.shape[i]
                        for i, s in enumerate(sizes)]
+        # The refs as given (_sizes is updated as values are emitted), and
+        # for dims with none, how the size follows from the operands
+        # (slice, pad, cat): what Note [Shape checks] evaluates.
+        self._refs = tuple(self._sizes)
+        self._size_exprs = {}
 
     @property
     def ndim(self):
@@ -136,9 +141,13 @@ class Tensor(Value):
 class Scalar(Value):
     """A scalar value (an input, a constant, or an element-wise result)."""
 
-    def __init__(self, fd, name, dtype, const=None):
+    def __init__(self, fd, name, dtype, const=None, origin=None):
         super().__init__(fd, name, dtype)
         self.const = const
+        # How an index or integer value follows from others, for Note
+        # [Shape checks]: ("dim", tensor, i), ("arith", op, a, b) or
+        # ("cast", value); None when it is not known here.
+        self.origin = origin
 
     @property
     def type(self):
@@ -231,6 +240,19 @@ def _dims_list(dims, rank):
     return out
 
 
+def _shape_text(sizes):
+    """[2, ?, 3]: sizes with None or -1 for the unknown ones."""
+    return "[" + ", ".join("?" if s is None or s < 0 else str(s) for s in sizes) + "]"
+
+
+def _norm_shape_message(what, ns, sizes, noun):
+    """torch's message for a normalized_shape that is not the input's
+    trailing sizes."""
+    return (f"{what}: given normalized_shape={ns}, expected input with shape "
+            f"[*, {', '.join(str(n) for n in ns)}], but got input of {noun} "
+            f"{_shape_text(sizes)}")
+
+
 # --- the recorder ----------------------------------------------------------------
 
 
@@ -312,6 +334,8 @@ class FusionDefinition:
         self._consts = {}
         self._dims = {}
         self._calls = []
+        # Note [Shape checks]: (what, tensor, first dim, normalized_shape).
+        self._shape_checks = []
         self._depth = 0
         self._state = "new"       # new -> building -> done; or failed
         self._error = None
@@ -389,8 +413,8 @@ class FusionDefinition:
     def _new_tensor(self, dtype, shape, sizes=None):
         return Tensor(self, self._new_name("T"), dtype, shape, sizes)
 
-    def _new_scalar(self, dtype, const=None):
-        return Scalar(self, self._new_name("S"), dtype, const)
+    def _new_scalar(self, dtype, const=None, origin=None):
+        return Scalar(self, self._new_name("S"), dtype, const, origin)
 
     def _const(self, value, dtype):
         """A memoized `arith.constant` (scalars of any element type, index)."""
@@ -409,7 +433,7 @@ class FusionDefinition:
         key = (t.name, i)
         v = self._dims.get(key)
         if v is None:
-            v = self._new_scalar(DataType.Index)
+            v = self._new_scalar(DataType.Index, origin=("dim", t, i))
             self._emit(f"{v.name} = fusion.dim {t.name}, {i} : {t.type}")
             self._dims[key] = v
         return v
@@ -432,6 +456,103 @@ class FusionDefinition:
     @staticmethod
     def _paren(vals):
         return "(" + ", ".join(v.name for v in vals) + ")" if vals else ""
+
+    # -- shape checks at execution time --
+
+    # Note [Shape checks]: a shape argument the IR does not carry
+    # (normalized_shape: fusion.layer_norm and fusion.rms_norm have an axis
+    # only) is compared with the input's sizes when the op is defined where
+    # they are static, and recorded in _shape_checks where they are not;
+    # _check_shapes() compares those when execute() checks its inputs
+    # (execution.check_inputs), before anything runs. A size is evaluated
+    # from the inputs' sizes and integer/index scalar inputs through the
+    # refs the tensors keep (input dims, constants, fusion.dim, index
+    # arithmetic, casts, slice/pad/cat extents); a size computed from
+    # scalars by other ops is not evaluated and goes unchecked. The fast
+    # path skips check_inputs on a hit: the scalar inputs a check reads are
+    # keyed by value there (execution._FastPath), tensor sizes are always.
+    def _eval_dim(self, t, i, inputs, reads):
+        if t.shape[i] >= 0:
+            return t.shape[i]
+        k = getattr(t, "input_index", None)
+        if k is not None:
+            return int(inputs[k].shape[i])
+        ref = t._refs[i]
+        if ref is None:
+            return self._eval_expr(t._size_exprs.get(i), inputs, reads)
+        return self._eval_ref(ref, inputs, reads)
+
+    def _eval_ref(self, ref, inputs, reads):
+        if isinstance(ref, int):
+            return ref
+        if isinstance(ref, tuple):
+            return self._eval_dim(ref[0], ref[1], inputs, reads)
+        if isinstance(ref, Scalar):
+            return self._eval_scalar(ref, inputs, reads)
+        return None
+
+    def _eval_scalar(self, s, inputs, reads):
+        if s.const is not None:
+            return int(s.const)
+        k = getattr(s, "input_index", None)
+        if k is not None:
+            if not (s.dtype.is_int or s.dtype.is_index):
+                return None
+            reads.add(k)
+            return int(inputs[k])
+        origin = s.origin
+        if origin is None:
+            return None
+        if origin[0] == "dim":
+            return self._eval_dim(origin[1], origin[2], inputs, reads)
+        if origin[0] == "cast":  # to an integer type or index: wraps as it does
+            v = self._eval_scalar(origin[1], inputs, reads)
+            if v is None:
+                return None
+            bits = s.dtype.bits
+            v &= (1 << bits) - 1
+            return v - (1 << bits) if v >> (bits - 1) else v
+        op, a, b = origin[1], self._eval_scalar(origin[2], inputs, reads), \
+            self._eval_scalar(origin[3], inputs, reads)
+        if a is None or b is None:
+            return None
+        if op == "muli":
+            return a * b
+        if op == "addi":
+            return a + b
+        return a // b if op == "divui" and b > 0 and a >= 0 else None
+
+    def _eval_expr(self, expr, inputs, reads):
+        if expr is None:
+            return None
+        if expr[0] == "pad":
+            v = self._eval_ref(expr[1], inputs, reads)
+            return None if v is None else v + expr[2]
+        if expr[0] == "cat":
+            vs = [self._eval_ref(r, inputs, reads) for r in expr[1]]
+            return None if None in vs else sum(vs)
+        # slice: bounds clamp to [0, size] (Ops.slice)
+        _, size_ref, start, stop, step = expr
+        size = self._eval_ref(size_ref, inputs, reads)
+        lo = 0 if start is None else self._eval_ref(start, inputs, reads)
+        hi = size if stop is None else self._eval_ref(stop, inputs, reads)
+        st = 1 if step is None else self._eval_ref(step, inputs, reads)
+        if None in (size, lo, hi, st) or st < 1:
+            return None
+        lo, hi = min(max(lo, 0), size), min(max(hi, 0), size)
+        return max(0, -(-(hi - lo) // st))
+
+    def _check_shapes(self, inputs):
+        """Note [Shape checks]: raises FusionInputError where a recorded
+        shape argument differs from the sizes of these (checked) inputs;
+        returns the indices of the scalar inputs it read."""
+        reads = set()
+        for what, t, a, ns in self._shape_checks:
+            got = [self._eval_dim(t, a + i, inputs, reads) for i in range(len(ns))]
+            if any(g is not None and g != n for g, n in zip(got, ns)):
+                sizes = [self._eval_dim(t, i, inputs, set()) for i in range(t.ndim)]
+                raise FusionInputError(_norm_shape_message(what, ns, sizes, "size"))
+        return reads
 
     # -- inputs and outputs --
     @_api
@@ -460,10 +581,17 @@ class FusionDefinition:
                 len(contiguity) != len(shape):
             raise FusionDefinitionError(
                 f"define_tensor: contiguity has {len(contiguity)} entries for rank {len(shape)}")
+        if stride_order is not None and len(stride_order) and (
+                any(not isinstance(d, int) or isinstance(d, bool) for d in stride_order)
+                or sorted(stride_order) != list(range(len(shape)))):
+            raise FusionDefinitionError(
+                f"define_tensor: stride_order {list(stride_order)} is not a permutation "
+                f"of the dims of rank {len(shape)}")
         if len(shape) > 8:
             raise FusionDefinitionError("define_tensor: rank above 8 is not supported")
         t = self._new_tensor(dtype, shape)
         t.input_name = name
+        t.input_index = len(self.inputs)
         t.contiguity = contiguity
         self.inputs.append(t)
         return t
@@ -484,6 +612,7 @@ class FusionDefinition:
             return self._const(value, dtype)
         s = self._new_scalar(dtype)
         s.input_name = name
+        s.input_index = len(self.inputs)
         self.inputs.append(s)
         return s
 
@@ -631,15 +760,16 @@ class Ops:
             if v.const is not None:
                 return fd._const(v.const, dtype)
             if v.dtype.is_index:
-                r = fd._new_scalar(DataType.Int64)
+                r = fd._new_scalar(DataType.Int64, origin=("cast", v))
                 fd._emit(f"{r.name} = arith.index_cast {v.name} : index to i64")
                 return self._cast(r, dtype)
             if dtype.is_index:
                 src = self._cast(v, DataType.Int64)
-                r = fd._new_scalar(DataType.Index)
+                r = fd._new_scalar(DataType.Index, origin=("cast", src))
                 fd._emit(f"{r.name} = arith.index_cast {src.name} : i64 to index")
                 return r
-            r = fd._new_scalar(dtype)
+            r = fd._new_scalar(dtype, origin=("cast", v) if v.dtype.is_int and dtype.is_int
+                               else None)
             fd._emit(f"{r.name} = fusion.cast {v.name} : {v.type} to {r.type}")
             return r
         r = fd._new_tensor(dtype, v.shape, [v._size_ref(i) for i in range(v.ndim)])
@@ -1131,7 +1261,7 @@ class Ops:
                 return fd._const(a.const + b.const, DataType.Index)
             if op == "divui" and b.const:
                 return fd._const(a.const // b.const, DataType.Index)
-        r = fd._new_scalar(DataType.Index)
+        r = fd._new_scalar(DataType.Index, origin=("arith", op, a, b))
         fd._emit(f"{r.name} = arith.{op} {a.name}, {b.name} : index")
         return r
 
@@ -1213,6 +1343,9 @@ class Ops:
         ve = [idx(stops[d], d, True) for d in range(n)]
         vt = [idx(steps[d], d, False) for d in range(n)]
         r = fd._new_tensor(x.dtype, shape, sizes)
+        for d in range(n):
+            if sizes[d] is None:
+                r._size_exprs[d] = ("slice", x._size_ref(d), starts[d], stops[d], steps[d])
         fd._emit(f"{r.name} = fusion.slice {x.name} [{', '.join(v.name for v in vs)}] "
                  f"[{', '.join(v.name for v in ve)}] [{', '.join(v.name for v in vt)}] : "
                  f"{x.type} -> {r.type}")
@@ -1245,6 +1378,9 @@ class Ops:
         sizes = [s if s >= 0 else (x._size_ref(i) if low[i] == high[i] == 0 else None)
                  for i, s in enumerate(shape)]
         r = fd._new_tensor(x.dtype, shape, sizes)
+        for i, ref in enumerate(sizes):
+            if ref is None:
+                r._size_exprs[i] = ("pad", x._size_ref(i), low[i] + high[i])
         fd._emit(f"{r.name} = fusion.pad {x.name}, {v.name} low {low} high {high} : "
                  f"{x.type}, {v.type} -> {r.type}")
         return r
@@ -1284,6 +1420,8 @@ class Ops:
                 shape.append(-1)
                 sizes.append(ts[0]._size_ref(i))
         r = fd._new_tensor(dtype, shape, sizes)
+        if sizes[d] is None:
+            r._size_exprs[d] = ("cat", [t._size_ref(d) for t in ts])
         fd._emit(f"{r.name} = fusion.cat {', '.join(t.name for t in ts)} dim = {d} : "
                  f"{', '.join(t.type for t in ts)} -> {r.type}")
         return r
@@ -1526,19 +1664,42 @@ class Ops:
         return self._softmax("log_softmax", x, dim)
 
     def _norm_axis(self, what, x, normalized_shape, axis, weight):
-        if axis is not None:
-            return _normalize_dim(axis, x.ndim, "axis")
-        if normalized_shape is not None:
-            n = 1 if isinstance(normalized_shape, int) else len(normalized_shape)
-            if n > x.ndim or n < 1:
+        """The first normalized dim, and normalized_shape as a list (or
+        None). normalized_shape must be the input's trailing sizes, as in
+        torch: checked here where they are static, else when the inputs are
+        (Note [Shape checks])."""
+        if normalized_shape is None:
+            if axis is not None:
+                return _normalize_dim(axis, x.ndim, "axis"), None
+            if weight is not None:
+                w = self._tensor(weight, what)
+                if not 1 <= w.ndim <= x.ndim:
+                    raise FusionDefinitionError(
+                        f"{what}: weight has rank {w.ndim}; the normalized dims are the "
+                        f"input's last 1 to {x.ndim}")
+                return x.ndim - w.ndim, None
+            return x.ndim - 1, None
+        ns = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+        for n in ns:
+            if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= INT64_MAX:
                 raise FusionDefinitionError(
-                    f"{what}: normalized_shape {normalized_shape} does not fit rank {x.ndim}")
-            return x.ndim - n
-        if weight is not None:
-            return x.ndim - weight.ndim
-        return x.ndim - 1
+                    f"{what}: normalized_shape entries are sizes in [0, {INT64_MAX}], "
+                    f"got {normalized_shape!r}")
+        if not 1 <= len(ns) <= x.ndim:
+            raise FusionDefinitionError(
+                f"{what}: normalized_shape {normalized_shape} does not fit rank {x.ndim}")
+        a = x.ndim - len(ns)
+        if axis is not None and _normalize_dim(axis, x.ndim, "axis") != a:
+            raise FusionDefinitionError(
+                f"{what}: axis {axis} does not match normalized_shape={ns}, which "
+                f"normalizes dims [{a}, {x.ndim}) of rank {x.ndim}")
+        if any(x.shape[a + i] >= 0 and x.shape[a + i] != n for i, n in enumerate(ns)):
+            raise FusionDefinitionError(_norm_shape_message(what, ns, x.shape, "shape"))
+        if any(x.shape[a + i] < 0 for i in range(len(ns))):
+            self._fd._shape_checks.append((what, x, a, ns))
+        return a, ns
 
-    def _norm_param(self, what, p, x, axis, pname):
+    def _norm_param(self, what, p, x, axis, pname, ns=None):
         if p is None:
             return None
         p = self._tensor(p, what)
@@ -1546,6 +1707,10 @@ class Ops:
             raise FusionDefinitionError(
                 f"{what}: {pname} has rank {p.ndim}; the normalized dims [{axis}, {x.ndim}) "
                 f"need rank {x.ndim - axis}")
+        if ns is not None and any(s >= 0 and s != n for s, n in zip(p.shape, ns)):
+            raise FusionDefinitionError(
+                f"{what}: expected {pname} to be of same shape as normalized_shape, but got "
+                f"{pname} of shape {_shape_text(p.shape)} and normalized_shape={ns}")
         for i in range(p.ndim):
             a, b = p.shape[i], x.shape[axis + i]
             if a >= 0 and b >= 0 and a != b:
@@ -1558,14 +1723,15 @@ class Ops:
                    axis=None):
         """(x - mean) / sqrt(var + eps) * weight + bias over the trailing
         dims (given by normalized_shape, axis, or the weight's rank; default
-        the last dim)."""
+        the last dim). normalized_shape must be those dims' sizes, as in
+        torch (Note [Shape checks])."""
         fd = self._fd
         x = self._tensor(x, "layer_norm")
         self._check_not_fp8(x.dtype, "layer_norm")
         x = self._cast(x, self._to_float(x.dtype))
-        a = self._norm_axis("layer_norm", x, normalized_shape, axis, weight)
-        w = self._norm_param("layer_norm", weight, x, a, "weight")
-        b = self._norm_param("layer_norm", bias, x, a, "bias")
+        a, ns = self._norm_axis("layer_norm", x, normalized_shape, axis, weight)
+        w = self._norm_param("layer_norm", weight, x, a, "weight", ns)
+        b = self._norm_param("layer_norm", bias, x, a, "bias", ns)
         r = fd._new_tensor(x.dtype, x.shape, [x._size_ref(i) for i in range(x.ndim)])
         parts = [f"{r.name} = fusion.layer_norm {x.name}"]
         if w is not None:
@@ -1578,13 +1744,14 @@ class Ops:
 
     @_api
     def rms_norm(self, x, normalized_shape=None, weight=None, eps=1e-6, axis=None):
-        """x * rsqrt(mean(x^2) + eps) * weight over the trailing dims."""
+        """x * rsqrt(mean(x^2) + eps) * weight over the trailing dims (as
+        layer_norm)."""
         fd = self._fd
         x = self._tensor(x, "rms_norm")
         self._check_not_fp8(x.dtype, "rms_norm")
         x = self._cast(x, self._to_float(x.dtype))
-        a = self._norm_axis("rms_norm", x, normalized_shape, axis, weight)
-        w = self._norm_param("rms_norm", weight, x, a, "weight")
+        a, ns = self._norm_axis("rms_norm", x, normalized_shape, axis, weight)
+        w = self._norm_param("rms_norm", weight, x, a, "weight", ns)
         r = fd._new_tensor(x.dtype, x.shape, [x._size_ref(i) for i in range(x.ndim)])
         parts = [f"{r.name} = fusion.rms_norm {x.name}"]
         if w is not None:

@@ -69,6 +69,37 @@ def test_softmax_layer_norm():
     np.testing.assert_allclose(out[1], ln, rtol=1e-4, atol=1e-5)
 
 
+def test_layer_norm_normalized_shape_checked_at_execution():
+    # Note [Shape checks]: the dynamic dims normalized_shape names are
+    # compared with the inputs' sizes before the interpreter runs.
+    x = rand(3, 8)
+
+    def build(fd):
+        t = fd.define_tensor([-1, -1], D.Float32)
+        fd.add_output(fd.ops.layer_norm(t, [8]))
+    ln = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(run(build, [x])[0], ln, rtol=1e-4, atol=1e-5)
+    with pytest.raises(FusionInputError, match=r"given normalized_shape=\[8\], expected "
+                                               r"input with shape \[\*, 8\], but got input "
+                                               r"of size \[8, 3\]"):
+        run(build, [rand(8, 3)])
+
+
+def test_shape_check_sizes_match_the_interpreter():
+    # The sizes Note [Shape checks] evaluates are the ones the interpreter
+    # computes.
+    from test_input_checks import THROUGH_OPS
+    for prepare, ns, good, bad, seen in THROUGH_OPS:
+        for shape in (good, bad):
+            with FusionDefinition("p") as fd:
+                t = fd.define_tensor([-1, -1], D.Float32)
+                y = prepare(fd, t)
+                fd.add_output(y)
+            x = np.ones(shape, np.float32)
+            sizes = [fd._eval_dim(y, i, [x], set()) for i in range(y.ndim)]
+            assert tuple(sizes) == fd.execute([x])[0].shape
+
+
 def test_sum_var_mean_where():
     x = rand(3, 6)
 

@@ -17,7 +17,8 @@ import pytest
 from test_runtime_fastpath import (FakeBackend, FakeTensor, _driver_present,
                                    count_input_checks,
                                    _fake_torch, compile_module, library,  # noqa: F401
-                                   offset_fd, scaled_fd, tiny3_fd, tool_or_skip)
+                                   check_norm_fds, norm_fds, offset_fd, scaled_fd,
+                                   tiny3_fd, tool_or_skip)
 
 from fusion import (DataType, FusionDefinition, FusionError,
                     FusionInputError, clear_cache)
@@ -746,3 +747,11 @@ def test_execute_scalar_out_of_range_through_c(fake_gpu_c):
     fd.execute([a, -2**63])
     assert rec.calls[-1]["records"][W + runtime.VALUE] == -2**63
     assert fd._fast_path.native.stats()["hits"] == 2
+
+
+def test_execute_normalized_shape_through_c(fake_gpu_c):
+    rec, checks, backend = fake_gpu_c
+    fd, fn = norm_fds()
+    check_norm_fds(fd, fn, rec.calls)
+    assert fd._fast_path.native.stats()["hits"] >= 2
+    assert fn._fast_path.native.stats()["hits"] >= 2

@@ -1,6 +1,11 @@
 """Checks that need no tools: out-of-range scalar inputs, sizes, strides
-and constants (which would wrap). The runtime binding's checks are in
+and constants (which would wrap), and shape arguments: normalized_shape
+against the input's trailing sizes, when the op is defined and, where they
+are symbolic, when the inputs are given (Note [Shape checks] in
+frontend.py), and stride_order. The runtime binding's checks are in
 test_runtime_fastpath.py and test_fastpath_ext.py."""
+import re
+
 import numpy as np
 import pytest
 
@@ -128,3 +133,142 @@ def test_constants_and_sizes_out_of_range(build, message):
     with pytest.raises(FusionDefinitionError, match=message):
         with FusionDefinition() as fd:
             build(fd)
+
+
+# --- shape arguments: normalized_shape ----------------------------------------------
+
+NORMS = [
+    ("layer_norm", lambda fd, x, ns, **kw: fd.ops.layer_norm(x, ns, **kw)),
+    ("rms_norm", lambda fd, x, ns, **kw: fd.ops.rms_norm(x, ns, **kw)),
+]
+norm_ids = [name for name, _ in NORMS]
+
+
+def norm_fd(norm, shape, ns, prepare=None, **kw):
+    with FusionDefinition("n") as fd:
+        x = fd.define_tensor(shape, D.Float32, name="x")
+        y = prepare(fd, x) if prepare else x
+        fd.add_output(norm(fd, y, ns, **kw))
+    return fd
+
+
+@pytest.mark.parametrize("name, norm", NORMS, ids=norm_ids)
+def test_normalized_shape_against_static_sizes(name, norm):
+    # Before: normalized_shape's length alone was used (the last dim here).
+    with pytest.raises(FusionDefinitionError) as e:
+        norm_fd(norm, [2, 3], [5])
+    assert str(e.value) == (f"{name}: given normalized_shape=[5], expected input with "
+                            f"shape [*, 5], but got input of shape [2, 3]")
+    with pytest.raises(FusionDefinitionError, match=r"normalized_shape=\[3, 3\], expected "
+                                                    r"input with shape \[\*, 3, 3\], but got "
+                                                    r"input of shape \[\?, 2, 3\]"):
+        norm_fd(norm, [-1, 2, 3], [3, 3])
+    with pytest.raises(FusionDefinitionError, match=r"normalized_shape=\[4\]"):
+        norm_fd(norm, [2, 3], 4)
+    for shape, ns in (([2, 3], [3]), ([2, 3], [2, 3]), ([2, 3], 3), ([-1, 3], (3,))):
+        assert f"fusion.{name}" in norm_fd(norm, shape, ns).to_mlir()
+
+
+@pytest.mark.parametrize("name, norm", NORMS, ids=norm_ids)
+def test_normalized_shape_against_sizes_at_execution(name, norm):
+    fd = norm_fd(norm, [-1, -1], [5])
+    with pytest.raises(FusionInputError) as e:
+        fd.execute([np.ones((2, 3), np.float32)])
+    assert str(e.value) == (f"{name}: given normalized_shape=[5], expected input with "
+                            f"shape [*, 5], but got input of size [2, 3]")
+    assert execution.check_inputs(fd, [np.ones((2, 5), np.float32)]) == "cpu"
+    fd = norm_fd(norm, [-1, 4, -1], [4, 6])
+    with pytest.raises(FusionInputError, match=r"got input of size \[7, 4, 5\]"):
+        fd.execute([np.ones((7, 4, 5), np.float32)])
+    assert execution.check_inputs(fd, [np.ones((7, 4, 6), np.float32)]) == "cpu"
+
+
+# Sizes derived from the inputs' through ops (Note [Shape checks]): the
+# normalized dim's size, a good and a bad input shape, and the size seen
+# (test_execute.py compares these sizes with the interpreter's).
+THROUGH_OPS = [
+    (lambda fd, x: fd.ops.permute(fd.ops.exp(x), [1, 0]), [4], (4, 3), (3, 4), "[4, 3]"),
+    (lambda fd, x: fd.ops.pad(x, [1, 2]), [6], (2, 3), (2, 4), "[2, 7]"),
+    (lambda fd, x: fd.ops.cat([x, x], 1), [6], (2, 3), (2, 4), "[2, 8]"),
+    (lambda fd, x: fd.ops.slice(x, [0, 1], [None, 5]), [4], (2, 9), (2, 3), "[2, 2]"),
+    (lambda fd, x: fd.ops.slice(x, [0, 0], [None, None], [1, 2]), [3], (2, 5), (2, 7),
+     "[2, 4]"),
+    (lambda fd, x: fd.ops.reshape(x, [-1, fd.ops.size(x, 0)]), [2], (2, 3), (3, 2),
+     "[2, 3]"),
+    (lambda fd, x: fd.ops.reshape(x, [fd.ops.size(x, 1), -1]), [2], (2, 3), (3, 2),
+     "[2, 3]"),
+    (lambda fd, x: fd.ops.broadcast_in_dim(fd.ops.sum(x, [1]), [-1, fd.ops.size(x, 1)], [0]),
+     [3], (2, 3), (2, 4), "[2, 4]"),
+]
+
+
+@pytest.mark.parametrize("prepare, ns, good, bad, seen", THROUGH_OPS)
+def test_normalized_shape_through_ops(prepare, ns, good, bad, seen):
+    fd = norm_fd(NORMS[0][1], [-1, -1], ns, prepare)
+    assert execution.check_inputs(fd, [np.ones(good, np.float32)]) == "cpu"
+    with pytest.raises(FusionInputError, match=rf"got input of size {re.escape(seen)}"):
+        fd.execute([np.ones(bad, np.float32)])
+
+
+def test_normalized_shape_through_an_index_scalar():
+    # The scalar input a check reads is keyed by value on the fast path
+    # (execution._FastPath): a hit skips check_inputs.
+    with FusionDefinition("n") as fd:
+        x = fd.define_tensor([-1, 1], D.Float32, name="x")
+        n = fd.define_scalar(dtype=D.Index, name="n")
+        fd.add_output(fd.ops.layer_norm(fd.ops.expand(x, [-1, n]), [8]))
+    x = np.ones((4, 1), np.float32)
+    assert execution.check_inputs(fd, [x, 8]) == "cpu"
+    assert fd._shape_reads == {1}
+    with pytest.raises(FusionInputError, match=r"normalized_shape=\[8\].* size \[4, 5\]"):
+        fd.execute([x, 5])
+
+
+@pytest.mark.parametrize("name, norm", NORMS, ids=norm_ids)
+def test_normalized_shape_arguments(name, norm):
+    for ns in ([-1], [True], ["a"], [2.0], [], [1, 2, 3]):
+        with pytest.raises(FusionDefinitionError, match=f"{name}: normalized_shape"):
+            norm_fd(norm, [-1, -1], ns)
+    # axis and normalized_shape must agree.
+    with pytest.raises(FusionDefinitionError, match=rf"{name}: axis 0 does not match "
+                                                    rf"normalized_shape=\[3\]"):
+        norm_fd(norm, [2, 3], [3], axis=0)
+    assert "axis = 1" in norm_fd(norm, [2, 3], [3], axis=-1).to_mlir()
+
+
+def test_norm_weights_against_normalized_shape():
+    with pytest.raises(FusionDefinitionError,
+                       match=r"layer_norm: expected weight to be of same shape as "
+                             r"normalized_shape, but got weight of shape \[4\] and "
+                             r"normalized_shape=\[5\]"):
+        with FusionDefinition() as fd:
+            x = fd.define_tensor([-1, -1], D.Float32)
+            fd.ops.layer_norm(x, [5], fd.define_tensor([4], D.Float32))
+    with pytest.raises(FusionDefinitionError, match=r"rms_norm: expected weight"):
+        with FusionDefinition() as fd:
+            x = fd.define_tensor([-1, -1], D.Float32)
+            fd.ops.rms_norm(x, [5], fd.define_tensor([4], D.Float32))
+    with pytest.raises(FusionDefinitionError, match=r"expected bias to be of same shape"):
+        with FusionDefinition() as fd:
+            x = fd.define_tensor([-1, -1], D.Float32)
+            fd.ops.layer_norm(x, [5], None, fd.define_tensor([6], D.Float32))
+    # A weight of a higher rank than the input gave a negative axis.
+    with pytest.raises(FusionDefinitionError, match=r"layer_norm: weight has rank 2; the "
+                                                    r"normalized dims are the input's last 1 "
+                                                    r"to 1"):
+        with FusionDefinition() as fd:
+            x = fd.define_tensor([4], D.Float32)
+            fd.ops.layer_norm(x, weight=fd.define_tensor([2, 4], D.Float32))
+
+
+def test_stride_order_is_a_permutation():
+    # Before: accepted whatever it held (it is recorded only).
+    for order in ([0], [0, 0], [0, 2], [1, 0, 2], [0, "1"]):
+        with pytest.raises(FusionDefinitionError, match=r"define_tensor: stride_order .* is "
+                                                        r"not a permutation of the dims of "
+                                                        r"rank 2"):
+            with FusionDefinition() as fd:
+                fd.define_tensor([-1, -1], D.Float32, stride_order=order)
+    for order in ([1, 0], (0, 1), [], None):
+        with FusionDefinition() as fd:
+            fd.define_tensor([-1, -1], D.Float32, stride_order=order)

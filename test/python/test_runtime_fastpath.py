@@ -607,3 +607,40 @@ def test_execute_scalar_out_of_range(fake_gpu):
     assert len(fake_gpu.launches) == 2
     fd.execute([a, 2**63 - 1])  # still on the fast path
     assert len(fake_gpu.launches) == 3 and len(fake_gpu.checks) == 4
+
+
+def norm_fds():
+    """layer_norm over [8]: of a dynamic input, and of one expanded to an
+    index scalar input's size."""
+    with FusionDefinition("ln") as fd:
+        x = fd.define_tensor([-1, -1], DataType.Float32, name="x")
+        fd.add_output(fd.ops.layer_norm(x, [8]))
+    with FusionDefinition("ln_n") as fn:
+        x = fn.define_tensor([-1, 1], DataType.Float32, name="x")
+        n = fn.define_scalar(dtype=DataType.Index, name="n")
+        fn.add_output(fn.ops.layer_norm(fn.ops.expand(x, [-1, n]), [8]))
+    return fd, fn
+
+
+def check_norm_fds(fd, fn, launches):
+    """Note [Shape checks] in frontend.py: normalized_shape against the
+    sizes of inputs after hits (a hit skips check_inputs)."""
+    for _ in range(2):
+        fd.execute([FakeTensor([4, 8])])
+        fn.execute([FakeTensor([4, 1]), 8])
+    assert fd.last_execution["cache_hit"] and fn.last_execution["cache_hit"]
+    n = len(launches)
+    with pytest.raises(FusionInputError, match=r"layer_norm: given normalized_shape=\[8\], "
+                                               r"expected input with shape \[\*, 8\], but got "
+                                               r"input of size \[4, 5\]"):
+        fd.execute([FakeTensor([4, 5])])
+    with pytest.raises(FusionInputError, match=r"normalized_shape=\[8\].*size \[4, 5\]"):
+        fn.execute([FakeTensor([4, 1]), 5])
+    assert len(launches) == n
+    fd.execute([FakeTensor([4, 8])])
+    fn.execute([FakeTensor([4, 1]), 8])
+    assert len(launches) == n + 2
+
+
+def test_execute_normalized_shape_after_hits(fake_gpu):
+    check_norm_fds(*norm_fds(), fake_gpu.launches)
