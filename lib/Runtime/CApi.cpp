@@ -46,6 +46,8 @@ FUSION_SAME_FIELD(fusion_tensor, OutputTensor, allocated, allocated);
 #undef FUSION_SAME_FIELD
 static_assert(FUSION_MAX_RANK == kMaxRank);
 static_assert(FUSION_ERROR_CUDA == static_cast<int>(ErrorCode::CudaError));
+static_assert(FUSION_ERROR_MISALIGNED_POINTER ==
+              static_cast<int>(ErrorCode::MisalignedPointer));
 static_assert(FUSION_ERROR_WRONG_OUTPUT ==
               static_cast<int>(ErrorCode::WrongOutput));
 static_assert(FUSION_DTYPE_F8E5M2 == static_cast<int>(DType::F8E5M2));

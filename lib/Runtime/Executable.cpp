@@ -313,15 +313,48 @@ Executable::Impl::lookupPlan(const Argument *inputs, size_t numInputs,
   return lastPlan;
 }
 
+namespace {
+
+// Note [Pointer alignment]: kernels access tensors with loads and stores of
+// their element size (or wider, which PtrAligned guards), and the GPU
+// faults on a misaligned one. So the data pointer of every non-empty tensor
+// input (checkPointers, every call) and of every provided non-empty output
+// (checkOutputs, run) must be a multiple of its element size (1, 2, 4 or 8
+// bytes); else MisalignedPointer, before anything is allocated or launched.
+// Empty tensors are never accessed: any pointer (null too) is fine.
+
+/// MisalignedPointer for `what` ("input 1 (b)", "output 0").
+Status misalignedPointer(const std::string &what, const void *data,
+                         DType dtype) {
+  return Status(ErrorCode::MisalignedPointer,
+                concat(what, ": data pointer ", data, " is not aligned to ",
+                       dtypeByteSize(dtype), " bytes (the size of ",
+                       dtypeName(dtype), ")"));
+}
+
+bool isAligned(const void *data, DType dtype) {
+  auto alignment = static_cast<uintptr_t>(dtypeByteSize(dtype));
+  return (reinterpret_cast<uintptr_t>(data) & (alignment - 1)) == 0;
+}
+
+} // namespace
+
 Status Executable::Impl::checkPointers(const CachedPlan &cached,
                                        const Argument *inputs) const {
-  for (int32_t i = 0; i < desc.numInputs(); ++i)
-    if (desc.inputs[i].kind == ArgKind::Tensor && !inputs[i].data &&
-        cached.inputNumElements[i] != 0)
+  for (int32_t i = 0; i < desc.numInputs(); ++i) {
+    if (desc.inputs[i].kind != ArgKind::Tensor ||
+        cached.inputNumElements[i] == 0)
+      continue;
+    if (!inputs[i].data)
       return Status(ErrorCode::NullPointer,
                     concat(desc.inputLabel(i),
                            ": null data pointer for a tensor of ",
                            cached.inputNumElements[i], " elements"));
+    // Note [Pointer alignment]; the dtype was checked by bindSignature.
+    if (!isAligned(inputs[i].data, desc.inputs[i].dtype))
+      return misalignedPointer(desc.inputLabel(i), inputs[i].data,
+                               desc.inputs[i].dtype);
+  }
   return Status::success();
 }
 
@@ -356,6 +389,9 @@ Status Executable::Impl::checkOutputs(const CachedPlan &cached,
       if (layout.sizes[d] > 1 && given.strides[d] != layout.strides[d])
         return wrong(concat("dim ", d, " stride expected ", layout.strides[d],
                             ", got ", given.strides[d]));
+    // Note [Pointer alignment].
+    if (layout.numElements != 0 && !isAligned(given.data, layout.dtype))
+      return misalignedPointer(concat("output ", o), given.data, layout.dtype);
   }
   return Status::success();
 }

@@ -43,6 +43,8 @@ const char *errorCodeName(ErrorCode code) {
     return "DriverUnavailable";
   case ErrorCode::CudaError:
     return "CudaError";
+  case ErrorCode::MisalignedPointer:
+    return "MisalignedPointer";
   }
   return "Unknown";
 }

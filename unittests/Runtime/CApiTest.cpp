@@ -219,6 +219,32 @@ TEST(CApiTest, ErrorMessageIsThreadLocal) {
             "input 0 (a): null data pointer for a tensor of 1000 elements");
 }
 
+TEST(CApiTest, MisalignedPointerIsATypedError) {
+  ExecutablePtr exe = loadAddModule();
+  int64_t n = 1000;
+  fusion_arg args[] = {
+      tensorArg(reinterpret_cast<void *>(0x10000), FUSION_DTYPE_F32, &n, 1),
+      tensorArg(reinterpret_cast<void *>(0x20001), FUSION_DTYPE_F32, &n, 1)};
+  const char *message = "input 1 (b): data pointer 0x20001 is not aligned to "
+                        "4 bytes (the size of f32)";
+  fusion_plan *plan = nullptr;
+  EXPECT_EQ(fusion_executable_plan(exe.get(), args, 2, &plan),
+            FUSION_ERROR_MISALIGNED_POINTER);
+  EXPECT_EQ(plan, nullptr);
+  EXPECT_EQ(fusion_last_error_code(), FUSION_ERROR_MISALIGNED_POINTER);
+  EXPECT_STREQ(fusion_last_error_message(), message);
+  EXPECT_STREQ(fusion_error_code_name(FUSION_ERROR_MISALIGNED_POINTER),
+               "MisalignedPointer");
+  fusion_tensor out = {};
+  EXPECT_EQ(fusion_executable_infer_outputs(exe.get(), args, 2, &out, 1),
+            FUSION_ERROR_MISALIGNED_POINTER);
+  EXPECT_STREQ(fusion_last_error_message(), message);
+  // Checked before the driver is needed.
+  EXPECT_EQ(fusion_executable_run(exe.get(), args, 2, &out, 1, nullptr),
+            FUSION_ERROR_MISALIGNED_POINTER);
+  EXPECT_STREQ(fusion_last_error_message(), message);
+}
+
 TEST(CApiTest, DTypeHelpers) {
   EXPECT_STREQ(fusion_dtype_name(FUSION_DTYPE_BF16), "bf16");
   EXPECT_EQ(fusion_dtype_size(FUSION_DTYPE_I1), 1);

@@ -238,6 +238,14 @@ TEST(PackedApiTest, ErrorsNameTheInput) {
   {
     Records in;
     in.tensor(&a, FUSION_DTYPE_F32, {1000});
+    in.tensor(reinterpret_cast<void *>(0x20001), FUSION_DTYPE_F32, {1000});
+    expectError(in, FUSION_ERROR_MISALIGNED_POINTER,
+                "input 1 (b): data pointer 0x20001 is not aligned to 4 bytes "
+                "(the size of f32)");
+  }
+  {
+    Records in;
+    in.tensor(&a, FUSION_DTYPE_F32, {1000});
     in.tensor(&b, FUSION_DTYPE_F32, {999});
     EXPECT_EQ(infer(exe.get(), in, out), FUSION_ERROR_CONSTRAINT_VIOLATION);
     EXPECT_NE(std::string(fusion_last_error_message())

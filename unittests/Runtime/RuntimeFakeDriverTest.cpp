@@ -98,6 +98,36 @@ TEST_F(RuntimeFakeDriverTest, WellFormedCubinLoadsAndLaunches) {
   EXPECT_EQ(fake().numLaunches(), 1u);
 }
 
+TEST_F(RuntimeFakeDriverTest, MisalignedPointersLaunchNothing) {
+  TestModule module = makeAddModule();
+  module.kernels[0].cubin = makeTestCubin("add_f32");
+  Expected<std::unique_ptr<Executable>> exe = loadModule(module);
+  ASSERT_TRUE(exe.ok()) << exe.status().toString();
+  // An f32 input at +1 byte.
+  Status status = runAdd(**exe, fakePointer(0x10000), fakePointer(0x20001));
+  EXPECT_EQ(status.code(), ErrorCode::MisalignedPointer) << status.toString();
+  EXPECT_EQ(status.message(), "input 1 (b): data pointer 0x20001 is not "
+                              "aligned to 4 bytes (the size of f32)");
+  // A provided output at +2 bytes.
+  int64_t n = 1000;
+  std::vector<Argument> inputs = {
+      Argument::tensor(fakePointer(0x10000), DType::F32, &n, 1),
+      Argument::tensor(fakePointer(0x20000), DType::F32, &n, 1)};
+  OutputTensor output;
+  ASSERT_TRUE((*exe)->inferOutputs(inputs.data(), 2, &output, 1).ok());
+  output.data = fakePointer(0x30002);
+  status = (*exe)->run(inputs.data(), 2, &output, 1, nullptr);
+  EXPECT_EQ(status.code(), ErrorCode::MisalignedPointer) << status.toString();
+  EXPECT_EQ(status.message(), "output 0: data pointer 0x30002 is not aligned "
+                              "to 4 bytes (the size of f32)");
+  EXPECT_EQ(fake().numLaunches(), 0u);
+  EXPECT_EQ(fake().count("cuMemAllocAsync"), 0);
+  // Aligned: one launch.
+  status = runAdd(**exe, fakePointer(0x10000), fakePointer(0x20000));
+  EXPECT_TRUE(status.ok()) << status.toString();
+  EXPECT_EQ(fake().numLaunches(), 1u);
+}
+
 TEST_F(RuntimeFakeDriverTest, TruncatedCubinNeverReachesTheDriver) {
   // cuModuleLoadData takes no size: a 2-byte cubin that reached it was read
   // past its end (valgrind: an invalid read in the fake's cuModuleLoadData).

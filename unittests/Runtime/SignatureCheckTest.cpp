@@ -117,6 +117,50 @@ TEST_F(SignatureCheckTest, NullPointerOfANonEmptyTensor) {
               "input 0 (a): null data pointer for a tensor of 1000 elements");
 }
 
+TEST_F(SignatureCheckTest, MisalignedPointerOfANonEmptyTensor) {
+  std::vector<Argument> args = addArgs();
+  args[1].data = fakePointer(0x2001); // an f32 at +1 byte
+  expectError(args, ErrorCode::MisalignedPointer,
+              "input 1 (b): data pointer 0x2001 is not aligned to 4 bytes "
+              "(the size of f32)");
+  args[1].data = fakePointer(0x2002);
+  expectError(args, ErrorCode::MisalignedPointer,
+              "input 1 (b): data pointer 0x2002 is not aligned to 4 bytes "
+              "(the size of f32)");
+  // Checked on cache hits too, and by inferOutputs.
+  ASSERT_TRUE(exe->plan(addArgs()).ok());
+  args[0].data = fakePointer(0x1003);
+  args[1].data = fakePointer(0x2000);
+  expectError(args, ErrorCode::MisalignedPointer,
+              "input 0 (a): data pointer 0x1003 is not aligned to 4 bytes "
+              "(the size of f32)");
+  OutputTensor output;
+  Status status = exe->inferOutputs(args.data(), args.size(), &output, 1);
+  EXPECT_EQ(status.code(), ErrorCode::MisalignedPointer) << status.toString();
+  // An empty tensor's pointer is never dereferenced.
+  int64_t zero = 0;
+  args = {Argument::tensor(fakePointer(0x1001), DType::F32, &zero, 1),
+          Argument::tensor(fakePointer(0x2003), DType::F32, &zero, 1)};
+  Expected<EvaluatedPlan> plan = exe->plan(args);
+  EXPECT_TRUE(plan.ok()) << plan.status().toString();
+}
+
+TEST_F(SignatureCheckTest, PointerAlignmentIsTheElementSize) {
+  TestModule module = makeAddModule();
+  module.inputs[0].dtype = fb::DType::I8;
+  module.inputs[1].dtype = fb::DType::F64;
+  exe = load(module);
+  std::vector<Argument> args = {
+      Argument::tensor(fakePointer(0x1001), DType::I8, &n, 1),
+      Argument::tensor(fakePointer(0x2008), DType::F64, &n, 1)};
+  Expected<EvaluatedPlan> plan = exe->plan(args);
+  EXPECT_TRUE(plan.ok()) << plan.status().toString();
+  args[1].data = fakePointer(0x2004);
+  expectError(args, ErrorCode::MisalignedPointer,
+              "input 1 (b): data pointer 0x2004 is not aligned to 8 bytes "
+              "(the size of f64)");
+}
+
 TEST_F(SignatureCheckTest, NullPointerOfAnEmptyTensorIsFine) {
   int64_t zero = 0;
   std::vector<Argument> args = {

@@ -35,7 +35,7 @@ enum class ParamKind : int32_t {
 struct Argument {
   ArgKind kind = ArgKind::Tensor;
   DType dtype = DType::F32;
-  void *data = nullptr;             // tensor: device pointer
+  void *data = nullptr;             // tensor: device pointer, element-aligned
   int64_t rank = 0;                 // tensor: number of dims
   const int64_t *sizes = nullptr;   // tensor: `rank` sizes
   const int64_t *strides = nullptr; // tensor: in elements; null = row-major

@@ -33,6 +33,7 @@ enum class ErrorCode : int32_t {
   WrongOutput = 16,        // a caller-provided output does not match
   DriverUnavailable = 17,  // libcuda.so.1 missing, too old, or no device
   CudaError = 18,          // a CUDA driver call failed
+  MisalignedPointer = 19,  // data pointer not a multiple of the element size
 };
 
 /// The enumerator's name, e.g. "WrongDType"; "Unknown" for other values.
