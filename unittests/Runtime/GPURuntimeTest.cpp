@@ -27,6 +27,7 @@ namespace {
 struct TestDriver {
   decltype(&::cuInit) init = nullptr;
   decltype(&::cuDeviceGet) deviceGet = nullptr;
+  decltype(&::cuDeviceGetAttribute) deviceGetAttribute = nullptr;
   decltype(&::cuDevicePrimaryCtxRetain) primaryCtxRetain = nullptr;
   decltype(&::cuCtxSetCurrent) ctxSetCurrent = nullptr;
   decltype(&::cuMemAlloc_v2) memAlloc = nullptr;
@@ -48,6 +49,7 @@ struct TestDriver {
       return fn != nullptr;
     };
     return get(init, "cuInit") && get(deviceGet, "cuDeviceGet") &&
+           get(deviceGetAttribute, "cuDeviceGetAttribute") &&
            get(primaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
            get(ctxSetCurrent, "cuCtxSetCurrent") &&
            get(memAlloc, "cuMemAlloc_v2") && get(memFree, "cuMemFree_v2") &&
@@ -283,6 +285,34 @@ TEST_F(GPURuntimeTest, FallsBackToPtxWhenTheCubinDoesNotLoad) {
   ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
   exe = std::move(*loaded);
   runAndCheck(1000, nullptr);
+}
+
+TEST_F(GPURuntimeTest, RunsACubinFromPtxasWithoutPtx) {
+  // A cubin as the compiler embeds it passes the verifier (Note [Cubin
+  // checks]) and is what the driver runs: the module has no PTX.
+  CUdevice device = 0;
+  int major = 0, minor = 0;
+  CU_ASSERT(cu.deviceGet(&device, 0));
+  CU_ASSERT(cu.deviceGetAttribute(
+      &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device));
+  CU_ASSERT(cu.deviceGetAttribute(
+      &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device));
+  std::string why;
+  std::vector<uint8_t> cubin = compileAxpyCubin(
+      FUSION_PTXAS_EXECUTABLE,
+      "sm_" + std::to_string(major) + std::to_string(minor), why);
+  if (cubin.empty())
+    GTEST_SKIP() << why;
+  TestModule module = makeAxpyModule();
+  module.kernels[0].ptx.clear();
+  module.kernels[0].cubin = cubin;
+  std::vector<uint8_t> bytes = module.build();
+  Expected<std::unique_ptr<Executable>> loaded =
+      Executable::load(bytes.data(), bytes.size());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
+  exe = std::move(*loaded);
+  runAndCheck(1000, nullptr);
+  runAndCheck(200000, nullptr); // the clustered variant
 }
 
 TEST_F(GPURuntimeTest, SteadyStateHostOverhead) {

@@ -7,11 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
-#include <iterator>
 #include <random>
 
 #include <fcntl.h>
@@ -66,36 +63,6 @@ TestModule addModuleWithCubin(std::vector<uint8_t> cubin) {
   TestModule module = makeAddModule();
   module.kernels[0].cubin = std::move(cubin);
   return module;
-}
-
-/// A cubin from ptxas for kAxpyPtx, or empty (with the reason in `why`)
-/// when there is no ptxas or it fails.
-std::vector<uint8_t> ptxasCubin(const std::string &arch, std::string &why) {
-  std::string ptxas = FUSION_PTXAS_EXECUTABLE;
-  if (ptxas.empty()) {
-    why = "ptxas was not found at configure time";
-    return {};
-  }
-  char dir[] = "/tmp/fusion-cubin-XXXXXX";
-  if (!mkdtemp(dir)) {
-    why = "mkdtemp failed";
-    return {};
-  }
-  std::string ptxPath = std::string(dir) + "/axpy.ptx";
-  std::string cubinPath = std::string(dir) + "/axpy.cubin";
-  std::ofstream(ptxPath) << kAxpyPtx;
-  std::string command = "'" + ptxas + "' -arch=" + arch + " '" + ptxPath +
-                        "' -o '" + cubinPath + "' 2>&1";
-  int rc = std::system(command.c_str());
-  std::ifstream file(cubinPath, std::ios::binary);
-  std::vector<uint8_t> cubin((std::istreambuf_iterator<char>(file)),
-                             std::istreambuf_iterator<char>());
-  std::remove(ptxPath.c_str());
-  std::remove(cubinPath.c_str());
-  std::remove(dir);
-  if (rc != 0 || cubin.empty())
-    why = command + " failed with status " + std::to_string(rc);
-  return rc == 0 ? cubin : std::vector<uint8_t>();
 }
 
 } // namespace
@@ -657,7 +624,8 @@ TEST(ModuleVerifierTest, AcceptsCubinsFromPtxas) {
   // What the compiler embeds: ptxas output (ModuleWriter runs ptxas too).
   for (const char *arch : {"sm_90", "sm_90a"}) {
     std::string why;
-    std::vector<uint8_t> cubin = ptxasCubin(arch, why);
+    std::vector<uint8_t> cubin =
+        compileAxpyCubin(FUSION_PTXAS_EXECUTABLE, arch, why);
     if (cubin.empty())
       GTEST_SKIP() << why;
     TestModule module = makeAxpyModule();

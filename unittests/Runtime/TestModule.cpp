@@ -6,6 +6,9 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <iterator>
 
 namespace fusion::runtime::testing {
@@ -308,6 +311,37 @@ std::vector<uint8_t> makeTestCubin(const std::string &entry) {
     putLE(image, header + 56, s.entrySize, 8);
   }
   return image;
+}
+
+std::vector<uint8_t> compileAxpyCubin(const std::string &ptxas,
+                                      const std::string &arch,
+                                      std::string &why) {
+  if (ptxas.empty()) {
+    why = "ptxas was not found at configure time";
+    return {};
+  }
+  char dir[] = "/tmp/fusion-cubin-XXXXXX";
+  if (!mkdtemp(dir)) {
+    why = "mkdtemp failed";
+    return {};
+  }
+  std::string ptxPath = std::string(dir) + "/axpy.ptx";
+  std::string cubinPath = std::string(dir) + "/axpy.cubin";
+  std::ofstream(ptxPath) << kAxpyPtx;
+  std::string command = "'" + ptxas + "' -arch=" + arch + " '" + ptxPath +
+                        "' -o '" + cubinPath + "' 2>&1";
+  int rc = std::system(command.c_str());
+  std::ifstream file(cubinPath, std::ios::binary);
+  std::vector<uint8_t> cubin((std::istreambuf_iterator<char>(file)),
+                             std::istreambuf_iterator<char>());
+  std::remove(ptxPath.c_str());
+  std::remove(cubinPath.c_str());
+  std::remove(dir);
+  if (rc != 0 || cubin.empty()) {
+    why = command + " failed with status " + std::to_string(rc);
+    return {};
+  }
+  return cubin;
 }
 
 bool cudaDriverLoadable() {

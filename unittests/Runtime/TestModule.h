@@ -123,6 +123,12 @@ constexpr size_t kCubinSectionHeaderBytes = 64;
 /// fake driver loads it, a real driver refuses it (no SM architecture).
 std::vector<uint8_t> makeTestCubin(const std::string &entry);
 
+/// kAxpyPtx compiled by `ptxas` for `arch` (the compiler embeds such
+/// cubins), or empty with the reason in `why` (no ptxas, or it failed).
+std::vector<uint8_t> compileAxpyCubin(const std::string &ptxas,
+                                      const std::string &arch,
+                                      std::string &why);
+
 /// Loads `module`; a test failure (and null) when it does not load.
 std::unique_ptr<Executable> load(const TestModule &module);
 
