@@ -55,6 +55,9 @@ std::string mlir::fusion::collectPTX(ModuleOp module) {
 FailureOr<std::string>
 mlir::fusion::compileToModuleFile(ModuleOp module, StringRef fusionName,
                                   const CompileOptions &options) {
+  // Which fusion is written is settled before anything compiles.
+  if (failed(selectFusion(module, fusionName)))
+    return failure();
   std::string definition;
   {
     llvm::raw_string_ostream os(definition);

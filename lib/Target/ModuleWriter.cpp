@@ -6,12 +6,15 @@
 
 #include "fusion/Target/ModuleWriter.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "fusion/Runtime/ModuleFormat.h"
 #include "fusion/Runtime/fusion_module_generated.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
@@ -680,19 +683,39 @@ private:
 
 } // namespace
 
-FailureOr<std::string>
-mlir::fusion::writeModuleFile(ModuleOp module, StringRef fusionName,
-                              StringRef definition,
-                              const ModuleWriterOptions &options) {
+FailureOr<FusionOp> mlir::fusion::selectFusion(ModuleOp module,
+                                               StringRef fusionName) {
   FusionOp fusion;
+  SmallVector<StringRef> names;
+  for (auto f : module.getOps<FusionOp>())
+    names.push_back(f.getSymName());
   for (auto f : module.getOps<FusionOp>()) {
     if (!fusionName.empty() && f.getSymName() != fusionName)
       continue;
     if (fusion)
-      return module.emitError("several fusions: name one to write");
+      return module.emitError("several fusions (@")
+             << llvm::join(names, ", @")
+             << "): a module file holds one; name it (fusion-translate "
+                "--fusion=NAME)";
     fusion = f;
   }
+  if (!fusion && fusionName.empty())
+    return module.emitError("no fusion.fusion in the input: nothing to write");
   if (!fusion)
-    return module.emitError("no fusion named '") << fusionName << "'";
-  return PlanWriter(fusion, module, options).write(definition);
+    return module.emitError("no fusion named '")
+           << fusionName << "' (the input has "
+           << (names.empty() ? std::string("none")
+                             : "@" + llvm::join(names, ", @"))
+           << ")";
+  return fusion;
+}
+
+FailureOr<std::string>
+mlir::fusion::writeModuleFile(ModuleOp module, StringRef fusionName,
+                              StringRef definition,
+                              const ModuleWriterOptions &options) {
+  FailureOr<FusionOp> fusion = selectFusion(module, fusionName);
+  if (failed(fusion))
+    return failure();
+  return PlanWriter(*fusion, module, options).write(definition);
 }

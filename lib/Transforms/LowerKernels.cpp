@@ -4,6 +4,7 @@
 // allocates outputs, computes launch parameters and picks a variant.
 //===----------------------------------------------------------------------===//
 
+#include "fusion/Runtime/ModuleFormat.h"
 #include "fusion/Transforms/Passes.h"
 #include "fusion/Transforms/RowKernel.h"
 #include "fusion/Transforms/ShapeReification.h"
@@ -532,9 +533,7 @@ public:
             return failure();
           Value x = v > 1 ? splat(*gen) : gen->value;
           if (x.getType() != target)
-            x = part.isFloat
-                    ? arith::ExtFOp::create(b, loc, target, x).getResult()
-                    : arith::ExtSIOp::create(b, loc, target, x).getResult();
+            x = widenToAccumulator(x, target, part.isFloat);
           xs.push_back(x);
         }
         return success();
@@ -636,9 +635,7 @@ public:
             cast<RankedTensorType>(result.getType()).getElementType();
         Value r = acc;
         if (element != acc.getType())
-          r = part.isFloat
-                  ? arith::TruncFOp::create(b, loc, element, acc).getResult()
-                  : arith::TruncIOp::create(b, loc, element, acc).getResult();
+          r = narrowFromAccumulator(acc, element, part.isFloat);
         reduced[result] = Gen{r, false};
       };
       Operation *op = part.reduction->op;
@@ -1342,9 +1339,7 @@ public:
           Value x = v > 1 ? splat(*gen) : gen->value;
           Type target = accType(part);
           if (x.getType() != target)
-            x = part.isFloat
-                    ? arith::ExtFOp::create(b, loc, target, x).getResult()
-                    : arith::ExtSIOp::create(b, loc, target, x).getResult();
+            x = widenToAccumulator(x, target, part.isFloat);
           x = arith::SelectOp::create(b, loc, inBounds, x,
                                       neutral(part.kind, part.isFloat, target));
           partials[k] = combine(part.kind, part.isFloat, partials[k], x);
@@ -1401,9 +1396,7 @@ public:
         Type target = v > 1 ? Type(VectorType::get({v}, element)) : element;
         Value r = total;
         if (target != total.getType())
-          r = part.isFloat
-                  ? arith::TruncFOp::create(b, loc, target, total).getResult()
-                  : arith::TruncIOp::create(b, loc, target, total).getResult();
+          r = narrowFromAccumulator(total, target, part.isFloat);
         reduced[part.op->getResult(0)] = Gen{r, v > 1};
       }
       for (int64_t d = 0; d < p; ++d)
@@ -1945,10 +1938,56 @@ private:
     auto it = memo.find(key);
     if (it != memo.end())
       return it->second;
+    if (failed(generateOperandsFirst(value, map)))
+      return failure();
     FailureOr<Gen> result = generateUncached(value, map);
     if (succeeded(result))
       memo[key] = *result;
     return result;
+  }
+
+  // Note [Deep chains]: generate() recurses through the operands of
+  // element-wise ops, so a chain of tens of thousands of them would overflow
+  // the stack. Before an element-wise op is generated, the element-wise ops
+  // it depends on (through operands with the same index map) are generated
+  // bottom-up from an explicit stack, in the order the recursion would have
+  // finished them, so the recursion below finds each operand in the memo and
+  // goes one level deep. The IR emitted is the same as without it.
+  LogicalResult generateOperandsFirst(Value value, ArrayRef<int64_t> map) {
+    auto pending = [&](Value v) -> Operation * {
+      Operation *op = v.getDefiningOp();
+      if (!op || !op->hasTrait<FusionElementwise>() || reduced.count(v))
+        return nullptr;
+      ArrayRef<int64_t> m =
+          isa<RankedTensorType>(v.getType()) ? map : ArrayRef<int64_t>();
+      auto key = std::make_pair(v.getAsOpaquePointer(),
+                                std::vector<int64_t>(m.begin(), m.end()));
+      return memo.count(key) ? nullptr : op;
+    };
+    Operation *root = pending(value);
+    if (!root)
+      return success();
+    // (op, next operand to visit): an op is generated once its operands
+    // are; the root is left to the caller.
+    SmallVector<std::pair<Operation *, unsigned>> stack{{root, 0}};
+    while (!stack.empty()) {
+      auto &[op, next] = stack.back();
+      if (next < op->getNumOperands()) {
+        if (Operation *child = pending(op->getOperand(next++)))
+          stack.push_back({child, 0});
+        continue;
+      }
+      Operation *done = op;
+      stack.pop_back();
+      Value result = done->getResult(0);
+      if (done == root || !pending(result))
+        continue;
+      if (failed(generate(result, isa<RankedTensorType>(result.getType())
+                                      ? map
+                                      : ArrayRef<int64_t>())))
+        return failure();
+    }
+    return success();
   }
 
   /// Operand maps of the index-mapping ops; -1 marks a broadcast dim.
@@ -1975,8 +2014,21 @@ private:
       return Gen{scalars.lookup(arg), false};
     }
     Operation *op = value.getDefiningOp();
-    if (auto constant = dyn_cast<arith::ConstantOp>(op))
-      return Gen{b.clone(*constant)->getResult(0), false};
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      if (!isa<ShapedType>(constant.getType()))
+        return Gen{b.clone(*constant)->getResult(0), false};
+      // A tensor constant is one value everywhere (a splat) or a table the
+      // kernel would have to index; only the first has a lowering here.
+      auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+      if (!dense || !dense.isSplat())
+        return constant.emitOpError(
+            "is a tensor constant of several values, which has no GPU "
+            "lowering yet: pass the values as an input tensor");
+      return Gen{arith::ConstantOp::create(
+                     b, loc, cast<TypedAttr>(dense.getSplatValue<Attribute>()))
+                     .getResult(),
+                 false};
+    }
     if (auto bcast = dyn_cast<BroadcastInDimOp>(op)) {
       auto operand = dyn_cast<RankedTensorType>(bcast.getInput().getType());
       if (!operand)
@@ -2197,6 +2249,40 @@ private:
       lanes.push_back(one(xs));
     }
     return vector::FromElementsOp::create(b, loc, vt, lanes);
+  }
+
+  /// A loaded value (scalar or vector) widened to a reduction's accumulator
+  /// type `target` (of the same shape); fp8 is decoded from its bits (Note
+  /// [fp8 on the GPU]).
+  Value widenToAccumulator(Value x, Type target, bool isFloat) {
+    OpBuilder &b = *builder;
+    Type from = getElementTypeOrSelf(x.getType());
+    if (isFp8(from))
+      return emitFp8Cast(x, from, getElementTypeOrSelf(target),
+                         shapedLike(x.getType()));
+    return isFloat ? arith::ExtFOp::create(b, loc, target, x).getResult()
+                   : arith::ExtSIOp::create(b, loc, target, x).getResult();
+  }
+
+  /// An accumulator narrowed to a reduction's result type `target` (of the
+  /// same shape); fp8 is encoded to its bits (Note [fp8 on the GPU]).
+  Value narrowFromAccumulator(Value acc, Type target, bool isFloat) {
+    OpBuilder &b = *builder;
+    Type to = getElementTypeOrSelf(target);
+    if (isFp8(to))
+      return emitFp8Cast(acc, getElementTypeOrSelf(acc.getType()), to,
+                         shapedLike(acc.getType()));
+    return isFloat ? arith::TruncFOp::create(b, loc, target, acc).getResult()
+                   : arith::TruncIOp::create(b, loc, target, acc).getResult();
+  }
+
+  /// Element type -> the same shape as `like` (a vector or a scalar).
+  static std::function<Type(Type)> shapedLike(Type like) {
+    return [like](Type element) -> Type {
+      if (auto vt = dyn_cast<VectorType>(like))
+        return VectorType::get(vt.getShape(), element);
+      return element;
+    };
   }
 
   Value emitCast(Value v, Type from, Type to, function_ref<Type(Type)> shaped) {
@@ -2775,8 +2861,11 @@ struct FusionLowerKernelsPass
       emitter.extraBufferElements.assign(extraBufferElements.begin(),
                                          extraBufferElements.end());
       OpBuilder mb = OpBuilder::atBlockEnd(gpuModule.getBody());
-      auto func = gpu::GPUFuncOp::create(mb, kernel.getLoc(), variant.name,
-                                         emitter.signature(&getContext()));
+      FunctionType signature = emitter.signature(&getContext());
+      if (failed(checkParamBytes(kernel, signature)))
+        return failure();
+      auto func =
+          gpu::GPUFuncOp::create(mb, kernel.getLoc(), variant.name, signature);
       func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), mb.getUnitAttr());
       // A block size chosen at launch is bounded instead (nvvm.maxntid).
       if (block)
@@ -2794,6 +2883,34 @@ struct FusionLowerKernelsPass
       result.funcs.push_back(func);
     }
     return result;
+  }
+
+  /// Kernel parameters as the module writer packs them (a memref is a
+  /// descriptor of five 8-byte words, i32 and f32 take 4 bytes, the rest 8,
+  /// each aligned to its size) must fit the driver's limit; a kernel that
+  /// reads thousands of tensors is refused before anything is compiled.
+  static LogicalResult checkParamBytes(KernelOp kernel,
+                                       FunctionType signature) {
+    size_t bytes = 0;
+    size_t tensors = 0;
+    for (Type type : signature.getInputs()) {
+      size_t words = 1, size = 8;
+      if (isa<MemRefType>(type)) {
+        words = 5;
+        ++tensors;
+      } else if (type.isInteger(32) || type.isF32()) {
+        size = 4;
+      }
+      for (size_t w = 0; w < words; ++w)
+        bytes = (bytes + size - 1) / size * size + size;
+    }
+    if (bytes <= ::fusion::runtime::kMaxParamBytes)
+      return success();
+    return kernel.emitOpError()
+           << "needs " << bytes << " bytes of kernel parameters ("
+           << signature.getNumInputs() << " parameters, " << tensors
+           << " of them tensors), over the "
+           << ::fusion::runtime::kMaxParamBytes << " a launch can pass";
   }
 
   /// A launch of `func` (guard null: always taken) with the kernel's

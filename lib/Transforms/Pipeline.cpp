@@ -6,6 +6,7 @@
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "fusion/Transforms/Passes.h"
 
+#include "fusion/Runtime/ModuleFormat.h"
 #include "fusion/Transforms/KernelModules.h"
 
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
@@ -16,6 +17,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
@@ -47,8 +49,86 @@ static std::string findCudaToolkit() {
   return "";
 }
 
+namespace {
+/// The pipeline's first step (Note [What the runtime takes]).
+struct CheckInputPass : PassWrapper<CheckInputPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CheckInputPass)
+  StringRef getArgument() const override { return "fusion-check-input"; }
+  StringRef getDescription() const override {
+    return "Reject input the GPU pipeline or the runtime cannot take";
+  }
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (module.getOps<mlir::fusion::FusionOp>().empty()) {
+      module.emitError("no fusion.fusion in the input: nothing to compile "
+                       "(fusion ops go in the body of a fusion.fusion)");
+      return signalPassFailure();
+    }
+    WalkResult result = module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (auto fusionOp = dyn_cast<mlir::fusion::FusionOp>(op)) {
+        for (auto [i, type] : llvm::enumerate(fusionOp.getArgumentTypes()))
+          if (failed(checkType(type, [&] {
+                return fusionOp.emitOpError()
+                       << "input " << i << " (" << fusionOp.getInputName(i)
+                       << "): ";
+              })))
+            return WalkResult::interrupt();
+        return WalkResult::advance();
+      }
+      for (Value result : op->getResults())
+        if (failed(checkType(result.getType(), [&] {
+              return op->emitOpError()
+                     << "result of type " << result.getType() << ": ";
+            })))
+          return WalkResult::interrupt();
+      if (isa<mlir::fusion::ArgmaxOp, mlir::fusion::ArgminOp>(op)) {
+        auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+        int64_t dim = cast<IntegerAttr>(op->getAttr("dim")).getInt();
+        if (dim >= 0 && dim < input.getRank() && input.getDimSize(dim) == 0) {
+          op->emitOpError() << "reduces dim " << dim << " of " << input
+                            << ", which is empty: there is no index to return";
+          return WalkResult::interrupt();
+        }
+      }
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+
+  // Note [What the runtime takes]: the runtime refuses a module whose
+  // tensors have more than kMaxRank dims or whose static sizes overflow
+  // int64 (ModuleVerifier.cpp), so the compiler refuses them first, with a
+  // diagnostic on the op, instead of writing a module nothing can load.
+  // Kernel parameter bytes are checked as each kernel is lowered
+  // (LowerKernels.cpp), argmax/argmin over a static empty dim here.
+  static LogicalResult checkType(Type type,
+                                 function_ref<InFlightDiagnostic()> emit) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor)
+      return success();
+    if (tensor.getRank() > ::fusion::runtime::kMaxRank)
+      return emit() << "rank " << tensor.getRank()
+                    << " is over the runtime's maximum rank "
+                    << ::fusion::runtime::kMaxRank;
+    int64_t bytes = std::max<int64_t>(
+        1, llvm::divideCeil(tensor.getElementTypeBitWidth(), 8));
+    int64_t total = bytes;
+    for (int64_t size : tensor.getShape()) {
+      if (ShapedType::isDynamic(size))
+        continue;
+      if (llvm::MulOverflow(total, size, total))
+        return emit() << "the static sizes of " << tensor
+                      << " overflow 64-bit byte offsets";
+    }
+    return success();
+  }
+};
+} // namespace
+
 void mlir::fusion::buildFusionToPTXPipeline(OpPassManager &pm,
                                             const FusionToPTXOptions &options) {
+  pm.addPass(std::make_unique<CheckInputPass>());
   pm.addPass(createFusionDecompose());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

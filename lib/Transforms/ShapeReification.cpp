@@ -7,6 +7,7 @@
 
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -53,7 +54,23 @@ FailureOr<Value> mlir::fusion::reifyDim(OpBuilder &builder, Location loc,
     Value size = dynamicSizeOperand(type, sizes, dim);
     if (!size)
       return failure();
-    return mapped(size);
+    // A size known at compile time (a constant, or the dim of a tensor
+    // whose type has it) is rebuilt as a constant where the caller wants
+    // it; a dim of a tensor computed inside a kernel is followed to the
+    // kernel's inputs. Neither operand may exist where the size is needed
+    // (a kernel body is lowered away).
+    APInt constant;
+    if (matchPattern(size, m_ConstantInt(&constant)))
+      return Value(arith::ConstantIndexOp::create(builder, loc,
+                                                  constant.getSExtValue()));
+    auto dimOp = size.getDefiningOp<DimOp>();
+    if (dimOp && !dimOp.getInput().getType().isDynamicDim(dimOp.getDim()))
+      return Value(arith::ConstantIndexOp::create(
+          builder, loc, dimOp.getInput().getType().getDimSize(dimOp.getDim())));
+    FailureOr<Value> m = mapped(size);
+    if (failed(m) && dimOp)
+      return reifyDim(builder, loc, dimOp.getInput(), dimOp.getDim(), mapValue);
+    return m;
   };
   return TypeSwitch<Operation *, FailureOr<Value>>(op)
       .Case<BroadcastInDimOp, ExpandOp, ReshapeOp, FullOp, IotaOp, RandOp,
@@ -111,6 +128,9 @@ FailureOr<Value> mlir::fusion::reifyDim(OpBuilder &builder, Location loc,
           auto arg = dyn_cast<BlockArgument>(v);
           if (arg && arg.getOwner() == &k.getBody().front())
             return k.getInputs()[arg.getArgNumber()];
+          // A value computed inside the kernel does not exist outside it.
+          if (k->isAncestor(v.getParentRegion()->getParentOp()))
+            return Value();
           return v;
         });
       })

@@ -7,6 +7,7 @@
 #include "fusion/Interpreter/Npy.h"
 #include "fusion/Interpreter/Philox.h"
 #include "fusion/Registration.h"
+#include "fusion/Support/ToolLimits.h"
 #include "fusion/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -237,6 +238,8 @@ llvm::Error run(MLIRContext &context) {
     return makeError(errorMessage);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  if (!fusion::checkNesting(sourceMgr))
+    return makeError("cannot parse '" + inputFile + "'");
   // Parse errors print through the source manager with the offending line.
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context, llvm::errs());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
@@ -333,10 +336,12 @@ int main(int argc, char **argv) {
   registerAllDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
-  if (auto err = run(context)) {
-    llvm::WithColor::error(llvm::errs(), "fusion-interpret")
-        << llvm::toString(std::move(err)) << "\n";
-    return 1;
-  }
-  return 0;
+  return fusion::runWithLargeStack([&] {
+    if (auto err = run(context)) {
+      llvm::WithColor::error(llvm::errs(), "fusion-interpret")
+          << llvm::toString(std::move(err)) << "\n";
+      return 1;
+    }
+    return 0;
+  });
 }

@@ -13,6 +13,7 @@
 #include "fusion/Interpreter/Interpreter.h"
 #include "fusion/Registration.h"
 #include "fusion/Runtime/Executable.h"
+#include "fusion/Support/ToolLimits.h"
 #include "fusion/Target/ModuleWriter.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -526,6 +527,8 @@ int runTool() {
       fail(where + " holds fusion @" + info.name + ", not @" + fusionName);
   } else {
     sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+    if (!fc::checkNesting(sourceMgr))
+      fail("cannot parse " + where);
     module = parseSourceFile<ModuleOp>(sourceMgr, &context);
     if (!module)
       fail("cannot parse " + where);
@@ -1080,5 +1083,5 @@ int main(int argc, char **argv) {
       "  fusion-run f.mlir --input=8x4 --input=8x4 --reference-only\n\n"
       "Exit status: 0 pass, 1 failure or error, 2 no CUDA device.\n");
   setToleranceOverride(rtolOption, atolOption);
-  return runTool();
+  return fc::runWithLargeStack([] { return runTool(); });
 }

@@ -5,12 +5,14 @@
 
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "fusion/Registration.h"
+#include "fusion/Support/ToolLimits.h"
 #include "fusion/Target/ModuleWriter.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
@@ -22,11 +24,14 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
+static cl::OptionCategory category("fusion-translate options");
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::opt<std::string> input(cl::Positional, cl::desc("<input .mlir>"),
-                             cl::init("-"));
-  cl::opt<std::string> output("o", cl::desc("Output file"), cl::init("-"));
+                             cl::init("-"), cl::cat(category));
+  cl::opt<std::string> output("o", cl::desc("Output file"), cl::init("-"),
+                              cl::cat(category));
   enum class Mode { PTX, Module, IR };
   cl::opt<Mode> mode(
       cl::desc("What to write:"),
@@ -36,157 +41,181 @@ int main(int argc, char **argv) {
                      "a module file for the runtime"),
           clEnumValN(Mode::IR, "fusion-to-lowered-ir",
                      "the IR after the pipeline (host program + gpu.binary)")),
-      cl::init(Mode::PTX));
+      cl::init(Mode::PTX), cl::cat(category));
   cl::opt<std::string> fusionName("fusion", cl::desc("The fusion to compile"),
-                                  cl::init(""));
-  cl::opt<std::string> chip("chip", cl::desc("Target SM"), cl::init("sm_90a"));
+                                  cl::init(""), cl::cat(category));
+  cl::opt<std::string> chip("chip", cl::desc("Target SM"), cl::init("sm_90a"),
+                            cl::cat(category));
   cl::opt<int64_t> smCount("sm-count", cl::desc("Multiprocessors"),
-                           cl::init(132));
+                           cl::init(132), cl::cat(category));
   cl::opt<int64_t> unroll("unroll", cl::desc("Pointwise unroll (0: heuristic)"),
-                          cl::init(0));
+                          cl::init(0), cl::cat(category));
   cl::opt<int64_t> blocksPerSM(
       "blocks-per-sm", cl::desc("Pointwise blocks per SM (0: heuristic)"),
-      cl::init(0));
+      cl::init(0), cl::cat(category));
   cl::opt<int64_t> innerItems(
       "inner-items",
       cl::desc("Inner reductions: vectors per thread kept in registers (0: "
                "no persistent variant, -1: heuristic)"),
-      cl::init(-1));
+      cl::init(-1), cl::cat(category));
   cl::opt<int64_t> innerBlock(
       "inner-block",
       cl::desc("Inner reductions: threads per block (0: heuristic)"),
-      cl::init(0));
+      cl::init(0), cl::cat(category));
   cl::opt<int64_t> innerStage(
       "inner-stage",
       cl::desc("Persistent inner reductions: keep the row in shared memory "
                "across passes (1), in registers (0), heuristic (-1)"),
-      cl::init(-1));
+      cl::init(-1), cl::cat(category));
   cl::opt<int64_t> innerMinBlocks(
       "inner-min-blocks",
       cl::desc("Persistent inner reductions: resident blocks per SM "
                "(nvvm.minctasm, 0: none)"),
-      cl::init(0));
+      cl::init(0), cl::cat(category));
   cl::opt<int64_t> transposeTile(
       "transpose-tile",
       cl::desc("Tile edge of the tiled transpose variant (16, 32 or 64)"),
-      cl::init(64));
+      cl::init(64), cl::cat(category));
   cl::opt<unsigned> repeat(
       "repeat",
       cl::desc("With --fusion-to-module: compile this many times in this "
                "process and print each compile's wall time to stderr (the "
                "first is cold, the others show a warm process)"),
-      cl::init(1));
+      cl::init(1), cl::cat(category));
   cl::opt<bool> noCubin("no-cubin", cl::desc("Do not run ptxas"),
-                        cl::init(false));
+                        cl::init(false), cl::cat(category));
   cl::opt<bool> printStages("print-stages",
                             cl::desc("Print the IR after every pass"),
-                            cl::init(false));
+                            cl::init(false), cl::cat(category));
   // --mlir-timing (parse, each pass, ptxas, launch plan, output) and
-  // --mlir-disable-threading (the kernel modules compile in parallel).
+  // --mlir-disable-threading work too, but --help lists only this tool's own
+  // options (--help-hidden lists the rest).
   registerDefaultTimingManagerCLOptions();
   registerMLIRContextCLOptions();
-  cl::ParseCommandLineOptions(argc, argv, "Fusion translator\n");
-  DefaultTimingManager timingManager;
-  applyDefaultTimingManagerCLOptions(timingManager);
-  TimingScope timing = timingManager.getRootScope();
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "fusion-translate: compile fusion IR to PTX or to a module file\n\n"
+      "  fusion-translate f.mlir --fusion-to-ptx -o f.ptx\n"
+      "  fusion-translate f.mlir --fusion-to-module --fusion=softmax -o "
+      "softmax.fusionmod\n");
+  return fusion::runWithLargeStack([&]() -> int {
+    DefaultTimingManager timingManager;
+    applyDefaultTimingManagerCLOptions(timingManager);
+    TimingScope timing = timingManager.getRootScope();
 
-  TimingScope contextTiming = timing.nest("context");
-  DialectRegistry registry;
-  fusion::registerAllDialects(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  contextTiming.stop();
+    TimingScope contextTiming = timing.nest("context");
+    DialectRegistry registry;
+    fusion::registerAllDialects(registry);
+    MLIRContext context(registry);
+    context.loadAllAvailableDialects();
+    contextTiming.stop();
 
-  std::string error;
-  auto file = openInputFile(input, &error);
-  if (!file) {
-    llvm::errs() << "fusion-translate: " << error << "\n";
-    return 1;
-  }
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  TimingScope parseTiming = timing.nest("parse");
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module)
-    return 1;
-  parseTiming.stop();
-
-  fusion::CompileOptions options;
-  options.chip = chip;
-  options.smCount = smCount;
-  options.unroll = unroll;
-  options.blocksPerSM = blocksPerSM;
-  options.innerItems = innerItems;
-  options.innerBlock = innerBlock;
-  options.innerStage = innerStage;
-  options.innerMinBlocks = innerMinBlocks;
-  options.transposeTile = transposeTile;
-  options.emitCubin = !noCubin;
-  options.printStages = printStages;
-  // One PTX file with every entry, as ptxas and readers expect.
-  options.splitKernels = mode != Mode::PTX;
-  options.timing = &timing;
-
-  std::string result;
-  if (mode == Mode::Module) {
-    std::string source =
-        sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer().str();
-    for (unsigned i = 0; i < std::max(1u, unsigned(repeat)); ++i) {
-      OwningOpRef<ModuleOp> copy =
-          i == 0 ? std::move(module)
-                 : parseSourceString<ModuleOp>(source, &context);
-      if (!copy)
-        return 1;
-      auto start = std::chrono::steady_clock::now();
-      auto bytes = fusion::compileToModuleFile(*copy, fusionName, options);
-      double ms = std::chrono::duration<double, std::milli>(
-                      std::chrono::steady_clock::now() - start)
-                      .count();
-      if (failed(bytes))
-        return 1;
-      if (repeat > 1)
-        llvm::errs() << "fusion-translate: compile " << i + 1 << " of "
-                     << unsigned(repeat) << ": " << llvm::format("%.1f", ms)
-                     << " ms\n";
-      result = std::move(*bytes);
-    }
-  } else {
-    // --fusion keeps one fusion of the file (each fusion's kernels are a
-    // separate PTX module, so a file of several is not one ptxas input).
-    if (!fusionName.empty()) {
-      bool found = false;
-      for (Operation &op : llvm::make_early_inc_range(*module->getBody())) {
-        auto f = dyn_cast<fusion::FusionOp>(op);
-        if (!f)
-          continue;
-        if (f.getSymName() == fusionName)
-          found = true;
-        else
-          op.erase();
-      }
-      if (!found) {
-        llvm::errs() << "fusion-translate: no fusion named '" << fusionName
-                     << "' in " << input << "\n";
-        return 1;
-      }
-    }
-    if (failed(fusion::lowerToPTX(*module, options)))
+    std::string error;
+    auto file = openInputFile(input, &error);
+    if (!file) {
+      llvm::errs() << "fusion-translate: " << error << "\n";
       return 1;
-    if (mode == Mode::PTX) {
-      result = fusion::collectPTX(*module);
-    } else {
-      llvm::raw_string_ostream os(result);
-      module->print(os);
     }
-  }
-  TimingScope outputTiming = timing.nest("output");
-  auto out = openOutputFile(output, &error);
-  if (!out) {
-    llvm::errs() << "fusion-translate: " << error << "\n";
-    return 1;
-  }
-  out->os() << result;
-  out->keep();
-  return 0;
+    llvm::SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+    if (!fusion::checkNesting(sourceMgr))
+      return 1;
+    SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+    TimingScope parseTiming = timing.nest("parse");
+    OwningOpRef<ModuleOp> module =
+        parseSourceFile<ModuleOp>(sourceMgr, &context);
+    if (!module)
+      return 1;
+    parseTiming.stop();
+
+    fusion::CompileOptions options;
+    options.chip = chip;
+    options.smCount = smCount;
+    options.unroll = unroll;
+    options.blocksPerSM = blocksPerSM;
+    options.innerItems = innerItems;
+    options.innerBlock = innerBlock;
+    options.innerStage = innerStage;
+    options.innerMinBlocks = innerMinBlocks;
+    options.transposeTile = transposeTile;
+    options.emitCubin = !noCubin;
+    options.printStages = printStages;
+    // One PTX file with every entry, as ptxas and readers expect.
+    options.splitKernels = mode != Mode::PTX;
+    options.timing = &timing;
+
+    std::string result;
+    if (mode == Mode::Module) {
+      std::string source = sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
+                               ->getBuffer()
+                               .str();
+      for (unsigned i = 0; i < std::max(1u, unsigned(repeat)); ++i) {
+        OwningOpRef<ModuleOp> copy =
+            i == 0 ? std::move(module)
+                   : parseSourceString<ModuleOp>(source, &context);
+        if (!copy)
+          return 1;
+        auto start = std::chrono::steady_clock::now();
+        auto bytes = fusion::compileToModuleFile(*copy, fusionName, options);
+        double ms = std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+        if (failed(bytes))
+          return 1;
+        if (repeat > 1)
+          llvm::errs() << "fusion-translate: compile " << i + 1 << " of "
+                       << unsigned(repeat) << ": " << llvm::format("%.1f", ms)
+                       << " ms\n";
+        result = std::move(*bytes);
+      }
+    } else {
+      // --fusion keeps one fusion of the file (each fusion's kernels are a
+      // separate PTX module, so a file of several is not one ptxas input).
+      SmallVector<StringRef> names;
+      for (auto f : module->getOps<fusion::FusionOp>())
+        names.push_back(f.getSymName());
+      if (fusionName.empty() && mode == Mode::PTX && names.size() > 1) {
+        llvm::errs() << "fusion-translate: " << input << " has " << names.size()
+                     << " fusions (@" << llvm::join(names, ", @")
+                     << "): their PTX modules are not one ptxas input; name "
+                        "one with --fusion=NAME\n";
+        return 1;
+      }
+      if (!fusionName.empty()) {
+        bool found = false;
+        for (Operation &op : llvm::make_early_inc_range(*module->getBody())) {
+          auto f = dyn_cast<fusion::FusionOp>(op);
+          if (!f)
+            continue;
+          if (f.getSymName() == fusionName)
+            found = true;
+          else
+            op.erase();
+        }
+        if (!found) {
+          llvm::errs() << "fusion-translate: no fusion named '" << fusionName
+                       << "' in " << input << "\n";
+          return 1;
+        }
+      }
+      if (failed(fusion::lowerToPTX(*module, options)))
+        return 1;
+      if (mode == Mode::PTX) {
+        result = fusion::collectPTX(*module);
+      } else {
+        llvm::raw_string_ostream os(result);
+        module->print(os);
+      }
+    }
+    TimingScope outputTiming = timing.nest("output");
+    auto out = openOutputFile(output, &error);
+    if (!out) {
+      llvm::errs() << "fusion-translate: " << error << "\n";
+      return 1;
+    }
+    out->os() << result;
+    out->keep();
+    return 0;
+  });
 }

@@ -10,6 +10,7 @@
 #include <string>
 
 namespace mlir::fusion {
+class FusionOp;
 
 struct ModuleWriterOptions {
   /// Compile the PTX to a cubin with ptxas when ptxas can be found.
@@ -20,6 +21,10 @@ struct ModuleWriterOptions {
   /// When set, the ptxas runs and the launch plan are timed under it.
   TimingScope *timing = nullptr;
 };
+
+/// The fusion named `fusionName` (empty: the only one) of `module`, or an
+/// error on the module naming the fusions it has.
+FailureOr<FusionOp> selectFusion(ModuleOp module, StringRef fusionName);
 
 /// Serializes fusion `fusionName` (empty: the only fusion) of a module that
 /// went through --fusion-to-ptx. `definition` is the fusion's textual IR

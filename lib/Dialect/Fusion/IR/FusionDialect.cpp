@@ -7,6 +7,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::fusion;
@@ -15,6 +16,82 @@ using namespace mlir::fusion;
 
 #define GET_ATTRDEF_CLASSES
 #include "fusion/Dialect/Fusion/IR/FusionAttrs.cpp.inc"
+
+// Note [Schedule ranges]
+// A schedule is data a user can write by hand, so its numbers are checked
+// against what the lowering can honour before any pass sees them: a vector
+// width the 16-byte accesses allow (a power of two up to 16 elements), an
+// unroll or items count that keeps a thread's unrolled body small (at most
+// 16), a block CUDA can launch (1 to 1024 threads) and a grid bound that fits
+// the launch's 32-bit grid dims. Outside them the lowering would unroll
+// without bound (vector = 2^31 - 1 hangs the compiler), divide by zero
+// (unroll = 0) or hand NVVM a block size it refuses.
+namespace {
+constexpr int64_t kMaxScheduleVector = 16;
+constexpr int64_t kMaxScheduleUnroll = 16;
+constexpr int64_t kMaxBlockThreads = 1024;
+constexpr int64_t kMaxGridBlocks = 2147483647;
+
+LogicalResult checkRange(function_ref<InFlightDiagnostic()> emitError,
+                         StringRef schedule, StringRef name, int64_t value,
+                         int64_t lo, int64_t hi) {
+  if (value >= lo && value <= hi)
+    return success();
+  return emitError() << "#fusion." << schedule << " " << name << " = " << value
+                     << " is out of range: expected " << lo << " to " << hi;
+}
+
+LogicalResult checkVector(function_ref<InFlightDiagnostic()> emitError,
+                          StringRef schedule, int64_t vector) {
+  if (failed(checkRange(emitError, schedule, "vector", vector, 1,
+                        kMaxScheduleVector)))
+    return failure();
+  if (!llvm::isPowerOf2_64(vector))
+    return emitError() << "#fusion." << schedule << " vector = " << vector
+                       << " is not a power of two";
+  return success();
+}
+} // namespace
+
+LogicalResult
+PointwiseScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                              int64_t vector, int64_t unroll, int64_t block,
+                              int64_t maxGrid, bool, bool) {
+  StringRef name = "pointwise";
+  return success(succeeded(checkVector(emitError, name, vector)) &&
+                 succeeded(checkRange(emitError, name, "unroll", unroll, 1,
+                                      kMaxScheduleUnroll)) &&
+                 succeeded(checkRange(emitError, name, "block", block, 1,
+                                      kMaxBlockThreads)) &&
+                 succeeded(checkRange(emitError, name, "max_grid", maxGrid, 1,
+                                      kMaxGridBlocks)));
+}
+
+LogicalResult
+InnerReductionScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   int64_t vector, int64_t items, int64_t block,
+                                   int64_t maxGrid, bool, bool, bool) {
+  StringRef name = "inner_reduction";
+  return success(succeeded(checkVector(emitError, name, vector)) &&
+                 succeeded(checkRange(emitError, name, "items", items, 0,
+                                      kMaxScheduleUnroll)) &&
+                 succeeded(checkRange(emitError, name, "block", block, 1,
+                                      kMaxBlockThreads)) &&
+                 succeeded(checkRange(emitError, name, "max_grid", maxGrid, 1,
+                                      kMaxGridBlocks)));
+}
+
+LogicalResult
+OuterReductionScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   int64_t vector, int64_t unroll,
+                                   int64_t targetBlocks, bool, bool) {
+  StringRef name = "outer_reduction";
+  return success(succeeded(checkVector(emitError, name, vector)) &&
+                 succeeded(checkRange(emitError, name, "unroll", unroll, 1,
+                                      kMaxScheduleUnroll)) &&
+                 succeeded(checkRange(emitError, name, "target_blocks",
+                                      targetBlocks, 1, kMaxGridBlocks)));
+}
 
 void FusionDialect::initialize() {
   addOperations<

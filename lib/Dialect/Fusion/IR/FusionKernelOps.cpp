@@ -45,6 +45,23 @@ LogicalResult KernelOp::verify() {
     if (std::get<0>(pair) != std::get<1>(pair))
       return emitOpError() << "yields " << std::get<0>(pair) << " as result "
                            << i << " of type " << std::get<1>(pair);
+  // A schedule built in C++ (by the scheduler or a user's pass) skips the
+  // parser's check: check it here too (Note [Schedule ranges]).
+  auto emit = [&] { return emitOpError(); };
+  if (std::optional<Attribute> schedule = getSchedule()) {
+    if (auto s = dyn_cast<PointwiseScheduleAttr>(*schedule))
+      return PointwiseScheduleAttr::verify(emit, s.getVector(), s.getUnroll(),
+                                           s.getBlock(), s.getMaxGrid(),
+                                           s.getIndex64(), s.getFastMath());
+    if (auto s = dyn_cast<InnerReductionScheduleAttr>(*schedule))
+      return InnerReductionScheduleAttr::verify(
+          emit, s.getVector(), s.getItems(), s.getBlock(), s.getMaxGrid(),
+          s.getIndex64(), s.getFastMath(), s.getStageRow());
+    if (auto s = dyn_cast<OuterReductionScheduleAttr>(*schedule))
+      return OuterReductionScheduleAttr::verify(
+          emit, s.getVector(), s.getUnroll(), s.getTargetBlocks(),
+          s.getIndex64(), s.getFastMath());
+  }
   return success();
 }
 

@@ -11,7 +11,16 @@ class Fusion_Attr<string name, string mnemonic_>
   let mnemonic = mnemonic_;
 }
 
-def Fusion_PointwiseScheduleAttr : Fusion_Attr<"PointwiseSchedule", "pointwise"> {
+// Every schedule is range-checked when it is parsed and again by the
+// fusion.kernel that carries it (Note [Schedule ranges] in
+// FusionDialect.cpp): a hand-written schedule the lowering cannot honour is
+// rejected here, not in the back end.
+class Fusion_ScheduleAttr<string name, string mnemonic_>
+    : Fusion_Attr<name, mnemonic_> {
+  let genVerifyDecl = 1;
+}
+
+def Fusion_PointwiseScheduleAttr : Fusion_ScheduleAttr<"PointwiseSchedule", "pointwise"> {
   let summary = "Schedule of a pointwise kernel";
   let description = [{
     Each thread handles `unroll` groups of `vector` consecutive elements of
@@ -22,6 +31,9 @@ def Fusion_PointwiseScheduleAttr : Fusion_Attr<"PointwiseSchedule", "pointwise">
     16-byte aligned; otherwise a scalar path runs. `index64` selects 64-bit
     index arithmetic (needed when an extent or offset reaches 2^31).
     `fast_math` allows approximate transcendental functions.
+
+    Ranges: `vector` a power of two from 1 to 16, `unroll` 1 to 16, `block`
+    1 to 1024, `max_grid` 1 to 2^31 - 1.
   }];
   let parameters = (ins "int64_t":$vector, "int64_t":$unroll,
                         "int64_t":$block, "int64_t":$max_grid,
@@ -30,7 +42,7 @@ def Fusion_PointwiseScheduleAttr : Fusion_Attr<"PointwiseSchedule", "pointwise">
 }
 
 def Fusion_InnerReductionScheduleAttr
-    : Fusion_Attr<"InnerReductionSchedule", "inner_reduction"> {
+    : Fusion_ScheduleAttr<"InnerReductionSchedule", "inner_reduction"> {
   let summary = "Schedule of a kernel that reduces the innermost dim";
   let description = [{
     Rows are the outer dims; each row is reduced by `T` threads (a multiple
@@ -64,6 +76,9 @@ def Fusion_InnerReductionScheduleAttr
     in dynamic shared memory instead of registers (each thread its own
     slots) and recompute what depends on them in every pass: fewer
     registers per thread, so more rows in flight per SM.
+
+    Ranges: `vector` a power of two from 1 to 16, `items` 0 to 16, `block`
+    1 to 1024, `max_grid` 1 to 2^31 - 1.
   }];
   let parameters = (ins "int64_t":$vector, "int64_t":$items,
                         "int64_t":$block, "int64_t":$max_grid,
@@ -73,7 +88,7 @@ def Fusion_InnerReductionScheduleAttr
 }
 
 def Fusion_OuterReductionScheduleAttr
-    : Fusion_Attr<"OuterReductionSchedule", "outer_reduction"> {
+    : Fusion_ScheduleAttr<"OuterReductionSchedule", "outer_reduction"> {
   let summary = "Schedule of a kernel that reduces leading dims";
   let description = [{
     The kept (trailing) dims are columns; a block of 256 threads is 32
@@ -87,6 +102,9 @@ def Fusion_OuterReductionScheduleAttr
     that block) folds them and writes the result: a grid reduction in one
     launch. Accumulation types as for inner reductions; element-wise work
     on the reduced values (one per kept position) is fused into the store.
+
+    Ranges: `vector` a power of two from 1 to 16, `unroll` 1 to 16,
+    `target_blocks` 1 to 2^31 - 1.
   }];
   let parameters = (ins "int64_t":$vector, "int64_t":$unroll,
                         "int64_t":$target_blocks, "bool":$index64,
