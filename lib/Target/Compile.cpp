@@ -55,9 +55,14 @@ std::string mlir::fusion::collectPTX(ModuleOp module) {
 FailureOr<std::string>
 mlir::fusion::compileToModuleFile(ModuleOp module, StringRef fusionName,
                                   const CompileOptions &options) {
-  // Which fusion is written is settled before anything compiles.
-  if (failed(selectFusion(module, fusionName)))
+  // Which fusion is written is settled before anything compiles, and only
+  // that one is compiled (and stored as the definition).
+  FailureOr<FusionOp> selected = selectFusion(module, fusionName);
+  if (failed(selected))
     return failure();
+  for (auto other : llvm::make_early_inc_range(module.getOps<FusionOp>()))
+    if (other != *selected)
+      other.erase();
   std::string definition;
   {
     llvm::raw_string_ostream os(definition);
