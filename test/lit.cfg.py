@@ -40,3 +40,12 @@ if have_cuda_device():
     config.available_features.add("cuda")
 else:
     lit_config.note("no CUDA device found: tests marked 'REQUIRES: cuda' are skipped (UNSUPPORTED)")
+
+# Note [Sanitized GPU runs]: with FUSION_RUN_WRAPPER set (utils/gpu-tests.sh
+# sets it to `compute-sanitizer --tool T ...`), every fusion-run of a RUN line
+# runs under that wrapper, so the GPU tests double as memcheck, racecheck,
+# initcheck and synccheck runs over their kernels.
+wrapper = os.environ.get("FUSION_RUN_WRAPPER", "").strip()
+if wrapper:
+    config.substitutions.insert(0, (r"(?<![\w/.-])fusion-run(?=\s)", wrapper.replace("\\", "\\\\") + " fusion-run"))
+    lit_config.note("fusion-run runs under: " + wrapper)

@@ -31,6 +31,25 @@ else
   echo "== lit: skipped (no fusion-run in this bundle)"
 fi
 
+# compute-sanitizer over the GPU lit tests (Note [Sanitized GPU runs] in
+# test/lit.cfg.py): SANITIZE=1 runs memcheck, racecheck, initcheck and
+# synccheck (SANITIZE_TOOLS picks), each over test/GPU (SANITIZE_FILTER: a lit
+# --filter regex). A run fails on any error the tool reports.
+if [ -x bin/fusion-run ] && [ "${SANITIZE:-0}" = 1 ]; then
+  for tool in ${SANITIZE_TOOLS:-memcheck racecheck initcheck synccheck}; do
+    echo "== compute-sanitizer --tool $tool over test/GPU"
+    FUSION_RUN_WRAPPER="compute-sanitizer --tool $tool --error-exitcode 86 --print-limit 20" \
+      PYTHONPATH=/tmp/litsite python3 -c "import lit.main; lit.main.main()" -a -j "${LIT_JOBS:-4}" \
+      ${SANITIZE_FILTER:+--filter "$SANITIZE_FILTER"} test/GPU >"$out/sanitize-$tool.log" 2>&1
+    rc=$?
+    runs=$(grep -c "ERROR SUMMARY:" "$out/sanitize-$tool.log")
+    errors=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' "$out/sanitize-$tool.log" | awk '{s += $1} END {print s + 0}')
+    sed -n '/^Total Discovered/,$p' "$out/sanitize-$tool.log"
+    echo "compute-sanitizer $tool: $runs runs, $errors errors (lit exit $rc)"
+    [ "$rc" -eq 0 ] && [ "$errors" -eq 0 ] || status=1
+  done
+fi
+
 if [ -d test/python ]; then
   echo "== pytest (the Python frontend on torch CUDA tensors, fast path included)"
   PYTHONPATH=$PWD/python python3 -c \
