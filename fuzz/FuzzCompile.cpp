@@ -1,0 +1,152 @@
+//===- FuzzCompile.cpp - libFuzzer target: IR text through --fusion-to-ptx ===//
+// fusion-fuzz-compile: the input bytes are textual IR. They are parsed with
+// the registry the tools use (fusion::registerAllDialects), verified, and
+// each fusion of the module is lowered to PTX alone, the way
+// `fusion-translate --fusion-to-ptx --fusion=NAME` does (fusion::lowerToPTX,
+// then fusion::collectPTX). No ptxas runs. Every diagnostic goes to a handler
+// that drops it: a rejected input is a normal outcome, and only a crash,
+// a sanitizer report, a timeout or running out of memory is a finding.
+// See docs/fuzzing.md.
+//===----------------------------------------------------------------------===//
+
+#include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "fusion/Registration.h"
+#include "fusion/Target/ModuleWriter.h"
+#if __has_include("fusion/Support/ToolLimits.h")
+#include "fusion/Support/ToolLimits.h"
+#endif
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+using namespace mlir;
+
+namespace {
+
+/// Inputs above this size are skipped: the interesting bugs show up in small
+/// inputs, and big ones only slow the search down.
+constexpr size_t kMaxInputBytes = 64 * 1024;
+
+/// MLIR's parser is recursive descent: every `(`, `[`, `{` or `<` nesting
+/// level is a few stack frames, so absurd nesting (tens of thousands of
+/// levels) overflows the stack before any diagnostic can be given. The tools
+/// refuse such input before parsing (fusion/Support/ToolLimits.h, Note [Tool
+/// limits]), and so does this target, with the same check when the header is
+/// there. Without it, the fallback below skips input whose brackets nest
+/// deeper than 1000 (brackets inside strings and comments count too: it only
+/// makes the check stricter).
+#if __has_include("fusion/Support/ToolLimits.h")
+#define FUSION_FUZZ_TOOL_LIMITS 1
+bool nestedTooDeep(llvm::StringRef text) {
+  return fusion::findExcessiveNesting(text).has_value();
+}
+#else
+constexpr int kMaxNesting = 1000;
+bool nestedTooDeep(llvm::StringRef text) {
+  int depth = 0;
+  for (char c : text) {
+    switch (c) {
+    case '(':
+    case '[':
+    case '{':
+    case '<':
+      if (++depth > kMaxNesting)
+        return true;
+      break;
+    case ')':
+    case ']':
+    case '}':
+    case '>':
+      if (depth > 0)
+        --depth;
+      break;
+    default:
+      break;
+    }
+  }
+  return false;
+}
+#endif
+
+const DialectRegistry &registry() {
+  static const DialectRegistry *r = [] {
+    auto *reg = new DialectRegistry;
+    fusion::registerAllDialects(*reg);
+    return reg;
+  }();
+  return *r;
+}
+
+/// Lowers each fusion of `module` to PTX on a clone holding that fusion only
+/// (fusion-translate --fusion-to-ptx --fusion=NAME).
+void compileEachFusion(ModuleOp module) {
+  llvm::SmallVector<std::string> names;
+  for (auto fusionOp : module.getBody()->getOps<fusion::FusionOp>())
+    names.push_back(fusionOp.getSymName().str());
+  for (const std::string &name : names) {
+    OwningOpRef<ModuleOp> copy = module.clone();
+    for (Operation &op : llvm::make_early_inc_range(*copy->getBody()))
+      if (auto f = dyn_cast<fusion::FusionOp>(op); f && f.getSymName() != name)
+        op.erase();
+    fusion::CompileOptions options;
+    options.emitCubin = false;
+    // One PTX text with every entry, as fusion-translate --fusion-to-ptx.
+    options.splitKernels = false;
+    if (succeeded(fusion::lowerToPTX(*copy, options))) {
+      std::string ptx = fusion::collectPTX(*copy);
+      // Keep the result observable so nothing above is optimized away.
+      volatile size_t size = ptx.size();
+      (void)size;
+    }
+  }
+}
+
+int compileInput(llvm::StringRef text) {
+  // A fresh context per input: nothing one input interns or registers can
+  // change how the next one compiles, and a reproducer replays alone.
+  // Threading off: deterministic, and the machines running this are small.
+  MLIRContext context(registry(), MLIRContext::Threading::DISABLED);
+  context.loadAllAvailableDialects();
+  ScopedDiagnosticHandler swallow(&context,
+                                  [](Diagnostic &) { return success(); });
+
+  // A NUL-terminated copy: MLIR's lexer reads the terminator at the end.
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(text, "fuzz-input.mlir"),
+      llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 0;
+  if (failed(verify(*module)))
+    return 0;
+  compileEachFusion(*module);
+  return 0;
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size > kMaxInputBytes)
+    return -1; // not added to the corpus
+  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  if (nestedTooDeep(text))
+    return -1;
+#ifdef FUSION_FUZZ_TOOL_LIMITS
+  // On a thread with the tools' large stack (Note [Tool limits]), so that
+  // what the tools accept, this target accepts too.
+  return fusion::runWithLargeStack([&] { return compileInput(text); });
+#else
+  return compileInput(text);
+#endif
+}
