@@ -3118,6 +3118,56 @@ struct FusionLowerKernelsPass
     args.append(outputs.begin(), outputs.end());
     args.append(sizes.begin(), sizes.end());
 
+    // Note [Equal operand sizes]: element-wise operands have equal sizes
+    // (broadcasting is explicit: docs/dialect.md); only broadcast_in_dim and
+    // expand stretch a size-1 dim. The access checks below let an input dim
+    // be 1, which such a broadcast needs, so the operands of each
+    // element-wise op are checked against each other too, as the interpreter
+    // and the Python frontend check them: add(a of 2x3, b of 1x3) is an
+    // error, not a broadcast.
+    auto toHost = [&](Value v) { return kernelInputOutside(kernel, v); };
+    auto describe = [&](Value v, unsigned operand) -> std::string {
+      auto arg = dyn_cast<BlockArgument>(v);
+      if (arg && arg.getOwner() == &kernel.getBody().front())
+        return describeInput(kernel, fusion, arg.getArgNumber());
+      return "operand " + std::to_string(operand);
+    };
+    kernel.getBody().walk([&](Operation *op) {
+      if (!op->hasTrait<FusionElementwise>())
+        return;
+      Value first;
+      unsigned firstIndex = 0;
+      for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+        auto type = dyn_cast<RankedTensorType>(operand.getType());
+        if (!type)
+          continue;
+        if (!first) {
+          first = operand;
+          firstIndex = i;
+          continue;
+        }
+        auto firstType = cast<RankedTensorType>(first.getType());
+        for (int64_t d = 0; d < type.getRank(); ++d) {
+          if (!type.isDynamicDim(d) && !firstType.isDynamicDim(d))
+            continue; // equal, by the verifier
+          FailureOr<Value> size =
+              reifyDim(h.builder(), h.location(), operand, d, toHost);
+          FailureOr<Value> expected =
+              reifyDim(h.builder(), h.location(), first, d, toHost);
+          if (failed(size) || failed(expected))
+            continue;
+          std::string message;
+          llvm::raw_string_ostream os(message);
+          os << describe(operand, i) << " dim " << d << " must equal "
+             << describe(first, firstIndex) << " dim " << d
+             << ", as operands of '" << op->getName()
+             << "' (broadcasting is explicit: "
+             << "broadcast_in_dim or expand)";
+          checkSameSize(h, *size, *expected, message);
+        }
+      }
+    });
+
     // Dynamic extents that must agree are checked before any launch.
     for (auto [k, d, it] : accesses) {
       auto tensor = cast<RankedTensorType>(kernel.getInputs()[k].getType());

@@ -9,10 +9,10 @@
 // RANK: fusion-run: WrongRank: input 1 (b): expected rank 2, got 1
 
 // RUN: not fusion-run %s --no-cubin --input=8x4 --input=8x5 2>&1 | FileCheck %s --check-prefix=DIMS
-// DIMS: fusion-run: ConstraintViolation: {{.*}}input 1 (b) dim 1 must equal result dim 1 or be 1
+// DIMS: fusion-run: ConstraintViolation: {{.*}}input 1 (b) dim 1 must equal input 0 (a) dim 1, as operands of 'fusion.add' (broadcasting is explicit: broadcast_in_dim or expand) (5 != 4)
 
 // RUN: not fusion-run %s --no-cubin --input=8x4 --input=9x4 2>&1 | FileCheck %s --check-prefix=DIMS0
-// DIMS0: fusion-run: ConstraintViolation: {{.*}}input 1 (b) dim 0 must equal result dim 0 or be 1
+// DIMS0: fusion-run: ConstraintViolation: {{.*}}input 1 (b) dim 0 must equal input 0 (a) dim 0, as operands of 'fusion.add' (broadcasting is explicit: broadcast_in_dim or expand) (9 != 8)
 
 // RUN: not fusion-run %s --no-cubin --input=8x4 2>&1 | FileCheck %s --check-prefix=COUNT
 // COUNT: fusion-run: WrongInputCount: wrong number of inputs: expected 2, got 1
