@@ -43,9 +43,14 @@ else:
 
 # Note [Sanitized GPU runs]: with FUSION_RUN_WRAPPER set (utils/gpu-tests.sh
 # sets it to `compute-sanitizer --tool T ...`), every fusion-run of a RUN line
-# runs under that wrapper, so the GPU tests double as memcheck, racecheck,
-# initcheck and synccheck runs over their kernels.
+# that launches kernels runs under that wrapper, so the GPU tests double as
+# memcheck, racecheck, initcheck and synccheck runs over their kernels. Runs
+# that never touch the GPU (--reference-only, a missing driver) are left
+# alone: compute-sanitizer fails a program that makes no CUDA call.
 wrapper = os.environ.get("FUSION_RUN_WRAPPER", "").strip()
 if wrapper:
-    config.substitutions.insert(0, (r"(?<![\w/.-])fusion-run(?=\s)", wrapper.replace("\\", "\\\\") + " fusion-run"))
+    config.substitutions.insert(
+        0,
+        (r"(?<![\w/.=-])fusion-run(?=\s)(?!.*--reference-only)",
+         wrapper.replace("\\", "\\\\") + " fusion-run"))
     lit_config.note("fusion-run runs under: " + wrapper)

@@ -13,6 +13,12 @@ export PYTHONUNBUFFERED=1
 nvidia-smi -L || true
 ls /usr/local/cuda/nvvm/libdevice/ 2>&1 | sed -n 1,2p
 
+# SANITIZE_ONLY=1: only the compute-sanitizer runs below (lit is installed).
+if [ "${SANITIZE_ONLY:-0}" = 1 ]; then
+  SANITIZE=1 SKIP_BENCH=1
+  python3 -m pip install -q --no-index --no-deps --target /tmp/litsite wheels/*.whl
+fi
+if [ "${SANITIZE_ONLY:-0}" != 1 ]; then
 echo "== runtime unit tests (GPU tests included)"
 bin/FusionRuntimeTests --gtest_brief=1 2>&1 | tee "$out/runtime-tests.log" | tail -5
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
@@ -31,26 +37,42 @@ else
   echo "== lit: skipped (no fusion-run in this bundle)"
 fi
 
+fi # SANITIZE_ONLY
+
 # compute-sanitizer over the GPU lit tests (Note [Sanitized GPU runs] in
 # test/lit.cfg.py): SANITIZE=1 runs memcheck, racecheck, initcheck and
 # synccheck (SANITIZE_TOOLS picks), each over test/GPU (SANITIZE_FILTER: a lit
-# --filter regex). A run fails on any error the tool reports.
+# --filter regex) but no-device.mlir, which runs without a driver. Each
+# sanitized process writes its report to a log of its own; a tool's run fails
+# on any error reported or any test failed.
 if [ -x bin/fusion-run ] && [ "${SANITIZE:-0}" = 1 ]; then
   for tool in ${SANITIZE_TOOLS:-memcheck racecheck initcheck synccheck}; do
     echo "== compute-sanitizer --tool $tool over test/GPU"
-    FUSION_RUN_WRAPPER="compute-sanitizer --tool $tool --error-exitcode 86 --print-limit 20" \
-      PYTHONPATH=/tmp/litsite python3 -c "import lit.main; lit.main.main()" -a -j "${LIT_JOBS:-4}" \
-      ${SANITIZE_FILTER:+--filter "$SANITIZE_FILTER"} test/GPU >"$out/sanitize-$tool.log" 2>&1
+    logs=/tmp/sanitize-$tool
+    rm -rf "$logs" && mkdir -p "$logs"
+    FUSION_RUN_WRAPPER="compute-sanitizer --tool $tool --error-exitcode 86 --print-limit 20 --log-file $logs/%%p.log" \
+      PYTHONPATH=/tmp/litsite python3 -c "import lit.main; lit.main.main()" -v -j "${LIT_JOBS:-4}" \
+      --filter-out 'no-device' ${SANITIZE_FILTER:+--filter "$SANITIZE_FILTER"} test/GPU >"$out/sanitize-$tool.log" 2>&1
     rc=$?
-    runs=$(grep -c "ERROR SUMMARY:" "$out/sanitize-$tool.log")
-    errors=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' "$out/sanitize-$tool.log" | awk '{s += $1} END {print s + 0}')
+    # memcheck, initcheck and synccheck end with "ERROR SUMMARY: N errors",
+    # racecheck with "RACECHECK SUMMARY: H hazards displayed (N errors, W
+    # warnings)".
+    summaries=$(cat "$logs"/*.log 2>/dev/null | grep -E "(ERROR|RACECHECK) SUMMARY:")
+    runs=$(grep -c . <<<"$summaries")
+    errors=$(sed -n -E 's/.*ERROR SUMMARY: ([0-9]+) error.*/\1/p; s/.*RACECHECK SUMMARY: .*\(([0-9]+) error.*/\1/p' <<<"$summaries" |
+      awk '{s += $1} END {print s + 0}')
+    if [ "$errors" -ne 0 ]; then
+      grep -lE "ERROR SUMMARY: [1-9]|\([1-9][0-9]* error" "$logs"/*.log | while read -r f; do
+        echo "--- $f"; sed -n 1,40p "$f"
+      done >>"$out/sanitize-$tool.log"
+    fi
     sed -n '/^Total Discovered/,$p' "$out/sanitize-$tool.log"
-    echo "compute-sanitizer $tool: $runs runs, $errors errors (lit exit $rc)"
+    echo "compute-sanitizer $tool: $runs sanitized runs, $errors errors (lit exit $rc)"
     [ "$rc" -eq 0 ] && [ "$errors" -eq 0 ] || status=1
   done
 fi
 
-if [ -d test/python ]; then
+if [ -d test/python ] && [ "${SANITIZE_ONLY:-0}" != 1 ]; then
   echo "== pytest (the Python frontend on torch CUDA tensors, fast path included)"
   PYTHONPATH=$PWD/python python3 -c \
     'from fusion import runtime; print("C fast path:", runtime.fastpath_status())'
@@ -63,7 +85,7 @@ if [ -d test/python ]; then
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 
-if [ -f bench/host_overhead.py ]; then
+if [ -f bench/host_overhead.py ] && [ "${SANITIZE_ONLY:-0}" != 1 ]; then
   echo "== host time per call from Python (bench/host_overhead.py)"
   PYTHONPATH=$PWD/python FUSION_TOOLS_DIR=$PWD/bin \
     FUSION_RUNTIME_LIBRARY=$PWD/lib/libfusion_runtime.so \
