@@ -16,10 +16,14 @@
 # 7. Python frontend and benchmark suite: pytest on test/python and
 #    test/bench (installs pytest and numpy with pip if missing; GPU tests
 #    skip without torch CUDA)
+# 8. fuzz: a short run (60 s per target) of the libFuzzer targets with
+#    utils/fuzz.sh, in build-fuzz/ (clang-22, ASan + UBSan; docs/fuzzing.md);
+#    a crash, timeout or OOM fails it and leaves the reproducer in
+#    build-fuzz/fuzz/artifacts/. FUSION_SKIP_FUZZ=1 skips it.
 # Exits non-zero if any step fails; the last line is a one-line summary.
 #
 # Environment: FUSION_BUILD_DIR (build), FUSION_JOBS (2), FUSION_PTX_ARCH
-# (sm_90a).
+# (sm_90a), FUSION_SKIP_FUZZ (0), FUZZ_SECONDS (60).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -202,6 +206,31 @@ else
     fail python "pytest collected no tests"
   else
     fail python "${detail:-pytest exit code $rc}"
+  fi
+fi
+
+# --- fuzzers (utils/fuzz.sh) --------------------------------------------------------
+# A short run of each libFuzzer target in build-fuzz/ (docs/fuzzing.md). The
+# compiler target has to build the compiler libraries with clang and the
+# sanitizers first (ccache keeps that between runs).
+FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
+banner "fuzz (utils/fuzz.sh, ${FUZZ_SECONDS} s per target)"
+if [[ "${FUSION_SKIP_FUZZ:-0}" == 1 ]]; then
+  skip fuzz "FUSION_SKIP_FUZZ=1"
+else
+  set +e
+  FUSION_BUILD_DIR="$BUILD_DIR" FUSION_JOBS="$JOBS" FUZZ_SECONDS="$FUZZ_SECONDS" \
+    bash utils/fuzz.sh 2>&1 | tee "$LOG_DIR/fuzz.log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  # fuzz.sh prints one "fuzz-result: TARGET: ..." line per target.
+  detail=$(sed -n 's/^fuzz-result: //p' "$LOG_DIR/fuzz.log" | paste -sd';' - | sed 's/;/; /g' || true)
+  if ((rc == 0)); then
+    pass fuzz "$detail"
+  elif ((rc == 3)); then
+    skip fuzz "$(sed -n 's/^\[fuzz\] //p' "$LOG_DIR/fuzz.log" | tail -n 1)"
+  else
+    fail fuzz "${detail:-utils/fuzz.sh exit code $rc; see $LOG_DIR/fuzz.log}"
   fi
 fi
 

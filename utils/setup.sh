@@ -21,6 +21,7 @@ PACKAGES=(
   libgtest-dev
   clang-format
   python3-dev
+  clang-22 libclang-rt-22-dev
 )
 
 # --- 1. Packages --------------------------------------------------------------
