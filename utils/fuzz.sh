@@ -29,7 +29,9 @@
 #   build-fuzz/bin/fusion-fuzz-compile build-fuzz/fuzz/artifacts/compile/crash-...
 #
 # Each target runs with -max_total_time=$FUZZ_SECONDS -rss_limit_mb=2048
-# -timeout=25 -print_final_stats=1 -seed=$FUZZ_SEED. Per target it prints the
+# -timeout=25 -print_final_stats=1 -seed=$FUZZ_SEED (compile: -max_len=65536,
+# its input cap). The time includes replaying the seeds and the kept corpus
+# first (about a minute for compile's seeds alone). Per target it prints the
 # executions and whether it crashed; the last line is "fuzz: N passed, N
 # failed". Exits 1 on any crash, timeout, OOM or leak (or a failed build), 3
 # when this machine cannot build the fuzzers (no clang++-22: bash
@@ -154,6 +156,9 @@ run_target() {
   fi
   local args=(-max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -timeout=25
               -print_final_stats=1 -detect_leaks="$leaks" -artifact_prefix="$artifacts/")
+  # The compile target takes up to 64 KiB; without -max_len libFuzzer would
+  # never grow an input past its largest seed (about 1.4 KiB).
+  [[ "$target" == compile ]] && args+=(-max_len=65536)
   ((SEED != 0)) && args+=(-seed="$SEED")
   ((WORKERS > 1)) && args+=(-jobs="$WORKERS" -workers="$WORKERS")
   args+=("${EXTRA_ARGS[@]}")
