@@ -12,9 +12,14 @@ namespace fusion::runtime {
 int64_t argumentStride(const Argument &arg, int64_t dim) {
   if (arg.strides)
     return arg.strides[dim];
+  // Row-major strides of sizes whose product overflows int64 are refused
+  // when the signature is bound (Executable.cpp); saturate rather than wrap
+  // should one get here anyway.
   int64_t stride = 1;
   for (int64_t d = arg.rank - 1; d > dim; --d)
-    stride *= std::max<int64_t>(arg.sizes[d], 1);
+    if (__builtin_mul_overflow(stride, std::max<int64_t>(arg.sizes[d], 1),
+                               &stride))
+      return std::numeric_limits<int64_t>::max();
   return stride;
 }
 

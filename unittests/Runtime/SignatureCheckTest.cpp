@@ -110,6 +110,25 @@ TEST_F(SignatureCheckTest, NegativeSize) {
               "input 1 (b): dim 0 has negative size -5");
 }
 
+// Found by fusion-fuzz-module: without strides, the row-major strides of
+// 1 x 2^32 x 2^32 overflowed int64 (undefined behaviour) while the plan's
+// cache key was built.
+TEST_F(SignatureCheckTest, RowMajorStridesThatOverflow) {
+  TestModule module;
+  module.inputs = {{"x", fb::ArgKind::Tensor, fb::DType::BF16, {-1, -1, -1}}};
+  exe = load(module);
+  int64_t sizes[] = {1, int64_t(1) << 32, int64_t(1) << 32};
+  expectError({Argument::tensor(fakePointer(0x100), DType::BF16, sizes, 3)},
+              ErrorCode::IntegerOverflow,
+              "input 0 (x): the row-major stride of dim 0 (the product of "
+              "the sizes after it) overflows int64");
+  // Sizes whose row-major strides fit are planned.
+  int64_t fine[] = {1, int64_t(1) << 20, int64_t(1) << 20};
+  EXPECT_TRUE(
+      exe->plan({Argument::tensor(fakePointer(0x100), DType::BF16, fine, 3)})
+          .ok());
+}
+
 TEST_F(SignatureCheckTest, NullPointerOfANonEmptyTensor) {
   std::vector<Argument> args = addArgs();
   args[0].data = nullptr;
