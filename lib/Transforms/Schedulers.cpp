@@ -30,7 +30,11 @@ static LogicalResult reducedDomainsAgree(KernelOp kernel,
   if (reductions.size() < 2)
     return success();
   auto toOutside = [&](Value v) { return kernelInputOutside(kernel, v); };
-  // Host expressions built before the kernel, erased below.
+  // Host expressions, built only to be compared, in a scratch block and
+  // erased below. (Built before the kernel they leaked when the kernel is
+  // the segmenter's detached trial: a builder with no block inserts nothing,
+  // so the listener never saw them. Found by fusion-fuzz-compile's leak
+  // check.)
   struct Collector : OpBuilder::Listener {
     SmallVector<Operation *> created;
     void notifyOperationInserted(Operation *op,
@@ -38,7 +42,9 @@ static LogicalResult reducedDomainsAgree(KernelOp kernel,
       created.push_back(op);
     }
   } collector;
-  OpBuilder builder(kernel, &collector);
+  Block scratch;
+  OpBuilder builder(kernel.getContext(), &collector);
+  builder.setInsertionPointToStart(&scratch);
   Location loc = kernel.getLoc();
   Value first = reductions.front()->getOperand(0);
   int64_t rank = cast<RankedTensorType>(first.getType()).getRank();

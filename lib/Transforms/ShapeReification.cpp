@@ -129,7 +129,11 @@ FailureOr<Value> mlir::fusion::reifyDim(OpBuilder &builder, Location loc,
           if (arg && arg.getOwner() == &k.getBody().front())
             return k.getInputs()[arg.getArgNumber()];
           // A value computed inside the kernel does not exist outside it.
-          if (k->isAncestor(v.getParentRegion()->getParentOp()))
+          // (A value may also live in a block of no op: a caller's scratch
+          // block of host expressions.)
+          Block *block = v.getParentBlock();
+          Operation *owner = block ? block->getParentOp() : nullptr;
+          if (owner && k->isAncestor(owner))
             return Value();
           return v;
         });
