@@ -20,10 +20,12 @@
 #    utils/fuzz.sh, in build-fuzz/ (clang-22, ASan + UBSan; docs/fuzzing.md);
 #    a crash, timeout or OOM fails it and leaves the reproducer in
 #    build-fuzz/fuzz/artifacts/. FUSION_SKIP_FUZZ=1 skips it.
+# 9. sanitize: the unit and lit tests again under ASan + UBSan in build-asan/
+#    (utils/sanitize.sh). FUSION_SKIP_SANITIZE=1 skips it.
 # Exits non-zero if any step fails; the last line is a one-line summary.
 #
 # Environment: FUSION_BUILD_DIR (build), FUSION_JOBS (2), FUSION_PTX_ARCH
-# (sm_90a), FUSION_SKIP_FUZZ (0), FUZZ_SECONDS (60).
+# (sm_90a), FUSION_SKIP_FUZZ (0), FUZZ_SECONDS (60), FUSION_SKIP_SANITIZE (0).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -231,6 +233,25 @@ else
     skip fuzz "$(sed -n 's/^\[fuzz\] //p' "$LOG_DIR/fuzz.log" | tail -n 1)"
   else
     fail fuzz "${detail:-utils/fuzz.sh exit code $rc; see $LOG_DIR/fuzz.log}"
+  fi
+fi
+
+# --- sanitizers (utils/sanitize.sh) -------------------------------------------------
+# The unit tests and the lit tests again, in build-asan/ with ASan and UBSan on
+# the project's code (ccache keeps that build between runs).
+banner "sanitizers (utils/sanitize.sh: ASan + UBSan)"
+if [[ "${FUSION_SKIP_SANITIZE:-0}" == 1 ]]; then
+  skip sanitize "FUSION_SKIP_SANITIZE=1"
+else
+  set +e
+  FUSION_JOBS="$JOBS" bash utils/sanitize.sh 2>&1 | tee "$LOG_DIR/sanitize.log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  detail=$(sed -n 's/^sanitize: //p' "$LOG_DIR/sanitize.log" | tail -n 1)
+  if ((rc == 0)); then
+    pass sanitize "$detail"
+  else
+    fail sanitize "${detail:-utils/sanitize.sh exit code $rc; see $LOG_DIR/sanitize.log}"
   fi
 fi
 
