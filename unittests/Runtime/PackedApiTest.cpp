@@ -329,11 +329,15 @@ TEST(PackedApiTest, RunChecksInputsAndOutputsBeforeTheDriver) {
                                          1, nullptr),
             FUSION_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(fusion_last_error_message(), "output_data is null");
+  // Two outputs for a fusion of one (the arrays hold two: the runtime reads
+  // as many as it is told, so a shorter array would be the caller's overrun;
+  // ASan caught this test doing that).
+  void *twoOutputs[2] = {&c, nullptr};
   EXPECT_EQ(fusion_executable_run_packed(exe.get(), in.data.data(),
-                                         in.words.data(), 2, outData,
+                                         in.words.data(), 2, twoOutputs,
                                          inferred.data(), 2, nullptr),
             FUSION_ERROR_WRONG_OUTPUT);
-  EXPECT_EQ(outData[0], &c);
+  EXPECT_EQ(twoOutputs[0], &c);
 }
 
 TEST(PackedApiTest, SharesThePlanCacheWithTheStructApi) {
