@@ -38,7 +38,7 @@
 # utils/setup.sh installs it).
 #
 # Environment: FUZZ_SECONDS (60), FUZZ_WORKERS (1), FUZZ_SEED (1; 0: random),
-# FUZZ_DETECT_LEAKS (1 for module, 0 for compile; 0 or 1 sets both),
+# FUZZ_DETECT_LEAKS (1: LeakSanitizer after every input; 0: off),
 # FUZZ_BUILD_DIR (build-fuzz), FUSION_BUILD_DIR (build: its fusion-translate
 # makes the module seeds), FUSION_JOBS (2: ninja and seed-making jobs),
 # FUZZ_ARGS (more libFuzzer flags).
@@ -146,11 +146,10 @@ run_target() {
   if [[ "$target" == module ]]; then
     env+=(LD_LIBRARY_PATH="$FUZZ_BUILD_DIR/fuzz/fakecuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
   fi
-  # Leak checks: on for the runtime; off for the compiler until its known
-  # leak is gone (Note [Fuzzing leaks] in docs/fuzzing.md). Off needs ASan's
+  # Leak checks: on for both targets (Note [Fuzzing leaks] in
+  # docs/fuzzing.md); FUZZ_DETECT_LEAKS=0 turns them off. Off needs ASan's
   # exit-time check off too, or it blames the last input.
-  local leaks="${FUZZ_DETECT_LEAKS:-}"
-  [[ -n "$leaks" ]] || { [[ "$target" == module ]] && leaks=1 || leaks=0; }
+  local leaks="${FUZZ_DETECT_LEAKS:-1}"
   if ((leaks == 0)); then
     env+=(ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0")
   fi
