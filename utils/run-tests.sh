@@ -72,7 +72,13 @@ pass setup
 # This machine may have every package already, so the branch above may not have
 # run: utils/test-setup.sh runs it against stand-ins for apt and dpkg.
 banner "setup on a fresh machine (utils/test-setup.sh)"
-if line=$(bash utils/test-setup.sh | tee /dev/stderr | tail -n 1) && [[ "$line" == *" 0 failed" ]]; then
+# (Output is captured, then printed: `tee /dev/stderr` would reopen stderr
+# and truncate it when it is a file, losing the log before this step.)
+src=0
+setup_out=$(bash utils/test-setup.sh 2>&1) || src=$?
+printf '%s\n' "$setup_out"
+line=${setup_out##*$'\n'}
+if ((src == 0)) && [[ "$line" == *" 0 failed" ]]; then
   pass setup-test "${line#test-setup: }"
 else
   fail setup-test "${line#test-setup: }"
@@ -179,11 +185,17 @@ fi
 banner "GPU tests' kernel variants (utils/check-gpu-variants.py)"
 if [[ ! -x "$BUILD_DIR/bin/fusion-run" ]]; then
   skip variants "no $BUILD_DIR/bin/fusion-run"
-elif line=$(python3 utils/check-gpu-variants.py --fusion-run "$BUILD_DIR/bin/fusion-run" | tee /dev/stderr | tail -1) &&
-    [[ "$line" == *" 0 mismatches" ]]; then
-  pass variants "${line#check-gpu-variants: }"
 else
-  fail variants "${line#check-gpu-variants: }"
+  # Captured, then printed (see the setup test above on `tee /dev/stderr`).
+  vrc=0
+  variants_out=$(python3 utils/check-gpu-variants.py --fusion-run "$BUILD_DIR/bin/fusion-run" 2>&1) || vrc=$?
+  printf '%s\n' "$variants_out"
+  line=${variants_out##*$'\n'}
+  if ((vrc == 0)) && [[ "$line" == *" 0 mismatches" ]]; then
+    pass variants "${line#check-gpu-variants: }"
+  else
+    fail variants "${line#check-gpu-variants: }"
+  fi
 fi
 
 # --- Python frontend (pytest) ------------------------------------------------------

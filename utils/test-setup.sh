@@ -15,7 +15,8 @@
 #             nothing
 #   installed every package installed: no apt-get at all, then configures
 #   lint      no script that CI or the README runs pipes into a reader that
-#             stops early (grep -q, grep -m, head) under pipefail
+#             stops early (grep -q, grep -m, head) under pipefail, or tees to
+#             /dev/stderr (which truncates a log file)
 # Prints "N passed, N failed" last; exits non-zero on any failure.
 set -uo pipefail
 
@@ -203,8 +204,12 @@ BAD=0
 scripts=("$ROOT"/utils/*.sh "$ROOT"/.ci/run)
 hits=$(grep -nE '\|[[:space:]]*(grep[[:space:]]+(-[a-zA-Z]*[qm]|--quiet|--max-count)|head([[:space:]]|$))' "${scripts[@]}" |
   grep -vE '^[^:]+:[0-9]+:[[:space:]]*#' || true)
+# `tee /dev/stderr` reopens stderr: when it is a file (a CI log), that
+# truncates it.
+hits+=$(grep -nE 'tee[[:space:]]+(-a[[:space:]]+)?/dev/std(err|out)' "${scripts[@]}" |
+  grep -vE '^[^:]+:[0-9]+:[[:space:]]*#' || true)
 if [[ -n "$hits" ]]; then
-  bad "early readers in a pipe:"
+  bad "early readers in a pipe, or a tee that reopens stderr:"
   echo "$hits" | sed 's/^/    /'
   failed=$((failed + 1))
 else
