@@ -175,8 +175,10 @@ run_target() {
   (cd "$logs" && env "${env[@]}" timeout -k 30 $((SECONDS_PER_TARGET + 1200)) \
      "$binary" "${args[@]}" "$corpus" "$FUZZ_DIR/seeds/$target") >"$log" 2>&1 || rc=$?
   local secs=$((SECONDS - start))
+  # With several workers libFuzzer copies each job's log, final stats
+  # included, into the main log: count the jobs' own logs only.
   local all_logs=("$log")
-  ((WORKERS > 1)) && all_logs+=("$logs"/fuzz-*.log)
+  ((WORKERS > 1)) && all_logs=("$logs"/fuzz-*.log)
 
   local execs
   execs=$(cat "${all_logs[@]}" 2>/dev/null | sed -n 's/^stat::number_of_executed_units: *//p' | awk '{s += $1} END {print s + 0}')
