@@ -11,10 +11,8 @@
 
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "fusion/Registration.h"
-#include "fusion/Target/ModuleWriter.h"
-#if __has_include("fusion/Support/ToolLimits.h")
 #include "fusion/Support/ToolLimits.h"
-#endif
+#include "fusion/Target/ModuleWriter.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -37,46 +35,12 @@ namespace {
 /// inputs, and big ones only slow the search down.
 constexpr size_t kMaxInputBytes = 64 * 1024;
 
-/// MLIR's parser is recursive descent: every `(`, `[`, `{` or `<` nesting
-/// level is a few stack frames, so absurd nesting (tens of thousands of
-/// levels) overflows the stack before any diagnostic can be given. The tools
-/// refuse such input before parsing (fusion/Support/ToolLimits.h, Note [Tool
-/// limits]), and so does this target, with the same check when the header is
-/// there. Without it, the fallback below skips input whose brackets nest
-/// deeper than 1000 (brackets inside strings and comments count too: it only
-/// makes the check stricter).
-#if __has_include("fusion/Support/ToolLimits.h")
-#define FUSION_FUZZ_TOOL_LIMITS 1
+/// MLIR's parser is recursive descent, so absurd nesting overflows the
+/// stack before any diagnostic can be given: such input is skipped, as the
+/// tools refuse it (Note [Tool limits]).
 bool nestedTooDeep(llvm::StringRef text) {
   return fusion::findExcessiveNesting(text).has_value();
 }
-#else
-constexpr int kMaxNesting = 1000;
-bool nestedTooDeep(llvm::StringRef text) {
-  int depth = 0;
-  for (char c : text) {
-    switch (c) {
-    case '(':
-    case '[':
-    case '{':
-    case '<':
-      if (++depth > kMaxNesting)
-        return true;
-      break;
-    case ')':
-    case ']':
-    case '}':
-    case '>':
-      if (depth > 0)
-        --depth;
-      break;
-    default:
-      break;
-    }
-  }
-  return false;
-}
-#endif
 
 const DialectRegistry &registry() {
   static const DialectRegistry *r = [] {
@@ -142,11 +106,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   llvm::StringRef text(reinterpret_cast<const char *>(data), size);
   if (nestedTooDeep(text))
     return -1;
-#ifdef FUSION_FUZZ_TOOL_LIMITS
   // On a thread with the tools' large stack (Note [Tool limits]), so that
   // what the tools accept, this target accepts too.
   return fusion::runWithLargeStack([&] { return compileInput(text); });
-#else
-  return compileInput(text);
-#endif
 }

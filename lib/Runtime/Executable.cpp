@@ -252,24 +252,28 @@ Status Executable::Impl::bindSignature(const Argument *inputs, size_t numInputs,
     if (arg.rank != 0 && !arg.sizes)
       return Status(ErrorCode::InvalidArgument,
                     concat(desc.inputLabel(i), ": sizes is null"));
-    if (!arg.strides) {
-      // Row-major strides are products of the trailing sizes: they must fit
-      // int64 (sizes of 2^32 x 2^32 elements overflowed here).
-      int64_t elements = 1;
-      for (int64_t d = arg.rank - 1; d > 0; --d)
-        if (__builtin_mul_overflow(elements, std::max<int64_t>(arg.sizes[d], 1),
-                                   &elements))
-          return Status(ErrorCode::IntegerOverflow,
-                        concat(desc.inputLabel(i),
-                               ": the row-major stride of "
-                               "dim ",
-                               d - 1,
-                               " (the product of the sizes "
-                               "after it) overflows int64"));
-    }
     key.insert(key.end(), arg.sizes, arg.sizes + arg.rank);
-    for (int64_t d = 0; d < arg.rank; ++d)
-      key.push_back(argumentStride(arg, d));
+    if (arg.strides) {
+      key.insert(key.end(), arg.strides, arg.strides + arg.rank);
+      continue;
+    }
+    // Row-major strides, innermost first, in one pass: each is the product
+    // of the sizes after it, which must fit int64 (1 x 2^32 x 2^32 did not).
+    size_t base = key.size();
+    key.resize(base + arg.rank);
+    int64_t stride = 1;
+    for (int64_t d = arg.rank - 1; d >= 0; --d) {
+      key[base + d] = stride;
+      if (d > 0 && __builtin_mul_overflow(
+                       stride, std::max<int64_t>(arg.sizes[d], 1), &stride))
+        return Status(ErrorCode::IntegerOverflow,
+                      concat(desc.inputLabel(i),
+                             ": the row-major stride of "
+                             "dim ",
+                             d - 1,
+                             " (the product of the sizes "
+                             "after it) overflows int64"));
+    }
   }
   for (int32_t scalar : desc.scalarsReadByExprs)
     key.push_back(inputs[scalar].intValue);

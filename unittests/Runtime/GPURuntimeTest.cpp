@@ -80,7 +80,12 @@ protected:
     CUcontext context = nullptr;
     CU_ASSERT(cu.primaryCtxRetain(&context, device));
     CU_ASSERT(cu.ctxSetCurrent(context));
-    std::vector<uint8_t> bytes = makeAxpyModule().build();
+    useModule(makeAxpyModule());
+  }
+
+  /// Loads `module` as the executable the test runs.
+  void useModule(const TestModule &module) {
+    std::vector<uint8_t> bytes = module.build();
     Expected<std::unique_ptr<Executable>> loaded =
         Executable::load(bytes.data(), bytes.size());
     ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
@@ -279,11 +284,7 @@ TEST_F(GPURuntimeTest, FallsBackToPtxWhenTheCubinDoesNotLoad) {
   // architecture: the driver refuses it, the runtime loads the PTX.
   TestModule module = makeAxpyModule();
   module.kernels[0].cubin = makeTestCubin("axpy_f32");
-  std::vector<uint8_t> bytes = module.build();
-  Expected<std::unique_ptr<Executable>> loaded =
-      Executable::load(bytes.data(), bytes.size());
-  ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
-  exe = std::move(*loaded);
+  ASSERT_NO_FATAL_FAILURE(useModule(module));
   runAndCheck(1000, nullptr);
 }
 
@@ -306,11 +307,7 @@ TEST_F(GPURuntimeTest, RunsACubinFromPtxasWithoutPtx) {
   TestModule module = makeAxpyModule();
   module.kernels[0].ptx.clear();
   module.kernels[0].cubin = cubin;
-  std::vector<uint8_t> bytes = module.build();
-  Expected<std::unique_ptr<Executable>> loaded =
-      Executable::load(bytes.data(), bytes.size());
-  ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
-  exe = std::move(*loaded);
+  ASSERT_NO_FATAL_FAILURE(useModule(module));
   runAndCheck(1000, nullptr);
   runAndCheck(200000, nullptr); // the clustered variant
 }

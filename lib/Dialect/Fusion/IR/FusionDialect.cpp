@@ -51,6 +51,16 @@ LogicalResult checkVector(function_ref<InFlightDiagnostic()> emitError,
                        << " is not a power of two";
   return success();
 }
+/// The block size and grid bound of the pointwise and inner schedules.
+LogicalResult checkBlockAndGrid(function_ref<InFlightDiagnostic()> emitError,
+                                StringRef schedule, int64_t block,
+                                int64_t maxGrid) {
+  if (failed(
+          checkRange(emitError, schedule, "block", block, 1, kMaxBlockThreads)))
+    return failure();
+  return checkRange(emitError, schedule, "max_grid", maxGrid, 1,
+                    kMaxGridBlocks);
+}
 } // namespace
 
 LogicalResult
@@ -61,10 +71,7 @@ PointwiseScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success(succeeded(checkVector(emitError, name, vector)) &&
                  succeeded(checkRange(emitError, name, "unroll", unroll, 1,
                                       kMaxScheduleUnroll)) &&
-                 succeeded(checkRange(emitError, name, "block", block, 1,
-                                      kMaxBlockThreads)) &&
-                 succeeded(checkRange(emitError, name, "max_grid", maxGrid, 1,
-                                      kMaxGridBlocks)));
+                 succeeded(checkBlockAndGrid(emitError, name, block, maxGrid)));
 }
 
 LogicalResult
@@ -75,10 +82,7 @@ InnerReductionScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success(succeeded(checkVector(emitError, name, vector)) &&
                  succeeded(checkRange(emitError, name, "items", items, 0,
                                       kMaxScheduleUnroll)) &&
-                 succeeded(checkRange(emitError, name, "block", block, 1,
-                                      kMaxBlockThreads)) &&
-                 succeeded(checkRange(emitError, name, "max_grid", maxGrid, 1,
-                                      kMaxGridBlocks)));
+                 succeeded(checkBlockAndGrid(emitError, name, block, maxGrid)));
 }
 
 LogicalResult
