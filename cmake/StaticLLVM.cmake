@@ -34,8 +34,13 @@ foreach(lib ${fusion_mlir_libs} MLIRSupport MLIRTableGen)
 endforeach()
 
 set(LLVM_LINK_LLVM_DYLIB OFF)
-set(CMAKE_EXE_LINKER_FLAGS
-    "${CMAKE_EXE_LINKER_FLAGS} -static-libstdc++ -static-libgcc")
+# Not in a fuzzer build: a static libstdc++'s operator new[] (malloc inside)
+# would then pair with ASan's operator delete[], which reports every such
+# delete as an alloc-dealloc mismatch.
+if(NOT FUSION_ENABLE_FUZZERS)
+  set(CMAKE_EXE_LINKER_FLAGS
+      "${CMAKE_EXE_LINKER_FLAGS} -static-libstdc++ -static-libgcc")
+endif()
 
 # LLVM's static export set names zstd's CMake target, which Debian's zstd
 # package does not provide.

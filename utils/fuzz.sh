@@ -37,6 +37,10 @@
 # when this machine cannot build the fuzzers (no clang++-22: bash
 # utils/setup.sh installs it).
 #
+# With FUZZ_PREBUILT=1 nothing is configured or built: the targets must be in
+# $FUZZ_BUILD_DIR/bin already (e.g. copied to a machine with more cores and no
+# clang; link them with -DFUSION_STATIC_LLVM=ON so that they need no libLLVM).
+#
 # Environment: FUZZ_SECONDS (60), FUZZ_WORKERS (1), FUZZ_SEED (1; 0: random),
 # FUZZ_DETECT_LEAKS (1: LeakSanitizer after every input; 0: off),
 # FUZZ_BUILD_DIR (build-fuzz), FUSION_BUILD_DIR (build: its fusion-translate
@@ -67,33 +71,46 @@ for t in "${targets[@]}"; do
 done
 
 # --- 1. Configure and build (only the fuzz targets) ----------------------------
-CC_BIN=$(command -v clang-22 || true)
-CXX_BIN=$(command -v clang++-22 || true)
-if [[ -z "$CXX_BIN" || -z "$CC_BIN" ]]; then
-  say "clang++-22 not found: cannot build the fuzzers here (bash utils/setup.sh installs clang-22 and libclang-rt-22-dev)"
-  exit 3
-fi
-if [[ -f "$FUZZ_BUILD_DIR/CMakeCache.txt" ]]; then
-  src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$FUZZ_BUILD_DIR/CMakeCache.txt")
-  if [[ "$src" != "$ROOT" ]]; then
-    say "$FUZZ_BUILD_DIR was configured for $src, not $ROOT: reconfiguring from scratch"
-    rm -rf "$FUZZ_BUILD_DIR"
-    mkdir -p "$FUZZ_BUILD_DIR"
+build_fuzzers() {
+  CC_BIN=$(command -v clang-22 || true)
+  CXX_BIN=$(command -v clang++-22 || true)
+  if [[ -z "$CXX_BIN" || -z "$CC_BIN" ]]; then
+    say "clang++-22 not found: cannot build the fuzzers here (bash utils/setup.sh installs clang-22 and libclang-rt-22-dev)"
+    exit 3
   fi
+  if [[ -f "$FUZZ_BUILD_DIR/CMakeCache.txt" ]]; then
+    src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$FUZZ_BUILD_DIR/CMakeCache.txt")
+    if [[ "$src" != "$ROOT" ]]; then
+      say "$FUZZ_BUILD_DIR was configured for $src, not $ROOT: reconfiguring from scratch"
+      rm -rf "$FUZZ_BUILD_DIR"
+      mkdir -p "$FUZZ_BUILD_DIR"
+    fi
+  fi
+  if [[ ! -f "$FUZZ_BUILD_DIR/build.ninja" ]]; then
+    say "configuring $FUZZ_BUILD_DIR"
+    cmake -S . -B "$FUZZ_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DCMAKE_C_COMPILER="$CC_BIN" -DCMAKE_CXX_COMPILER="$CXX_BIN" \
+      -DFUSION_ENABLE_FUZZERS=ON -DFUSION_ENABLE_TESTS=OFF \
+      -DFUSION_ENABLE_PYTHON_EXT=OFF
+  fi
+  build_targets=()
+  for t in "${targets[@]}"; do build_targets+=("fusion-fuzz-$t"); done
+  say "building ${build_targets[*]} (ninja -j$JOBS)"
+  build_start=$SECONDS
+  ninja -C "$FUZZ_BUILD_DIR" -j"$JOBS" "${build_targets[@]}"
+  say "built in $((SECONDS - build_start)) s"
+}
+if [[ "${FUZZ_PREBUILT:-0}" == 1 ]]; then
+  for t in "${targets[@]}"; do
+    if [[ ! -x "$FUZZ_BUILD_DIR/bin/fusion-fuzz-$t" ]]; then
+      say "FUZZ_PREBUILT=1 but there is no $FUZZ_BUILD_DIR/bin/fusion-fuzz-$t"
+      exit 2
+    fi
+  done
+  say "FUZZ_PREBUILT=1: using the targets in $FUZZ_BUILD_DIR/bin as they are"
+else
+  build_fuzzers
 fi
-if [[ ! -f "$FUZZ_BUILD_DIR/build.ninja" ]]; then
-  say "configuring $FUZZ_BUILD_DIR"
-  cmake -S . -B "$FUZZ_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_C_COMPILER="$CC_BIN" -DCMAKE_CXX_COMPILER="$CXX_BIN" \
-    -DFUSION_ENABLE_FUZZERS=ON -DFUSION_ENABLE_TESTS=OFF \
-    -DFUSION_ENABLE_PYTHON_EXT=OFF
-fi
-build_targets=()
-for t in "${targets[@]}"; do build_targets+=("fusion-fuzz-$t"); done
-say "building ${build_targets[*]} (ninja -j$JOBS)"
-build_start=$SECONDS
-ninja -C "$FUZZ_BUILD_DIR" -j"$JOBS" "${build_targets[@]}"
-say "built in $((SECONDS - build_start)) s"
 
 # --- 2. Seeds ---------------------------------------------------------------------
 FUZZ_DIR="$FUZZ_BUILD_DIR/fuzz"
