@@ -1,6 +1,6 @@
 // REQUIRES: cuda
-// fp8 conversions (Note [fp8 on the GPU] in LowerKernels.cpp) against the
-// reference interpreter: f32, bf16 -> f8E4M3FN and f8E5M2, fp8 -> f32 and
+// fp8 conversions (Note [fp8 on the GPU] in
+// lib/Conversion/FusionToGPU/Elementwise.cpp) against the reference interpreter: f32, bf16 -> f8E4M3FN and f8E5M2, fp8 -> f32 and
 // bf16, round trips, and values beyond each format's range (a factor of 400
 // takes e4m3fn's NaN past 464 but stays within e5m2; a factor of 40000 takes
 // e5m2 to inf past 61440). The conversions are bit-exact, so every output

@@ -3,8 +3,8 @@
 // RUN: FileCheck %s --check-prefix=NONE < %t.ptx
 // RUN: %if ptxas %{ ptxas -arch=sm_90a %t.ptx -o %t.cubin %}
 
-// fp8 conversions both ways (Note [fp8 on the GPU] in LowerKernels.cpp):
-// f32 and f64 to fp8, fp8 to f32, bf16, i32 and the other fp8 format, in
+// fp8 conversions both ways (Note [fp8 on the GPU] in
+// lib/Conversion/FusionToGPU/Elementwise.cpp): f32 and f64 to fp8, fp8 to f32, bf16, i32 and the other fp8 format, in
 // every variant. fp8 tensors move as bytes, 8 per 8-byte access in the
 // vectorized variant; the conversions are integer operations, plus an exact
 // int -> f32 conversion and multiply for subnormals, and a truncation to i32

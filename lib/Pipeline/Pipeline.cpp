@@ -101,7 +101,8 @@ struct CheckInputPass : PassWrapper<CheckInputPass, OperationPass<ModuleOp>> {
   // int64 (ModuleVerifier.cpp), so the compiler refuses them first, with a
   // diagnostic on the op, instead of writing a module nothing can load.
   // Kernel parameter bytes are checked as each kernel is lowered
-  // (LowerKernels.cpp), argmax/argmin over a static empty dim here.
+  // (checkParamBytes in lib/Conversion/FusionToGPU/HostProgram.cpp),
+  // argmax/argmin over a static empty dim here.
   static LogicalResult checkType(Type type,
                                  function_ref<InFlightDiagnostic()> emit) {
     auto tensor = dyn_cast<RankedTensorType>(type);

@@ -1,0 +1,255 @@
+//===- Casts.cpp - casts between element types
+//------------------------------===//
+// Casts of the element-wise generator, accumulator widening, and the fp8
+// codecs (LLVM has no fp8 types).
+//===----------------------------------------------------------------------===//
+
+#include "KernelEmitter.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+using namespace mlir::fusion;
+
+namespace mlir::fusion::lowering {
+
+Value KernelEmitter::widenToAccumulator(Value x, Type target, bool isFloat) {
+  OpBuilder &b = *builder;
+  Type from = getElementTypeOrSelf(x.getType());
+  if (isFp8(from))
+    return emitFp8Cast(x, from, getElementTypeOrSelf(target),
+                       shapedLike(x.getType()));
+  return isFloat ? arith::ExtFOp::create(b, loc, target, x).getResult()
+                 : arith::ExtSIOp::create(b, loc, target, x).getResult();
+}
+
+Value KernelEmitter::narrowFromAccumulator(Value acc, Type target,
+                                           bool isFloat) {
+  OpBuilder &b = *builder;
+  Type to = getElementTypeOrSelf(target);
+  if (isFp8(to))
+    return emitFp8Cast(acc, getElementTypeOrSelf(acc.getType()), to,
+                       shapedLike(acc.getType()));
+  return isFloat ? arith::TruncFOp::create(b, loc, target, acc).getResult()
+                 : arith::TruncIOp::create(b, loc, target, acc).getResult();
+}
+
+std::function<Type(Type)> KernelEmitter::shapedLike(Type like) {
+  return [like](Type element) -> Type {
+    if (auto vt = dyn_cast<VectorType>(like))
+      return VectorType::get(vt.getShape(), element);
+    return element;
+  };
+}
+
+Value KernelEmitter::emitCast(Value v, Type from, Type to,
+                              function_ref<Type(Type)> shaped) {
+  OpBuilder &b = *builder;
+  Type target = shaped(to);
+  if (from == to)
+    return v;
+  if (to.isInteger(1)) {
+    if (isa<FloatType>(from))
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v,
+                                   zero(v.getType()));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v,
+                                 zero(v.getType()));
+  }
+  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
+  if (fromFloat && toFloat) {
+    if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+      return arith::ExtFOp::create(b, loc, target, v);
+    // bf16 <-> f16 have the same width: go through f32.
+    if (from.getIntOrFloatBitWidth() == to.getIntOrFloatBitWidth())
+      v = arith::ExtFOp::create(b, loc, shaped(b.getF32Type()), v);
+    return arith::TruncFOp::create(b, loc, target, v);
+  }
+  if (!fromFloat && toFloat) {
+    if (from.isInteger(1))
+      return arith::UIToFPOp::create(b, loc, target, v);
+    return arith::SIToFPOp::create(b, loc, target, v);
+  }
+  if (fromFloat && !toFloat) {
+    // NaN converts to 0 (PTX's cvt.rzi does that; LLVM calls it poison).
+    Value isNan =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
+    v = arith::SelectOp::create(b, loc, isNan, zero(v.getType()), v);
+    return arith::FPToSIOp::create(b, loc, target, v);
+  }
+  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+  if (fw < tw)
+    return from.isInteger(1)
+               ? arith::ExtUIOp::create(b, loc, target, v).getResult()
+               : arith::ExtSIOp::create(b, loc, target, v).getResult();
+  return arith::TruncIOp::create(b, loc, target, v);
+}
+
+KernelEmitter::Fp8Format KernelEmitter::fp8Format(Type t) {
+  if (isa<Float8E4M3FNType>(t))
+    return {3, 7, false};
+  return {2, 15, true};
+}
+
+Value KernelEmitter::decodeFp8(Value v, Type from,
+                               function_ref<Type(Type)> shaped) {
+  OpBuilder &b = *builder;
+  Fp8Format f = fp8Format(from);
+  int m = f.mantBits;
+  Type i32 = shaped(b.getI32Type()), f32 = shaped(b.getF32Type());
+  auto c = [&](int64_t k) { return intConst(i32, k); };
+  Value byte = arith::BitcastOp::create(b, loc, shaped(b.getI8Type()), v);
+  Value x = arith::ExtUIOp::create(b, loc, i32, byte);
+  Value sign = arith::ShLIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, x, c(0x80)), c(24));
+  Value mag = arith::AndIOp::create(b, loc, x, c(0x7F));
+  Value mant = arith::AndIOp::create(b, loc, mag, c((1 << m) - 1));
+  // Normal: the fields move into place and the exponent is rebiased.
+  Value normal = arith::AddIOp::create(
+      b, loc, arith::ShLIOp::create(b, loc, mag, c(23 - m)),
+      c(int64_t(127 - f.bias) << 23));
+  // Subnormal (exponent 0, or zero): mant * 2^(1 - bias - m), a normal
+  // f32 (or zero) computed exactly.
+  Value sub = arith::BitcastOp::create(
+      b, loc, i32,
+      arith::MulFOp::create(b, loc, arith::UIToFPOp::create(b, loc, f32, mant),
+                            floatConst(f32, std::ldexp(1.0, 1 - f.bias - m))));
+  Value isSub =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, mag, c(1 << m));
+  Value special, specialBits;
+  if (f.hasInf) {
+    special = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, mag,
+                                    c(f.infOrNan()));
+    specialBits = arith::OrIOp::create(
+        b, loc, arith::ShLIOp::create(b, loc, mant, c(23 - m)), c(0x7F800000));
+  } else {
+    special = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, mag,
+                                    c(f.nan()));
+    specialBits = c(0x7FC00000);
+  }
+  Value bits = arith::SelectOp::create(
+      b, loc, isSub, sub,
+      arith::SelectOp::create(b, loc, special, specialBits, normal));
+  return arith::BitcastOp::create(b, loc, f32,
+                                  arith::OrIOp::create(b, loc, bits, sign));
+}
+
+Value KernelEmitter::encodeFp8(Value v, Type to,
+                               function_ref<Type(Type)> shaped) {
+  OpBuilder &b = *builder;
+  using IP = arith::CmpIPredicate;
+  Fp8Format f = fp8Format(to);
+  Type from = getElementTypeOrSelf(v.getType());
+  if (!from.isF64() && !from.isF32())
+    v = arith::ExtFOp::create(b, loc, shaped(b.getF32Type()), v);
+  bool wide = from.isF64();
+  const int width = wide ? 64 : 32, p = wide ? 52 : 23,
+            srcBias = wide ? 1023 : 127, m = f.mantBits;
+  Type iw = shaped(b.getIntegerType(width));
+  auto c = [&](int64_t k) { return intConst(iw, k); };
+  auto cmp = [&](IP pred, Value l, Value r) -> Value {
+    return arith::CmpIOp::create(b, loc, pred, l, r);
+  };
+  Value bits = arith::BitcastOp::create(b, loc, iw, v);
+  Value sign = arith::ShRUIOp::create(b, loc, bits, c(width - 1));
+  Value abs = arith::AndIOp::create(
+      b, loc, bits, c(int64_t((uint64_t(1) << (width - 1)) - 1)));
+  Value expField = arith::ShRUIOp::create(b, loc, abs, c(p));
+  // Normal range: round the significand to m bits, ties to even (a carry
+  // moves into the exponent), then rebias.
+  Value lsb = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, abs, c(p - m)), c(1));
+  Value rounded = arith::AddIOp::create(
+      b, loc, abs,
+      arith::AddIOp::create(b, loc, lsb, c((int64_t(1) << (p - m - 1)) - 1)));
+  Value normal = arith::SubIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, rounded, c(p - m)),
+      c(int64_t(srcBias - f.bias) << m));
+  // Below the smallest normal: shift the significand (with its implicit
+  // bit) to the subnormal quantum, ties to even; rounding up to 2^m lands
+  // on the smallest normal. The shift is clamped to [1, width - 1] (the
+  // lanes that take the normal path may compute any shift; anything
+  // shifted by more than p + 2 rounds to zero anyway).
+  Value sig = arith::OrIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, abs, c((int64_t(1) << p) - 1)),
+      c(int64_t(1) << p));
+  Value shift =
+      arith::SubIOp::create(b, loc, c(srcBias + p + 1 - f.bias - m), expField);
+  shift = arith::MinUIOp::create(
+      b, loc, arith::MaxUIOp::create(b, loc, shift, c(1)), c(width - 1));
+  Value q = arith::ShRUIOp::create(b, loc, sig, shift);
+  Value rem = arith::AndIOp::create(
+      b, loc, sig,
+      arith::SubIOp::create(b, loc, arith::ShLIOp::create(b, loc, c(1), shift),
+                            c(1)));
+  Value half = arith::ShLIOp::create(
+      b, loc, c(1), arith::SubIOp::create(b, loc, shift, c(1)));
+  Value odd = cmp(IP::ne, arith::AndIOp::create(b, loc, q, c(1)), c(0));
+  Value up = arith::OrIOp::create(
+      b, loc, cmp(IP::ugt, rem, half),
+      arith::AndIOp::create(b, loc, cmp(IP::eq, rem, half), odd));
+  Value sub =
+      arith::AddIOp::create(b, loc, q, arith::ExtUIOp::create(b, loc, iw, up));
+  Value isSub = cmp(IP::ult, expField, c(srcBias + 1 - f.bias));
+  Value mag = arith::SelectOp::create(b, loc, isSub, sub, normal);
+  // Beyond the largest finite value (inf and NaN included): inf for e5m2,
+  // NaN for e4m3fn; NaN stays NaN.
+  mag = arith::SelectOp::create(b, loc, cmp(IP::ugt, mag, c(f.maxFinite())),
+                                c(f.infOrNan()), mag);
+  if (f.hasInf) {
+    int64_t inf = int64_t((uint64_t(1) << (width - 1)) -
+                          (uint64_t(1) << p)); // exponent all ones
+    mag = arith::SelectOp::create(b, loc, cmp(IP::ugt, abs, c(inf)), c(f.nan()),
+                                  mag);
+  }
+  Type i8 = shaped(b.getI8Type());
+  Value byte = arith::OrIOp::create(
+      b, loc, arith::TruncIOp::create(b, loc, i8, mag),
+      arith::ShLIOp::create(b, loc, arith::TruncIOp::create(b, loc, i8, sign),
+                            intConst(i8, 7)));
+  return arith::BitcastOp::create(b, loc, shaped(to), byte);
+}
+
+Value KernelEmitter::emitFp8Cast(Value v, Type from, Type to,
+                                 function_ref<Type(Type)> shaped) {
+  OpBuilder &b = *builder;
+  Type f32 = b.getF32Type();
+  if (from == to)
+    return v;
+  if (isFp8(from)) {
+    v = decodeFp8(v, from, shaped);
+    from = f32;
+    if (isa<IntegerType>(to) && !to.isInteger(1))
+      return emitFp8ToInt(v, to, shaped);
+    if (!isFp8(to))
+      return emitCast(v, from, to, shaped);
+  }
+  if (!from.isF64() && !from.isF32()) {
+    v = emitCast(v, from, f32, shaped);
+    from = f32;
+  }
+  return encodeFp8(v, to, shaped);
+}
+
+Value KernelEmitter::emitFp8ToInt(Value v, Type to,
+                                  function_ref<Type(Type)> shaped) {
+  OpBuilder &b = *builder;
+  using P = arith::CmpFPredicate;
+  unsigned w = to.getIntOrFloatBitWidth();
+  Type target = shaped(to);
+  Value limit = floatConst(v.getType(), std::ldexp(1.0, w - 1));
+  Value negLimit = floatConst(v.getType(), -std::ldexp(1.0, w - 1));
+  Value tooBig = arith::CmpFOp::create(b, loc, P::OGE, v, limit);
+  Value tooSmall = arith::CmpFOp::create(b, loc, P::OLE, v, negLimit);
+  Value isNan = arith::CmpFOp::create(b, loc, P::UNO, v, v);
+  Value out = arith::OrIOp::create(
+      b, loc, isNan, arith::OrIOp::create(b, loc, tooBig, tooSmall));
+  v = arith::SelectOp::create(b, loc, out, zero(v.getType()), v);
+  Value r = arith::FPToSIOp::create(b, loc, target, v);
+  int64_t max = w == 64 ? std::numeric_limits<int64_t>::max()
+                        : (int64_t(1) << (w - 1)) - 1;
+  r = arith::SelectOp::create(b, loc, tooBig, intConst(target, max), r);
+  return arith::SelectOp::create(b, loc, tooSmall, intConst(target, -max - 1),
+                                 r);
+}
+
+} // namespace mlir::fusion::lowering

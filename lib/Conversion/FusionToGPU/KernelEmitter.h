@@ -1,0 +1,358 @@
+//===- KernelEmitter.h - writes one gpu.func variant of a kernel -*- C++
+//-*-===//
+// The state and helpers shared by the lowerings of lib/Conversion/FusionToGPU
+// while they write one kernel variant (docs/lowering.md).
+//===----------------------------------------------------------------------===//
+#ifndef FUSION_CONVERSION_FUSIONTOGPU_KERNELEMITTER_H
+#define FUSION_CONVERSION_FUSIONTOGPU_KERNELEMITTER_H
+
+#include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "fusion/Transforms/RowKernel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mlir::fusion::lowering {
+
+/// i1 tensors are stored one byte per element (as PyTorch's bool).
+inline Type storageType(Type element) {
+  if (element.isInteger(1))
+    return IntegerType::get(element.getContext(), 8);
+  return element;
+}
+
+inline int64_t storageBytes(Type element) {
+  return std::max<int64_t>(1, storageType(element).getIntOrFloatBitWidth() / 8);
+}
+
+inline bool isHalfFloat(Type t) { return t.isF16() || t.isBF16(); }
+
+/// The type reductions of `element` accumulate in: f32 for floats of 32 bits
+/// or fewer, f64 for f64, i64 for integers.
+inline Type accumulatorType(Type element) {
+  MLIRContext *ctx = element.getContext();
+  if (!isa<FloatType>(element))
+    return IntegerType::get(ctx, 64);
+  return element.isF64() ? Type(Float64Type::get(ctx))
+                         : Type(Float32Type::get(ctx));
+}
+
+/// A generated value: a vector of the variant's width, or a scalar that is
+/// uniform along the innermost iteration dim.
+struct Gen {
+  Value value;
+  bool isVector = false;
+};
+
+/// One kernel variant: vector width and index width.
+struct Variant {
+  int64_t vector;
+  bool index64;
+  std::string name;
+  int64_t unroll = 1;
+  bool fastMath = false;
+  /// Inner reductions: vectors per thread kept in registers (0: streaming).
+  int64_t items = 0;
+  /// Inner reductions: rows split over gridDim.y blocks (Note [Split rows]).
+  bool split = false;
+  /// Persistent inner reductions: the row's loaded values are kept in
+  /// shared memory across passes (Note [Staged rows]), for blocks of up to
+  /// `maxBlock` threads.
+  bool stage = false;
+  int64_t maxBlock = 0;
+};
+
+/// Staged rows: the most dynamic shared memory a block's staged row may
+/// take (two such blocks fit an H100/H200 SM's 228 KB).
+inline constexpr int64_t kMaxStageBytes = 96 * 1024;
+/// The dynamic shared memory of a kernel (Note [Staged rows]).
+inline constexpr llvm::StringLiteral kDynamicSmemSymbol = "fusion_dynamic_smem";
+
+/// Writes the body of one gpu.func: one variant of a kernel of any
+/// schedule. The schedulers' lowerings (Pointwise.cpp, InnerReduction.cpp,
+/// OuterReduction.cpp, Transpose.cpp) drive it; the element-wise generator
+/// (Elementwise.cpp, Casts.cpp) and the reduction states
+/// (ReductionState.cpp) are its shared parts.
+class KernelEmitter {
+public:
+  KernelEmitter(KernelOp kernel, const Variant &variant,
+                RankedTensorType iterType)
+      : kernel(kernel), variant(variant), iterType(iterType),
+        rank(iterType.getRank()) {}
+
+  const Variant &getVariant() const { return variant; }
+
+  /// Kernel parameters: per tensor input a memref and its effective strides,
+  /// per scalar input the scalar, per result a memref, then the iteration
+  /// sizes and the number of work items.
+  FunctionType signature(MLIRContext *ctx);
+
+  /// Maps the kernel's inputs to the gpu.func's parameters (the layout
+  /// `signature` describes) and returns the output memrefs, the iteration
+  /// sizes and the work count.
+  std::tuple<SmallVector<Value>, SmallVector<Value>, Value>
+  bindParams(gpu::GPUFuncOp func);
+
+  LogicalResult emit(gpu::GPUFuncOp func);
+
+  /// The body of an inner-reduction kernel (Note [Inner reduction
+  /// lowering]). `info` describes the reductions and results; the variant's
+  /// `items` > 0 makes it persistent.
+  LogicalResult emitRowKernel(gpu::GPUFuncOp func, const RowKernelInfo &info);
+
+  /// Streaming variants take this many vectors per thread and chunk.
+  static constexpr int64_t kStreamItems = 4;
+
+  enum class RedKind { Sum, Prod, Max, Min };
+
+  /// How a sum/prod/max/min (var_mean: its sums) combines values.
+  static RedKind kindOf(Operation *op);
+
+  Value neutral(RedKind kind, bool isFloat, Type type);
+
+  Value combine(RedKind kind, bool isFloat, Value x, Value y);
+
+  static vector::CombiningKind combiningKind(RedKind kind, bool isFloat);
+
+  /// The accumulated state of one part of a row kernel (see
+  /// emitRowKernel).
+  struct RowPart {
+    enum State { Simple, Welford, Online, Arg };
+    const RowReduction *reduction = nullptr;
+    State state = Simple;
+    Type acc;
+    bool isFloat = true;
+    RedKind kind = RedKind::Sum;
+    SmallVector<Value> shared; // one shared array per state component
+    size_t width() const {
+      return state == Simple ? 1 : state == Welford ? 3 : 2;
+    }
+    /// The type of state component `c`: the accumulator, except an arg
+    /// reduction's index (i64).
+    Type componentType(size_t c, MLIRContext *ctx) const {
+      return state == Arg && c == 1 ? Type(IntegerType::get(ctx, 64)) : acc;
+    }
+  };
+  using RowState = SmallVector<Value, 3>;
+
+  RowState neutralState(RowPart &part);
+
+  RowState combineArg(RowPart &part, const RowState &a, const RowState &x);
+
+  /// exp as the kernel computes it (Note [Approximate exp and division]).
+  Value expOf(Value x);
+
+  RowState combineState(RowPart &part, const RowState &a, const RowState &x);
+
+  /// Folds a state across the threads of a row: xor-shuffles within the
+  /// warp; when a row has several warps, their states meet in shared
+  /// memory (slots `slot0 .. slot0 + warps`) and every thread folds them, so
+  /// all threads of the row get the row's state.
+  RowState blockReduceState(RowPart &part, RowState x, Value lane, Value warp,
+                            Value slot0, Value warpsPerRow, Value multiWarp);
+
+  void foldSplits(SmallVector<RowPart> &parts, ArrayRef<RowState> states,
+                  Value row, Value valid, Value tid, Value threadId,
+                  Value threadsPerRow, Value lastFlag, Value lane, Value warp,
+                  Value slot0, Value warpsPerRow, Value multiWarp,
+                  function_ref<void(RowPart &, const RowState &)> finish);
+
+  /// The body of an outer reduction (Note [Outer reduction lowering]).
+  /// Extra parameters: the reduced row count R, the split count S and the
+  /// rows per split; extra buffers: one workspace per reduction, then the
+  /// counters.
+  LogicalResult emitOuterReduction(gpu::GPUFuncOp func,
+                                   const OuterKernelInfo &info, int64_t unroll);
+
+  /// Note [Grid reduction]: under `cond` (one thread of the block), counts
+  /// the block in at `counters[index]` and stores into `flag[0]` (shared
+  /// memory) whether it was the last of `splits` blocks.
+  void countBlockIn(Value cond, Value counters, Value index, Value splits,
+                    Value flag);
+
+  /// A GPU-scope acquire-release fence (orders the partials of a grid
+  /// reduction with the counter).
+  void fence();
+
+  /// The tiled transpose variant of a pointwise kernel (Note [Tiled
+  /// transpose]): inputs in `staged` are read along iteration dim `p` (their
+  /// innermost dim) with the maps in `stagedMaps`.
+  LogicalResult emitTransposeTiled(
+      gpu::GPUFuncOp func, int64_t p, ArrayRef<unsigned> staged,
+      const DenseMap<unsigned, SmallVector<int64_t>> &stagedMaps);
+
+  /// Tile edge of the tiled transpose variant (16, 32 or 64).
+  int64_t transposeTile = 64;
+
+  /// Generates the yielded values of the work item `work` (a vector of
+  /// the innermost dim, or one element).
+  FailureOr<SmallVector<Gen>> generateItem(Value work, ArrayRef<Value> sizes,
+                                           YieldOp yield);
+
+  /// Outputs are contiguous with the iteration shape: item c starts at
+  /// element c * vector.
+  void storeItem(Value work, ArrayRef<Gen> values, YieldOp yield,
+                 ArrayRef<Value> outputs);
+
+  /// Inputs read with vector loads along their innermost dim (the
+  /// vectorized variant's run-time guard needs their strides and alignment).
+  llvm::SmallSetVector<unsigned, 4> vectorLoadedInputs;
+  /// Every (input, input dim, iteration dim) read: the input's extent must
+  /// equal the iteration extent or be 1 (a broadcast).
+  llvm::SetVector<std::tuple<unsigned, int64_t, int64_t>> accesses;
+
+private:
+  struct TensorParam {
+    Value memref;
+    SmallVector<Value> strides;
+  };
+
+  Type indexType(MLIRContext *ctx) {
+    return IntegerType::get(ctx, variant.index64 ? 64 : 32);
+  }
+  MemRefType memrefType(RankedTensorType tensor) {
+    return MemRefType::get({ShapedType::kDynamic},
+                           storageType(tensor.getElementType()));
+  }
+  Value constIdx(int64_t v) {
+    return arith::ConstantOp::create(
+        *builder, loc, IntegerAttr::get(indexType(builder->getContext()), v));
+  }
+  Value toIndex(Value v) {
+    return arith::IndexCastOp::create(*builder, loc, builder->getIndexType(),
+                                      v);
+  }
+  VectorType vectorOf(Type element) {
+    return VectorType::get({variant.vector}, element);
+  }
+  Value splat(Gen g) {
+    if (g.isVector || variant.vector == 1)
+      return g.value;
+    return vector::BroadcastOp::create(*builder, loc,
+                                       vectorOf(g.value.getType()), g.value);
+  }
+
+  void store(Gen gen, Type element, Value memref, Value offset);
+
+  Gen load(BlockArgument arg, ArrayRef<int64_t> map);
+
+  FailureOr<Gen> generate(Value value, ArrayRef<int64_t> map);
+
+  LogicalResult generateOperandsFirst(Value value, ArrayRef<int64_t> map);
+
+  /// Operand maps of the index-mapping ops; -1 marks a broadcast dim.
+  static SmallVector<int64_t> broadcastMap(RankedTensorType operand,
+                                           ArrayRef<int64_t> resultMap,
+                                           ArrayRef<int64_t> dims);
+
+  FailureOr<Gen> generateUncached(Value value, ArrayRef<int64_t> map);
+
+  FailureOr<Gen> elementwise(Operation *op, ArrayRef<int64_t> map);
+
+  Value floatConst(Type type, double v);
+  Value intConst(Type type, int64_t v);
+  Value zero(Type type);
+
+  Value approxTanh(Value v);
+
+  Value approxExp(Value v);
+  Value approxDiv(Value x, Value y);
+
+  /// One PTX instruction per lane on f32 scalars or vectors.
+  Value approxF32(StringRef text, ArrayRef<Value> operands);
+
+  /// A loaded value (scalar or vector) widened to a reduction's accumulator
+  /// type `target` (of the same shape); fp8 is decoded from its bits (Note
+  /// [fp8 on the GPU]).
+  Value widenToAccumulator(Value x, Type target, bool isFloat);
+
+  /// An accumulator narrowed to a reduction's result type `target` (of the
+  /// same shape); fp8 is encoded to its bits (Note [fp8 on the GPU]).
+  Value narrowFromAccumulator(Value acc, Type target, bool isFloat);
+
+  /// Element type -> the same shape as `like` (a vector or a scalar).
+  static std::function<Type(Type)> shapedLike(Type like);
+
+  Value emitCast(Value v, Type from, Type to, function_ref<Type(Type)> shaped);
+
+  static bool isFp8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
+
+  /// An fp8 format: e4m3fn has no inf and only all-ones as NaN; e5m2 is
+  /// IEEE-like (the top exponent holds inf and NaN).
+  struct Fp8Format {
+    int mantBits, bias;
+    bool hasInf;
+    uint32_t maxFinite() const { return hasInf ? 0x7B : 0x7E; }
+    uint32_t infOrNan() const { return hasInf ? 0x7C : 0x7F; }
+    uint32_t nan() const { return hasInf ? 0x7E : 0x7F; }
+  };
+  static Fp8Format fp8Format(Type t);
+
+  /// fp8 (scalar or vector) -> f32, exactly (see Note [fp8 on the GPU]).
+  Value decodeFp8(Value v, Type from, function_ref<Type(Type)> shaped);
+
+  /// f32 or f64 (scalar or vector) -> fp8, rounding to nearest even as the
+  /// reference interpreter does (see Note [fp8 on the GPU]). Working on the
+  /// source's own bits avoids rounding twice.
+  Value encodeFp8(Value v, Type to, function_ref<Type(Type)> shaped);
+
+  /// A cast from or to fp8: through f32 (f64 encodes directly), see Note
+  /// [fp8 on the GPU].
+  Value emitFp8Cast(Value v, Type from, Type to,
+                    function_ref<Type(Type)> shaped);
+
+  /// f32 (decoded fp8) -> integer: truncation toward zero that saturates
+  /// (fp8 values reach 57344 and inf), NaN -> 0, as the interpreter does.
+  Value emitFp8ToInt(Value v, Type to, function_ref<Type(Type)> shaped);
+
+  FailureOr<Value> emitOp(Operation *op, ArrayRef<Value> v, Type element,
+                          Type type);
+
+  KernelOp kernel;
+  Variant variant;
+  RankedTensorType iterType;
+  int64_t rank;
+  OpBuilder *builder = nullptr;
+  Location loc = UnknownLoc::get(kernel.getContext());
+  DenseMap<Value, TensorParam> tensors;
+  DenseMap<Value, Value> scalars;
+  SmallVector<Value> iterIndex;
+  using Memo = std::map<std::pair<void *, std::vector<int64_t>>, Gen>;
+  Memo memo;
+  /// Results of the reductions computed so far for the current row.
+  DenseMap<Value, Gen> reduced;
+  /// When set, loads happen only where this i1 holds (zero otherwise).
+  Value loadGuard;
+  /// Tiled transpose: inputs whose element for the current item was staged
+  /// in shared memory, with the map it was staged for.
+  DenseMap<Value, std::pair<Gen, SmallVector<int64_t>>> stagedSlots;
+
+public:
+  /// When set, load() records the (input, map) pairs it reads.
+  bool recordLoads = false;
+  SmallVector<std::pair<unsigned, SmallVector<int64_t>>> loadLog;
+  /// Persistent row kernels: the (input, map) loads to prefetch one row
+  /// ahead (Note [Row prefetch]).
+  SmallVector<std::pair<unsigned, SmallVector<int64_t>>> prefetch;
+
+public:
+  /// Index parameters after the work count (inner reductions: threads per
+  /// row) and their values in the gpu.func.
+  int64_t numExtraParams = 0;
+  SmallVector<Value> extraArgs;
+  /// Element types of device buffers after the outputs (outer reductions:
+  /// workspaces and counters) and their memrefs in the gpu.func.
+  SmallVector<Type> extraBufferElements;
+  SmallVector<Value> extraBuffers;
+};
+
+} // namespace mlir::fusion::lowering
+
+#endif // FUSION_CONVERSION_FUSIONTOGPU_KERNELEMITTER_H

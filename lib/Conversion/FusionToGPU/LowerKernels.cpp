@@ -1,0 +1,62 @@
+//===- LowerKernels.cpp - the pass --fusion-lower-kernels -----------------===//
+// Lowers every scheduled fusion.kernel to gpu.func variants and replaces it
+// with the host program that allocates outputs, computes launch parameters
+// and picks a variant at run time. Each schedule has its lowering in a file
+// of its own (docs/lowering.md); this pass hands each kernel to it.
+//===----------------------------------------------------------------------===//
+
+#include "HostProgram.h"
+
+#include "fusion/Transforms/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+namespace mlir::fusion {
+#define GEN_PASS_DEF_FUSIONLOWERKERNELS
+#include "fusion/Transforms/Passes.h.inc"
+} // namespace mlir::fusion
+
+using namespace mlir;
+using namespace mlir::fusion;
+using namespace mlir::fusion::lowering;
+
+LogicalResult KernelLowering::lower(KernelOp kernel) {
+  Attribute schedule = kernel.getScheduleAttr();
+  if (auto inner = dyn_cast_if_present<InnerReductionScheduleAttr>(schedule))
+    return lowerRowKernel(kernel, inner);
+  if (auto outer = dyn_cast_if_present<OuterReductionScheduleAttr>(schedule))
+    return lowerOuterReduction(kernel, outer);
+  if (auto pointwise = dyn_cast_if_present<PointwiseScheduleAttr>(schedule))
+    return lowerPointwise(kernel, pointwise);
+  return kernel.emitOpError(
+      "needs a #fusion.pointwise or #fusion.inner_reduction schedule (run "
+      "--fusion-schedule)");
+}
+
+namespace {
+
+struct FusionLowerKernelsPass
+    : mlir::fusion::impl::FusionLowerKernelsBase<FusionLowerKernelsPass> {
+  using FusionLowerKernelsBase::FusionLowerKernelsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<KernelOp> kernels;
+    module.walk([&](KernelOp k) { kernels.push_back(k); });
+    if (kernels.empty())
+      return;
+    if (transposeTile != 16 && transposeTile != 32 && transposeTile != 64) {
+      module.emitError("transpose-tile must be 16, 32 or 64, got ")
+          << static_cast<int64_t>(transposeTile);
+      return signalPassFailure();
+    }
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(&getContext()));
+    KernelLowering lowering(module, innerMinBlocks, transposeTile);
+    for (KernelOp kernel : kernels)
+      if (failed(lowering.lower(kernel)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,376 @@
+//===- ReductionState.cpp - reduction states and their folds
+//----------------===//
+// Neutral values and combining of reduction states (sum/prod/max/min,
+// Welford, online softmax, arg), their warp and block folds, and the grid
+// reduction's fold of split rows.
+//===----------------------------------------------------------------------===//
+
+#include "KernelEmitter.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::fusion;
+
+namespace mlir::fusion::lowering {
+
+KernelEmitter::RedKind KernelEmitter::kindOf(Operation *op) {
+  return isa<SumOp, VarMeanOp>(op)  ? RedKind::Sum
+         : isa<ProdOp>(op)          ? RedKind::Prod
+         : isa<MaxOp, ArgmaxOp>(op) ? RedKind::Max
+                                    : RedKind::Min;
+}
+
+Value KernelEmitter::neutral(RedKind kind, bool isFloat, Type type) {
+  double inf = std::numeric_limits<double>::infinity();
+  switch (kind) {
+  case RedKind::Sum:
+    return isFloat ? floatConst(type, 0) : intConst(type, 0);
+  case RedKind::Prod:
+    return isFloat ? floatConst(type, 1) : intConst(type, 1);
+  case RedKind::Max:
+    return isFloat ? floatConst(type, -inf)
+                   : intConst(type, std::numeric_limits<int64_t>::min());
+  case RedKind::Min:
+    return isFloat ? floatConst(type, inf)
+                   : intConst(type, std::numeric_limits<int64_t>::max());
+  }
+  return Value();
+}
+
+Value KernelEmitter::combine(RedKind kind, bool isFloat, Value x, Value y) {
+  OpBuilder &b = *builder;
+  switch (kind) {
+  case RedKind::Sum:
+    return isFloat ? arith::AddFOp::create(b, loc, x, y).getResult()
+                   : arith::AddIOp::create(b, loc, x, y).getResult();
+  case RedKind::Prod:
+    return isFloat ? arith::MulFOp::create(b, loc, x, y).getResult()
+                   : arith::MulIOp::create(b, loc, x, y).getResult();
+  case RedKind::Max:
+    return isFloat ? arith::MaximumFOp::create(b, loc, x, y).getResult()
+                   : arith::MaxSIOp::create(b, loc, x, y).getResult();
+  case RedKind::Min:
+    return isFloat ? arith::MinimumFOp::create(b, loc, x, y).getResult()
+                   : arith::MinSIOp::create(b, loc, x, y).getResult();
+  }
+  return Value();
+}
+
+vector::CombiningKind KernelEmitter::combiningKind(RedKind kind, bool isFloat) {
+  switch (kind) {
+  case RedKind::Sum:
+    return vector::CombiningKind::ADD;
+  case RedKind::Prod:
+    return vector::CombiningKind::MUL;
+  case RedKind::Max:
+    return isFloat ? vector::CombiningKind::MAXIMUMF
+                   : vector::CombiningKind::MAXSI;
+  case RedKind::Min:
+    return isFloat ? vector::CombiningKind::MINIMUMF
+                   : vector::CombiningKind::MINSI;
+  }
+  return vector::CombiningKind::ADD;
+}
+
+KernelEmitter::RowState KernelEmitter::neutralState(RowPart &part) {
+  switch (part.state) {
+  case RowPart::Simple:
+    return {neutral(part.kind, part.isFloat, part.acc)};
+  case RowPart::Welford:
+    return {floatConst(part.acc, 0), floatConst(part.acc, 0),
+            floatConst(part.acc, 0)};
+  case RowPart::Online:
+    return {floatConst(part.acc, -std::numeric_limits<double>::infinity()),
+            floatConst(part.acc, 0)};
+  case RowPart::Arg:
+    return {
+        neutral(part.kind, part.isFloat, part.acc),
+        intConst(builder->getI64Type(), std::numeric_limits<int64_t>::max())};
+  }
+  return {};
+}
+
+// Note [Arg reductions]: an argmax/argmin state is (value, index), the
+// neutral one (-inf or +inf, INT64_MAX). `x` replaces `a` when it is the
+// better extreme, or equal with a smaller index (the first occurrence
+// wins, so the merge order does not matter); a NaN beats any number and
+// the first NaN wins, as in PyTorch.
+KernelEmitter::RowState
+KernelEmitter::combineArg(RowPart &part, const RowState &a, const RowState &x) {
+  OpBuilder &b = *builder;
+  auto andI = [&](Value p, Value q) -> Value {
+    return arith::AndIOp::create(b, loc, p, q);
+  };
+  auto orI = [&](Value p, Value q) -> Value {
+    return arith::OrIOp::create(b, loc, p, q);
+  };
+  Value earlier =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x[1], a[1]);
+  Value take;
+  if (part.isFloat) {
+    bool isMax = part.kind == RedKind::Max;
+    Value better = arith::CmpFOp::create(
+        b, loc, isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT,
+        x[0], a[0]);
+    Value equal =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x[0], a[0]);
+    Value xNaN =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x[0], x[0]);
+    Value aNaN =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, a[0], a[0]);
+    Value aNumber = arith::XOrIOp::create(
+        b, loc, aNaN, arith::ConstantIntOp::create(b, loc, 1, 1));
+    // x NaN: take it unless a is a NaN seen earlier; x a number: take it
+    // when a is a number and x is better, or equal and earlier.
+    Value takeNaN = andI(xNaN, orI(aNumber, earlier));
+    Value takeNumber = andI(aNumber, orI(better, andI(equal, earlier)));
+    take = orI(takeNaN, takeNumber);
+  } else {
+    bool isMax = part.kind == RedKind::Max;
+    Value better = arith::CmpIOp::create(
+        b, loc, isMax ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt,
+        x[0], a[0]);
+    Value equal =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x[0], a[0]);
+    take = orI(better, andI(equal, earlier));
+  }
+  return {arith::SelectOp::create(b, loc, take, x[0], a[0]),
+          arith::SelectOp::create(b, loc, take, x[1], a[1])};
+}
+
+Value KernelEmitter::expOf(Value x) {
+  if (variant.fastMath && getElementTypeOrSelf(x.getType()).isF32())
+    return approxExp(x);
+  return math::ExpOp::create(*builder, loc, x);
+}
+
+// Note [Merging row states]: Welford states merge with Chan et al.'s
+// formula (n = na + nb, mean = ma + d * nb / n, m2 = m2a + m2b +
+// d^2 * na * nb / n with d = mb - ma; empty states stay zero); online
+// softmax states (m, s) merge as m = max(ma, mb), s = sa * exp(ma - m) +
+// sb * exp(mb - m), where a side whose max is -inf (no elements)
+// contributes 0. NaN propagates through max and the products.
+KernelEmitter::RowState KernelEmitter::combineState(RowPart &part,
+                                                    const RowState &a,
+                                                    const RowState &x) {
+  OpBuilder &b = *builder;
+  switch (part.state) {
+  case RowPart::Arg:
+    return combineArg(part, a, x);
+  case RowPart::Simple:
+    return {combine(part.kind, part.isFloat, a[0], x[0])};
+  case RowPart::Welford: {
+    Value n = arith::AddFOp::create(b, loc, a[0], x[0]);
+    Value w = arith::DivFOp::create(
+        b, loc, x[0],
+        arith::MaximumFOp::create(b, loc, n, floatConst(part.acc, 1)));
+    Value d = arith::SubFOp::create(b, loc, x[1], a[1]);
+    Value mean = arith::AddFOp::create(b, loc, a[1],
+                                       arith::MulFOp::create(b, loc, d, w));
+    Value m2 = arith::AddFOp::create(
+        b, loc, arith::AddFOp::create(b, loc, a[2], x[2]),
+        arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, d, d),
+                              arith::MulFOp::create(b, loc, a[0], w)));
+    return {n, mean, m2};
+  }
+  case RowPart::Online: {
+    Value m = arith::MaximumFOp::create(b, loc, a[0], x[0]);
+    Value minusInf =
+        floatConst(part.acc, -std::numeric_limits<double>::infinity());
+    auto scaled = [&](Value mi, Value si) -> Value {
+      Value e = expOf(arith::SubFOp::create(b, loc, mi, m));
+      Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mi,
+                                         minusInf);
+      return arith::SelectOp::create(b, loc, none, floatConst(part.acc, 0),
+                                     arith::MulFOp::create(b, loc, si, e));
+    };
+    return {m, arith::AddFOp::create(b, loc, scaled(a[0], a[1]),
+                                     scaled(x[0], x[1]))};
+  }
+  }
+  return {};
+}
+
+KernelEmitter::RowState KernelEmitter::blockReduceState(RowPart &part,
+                                                        RowState x, Value lane,
+                                                        Value warp, Value slot0,
+                                                        Value warpsPerRow,
+                                                        Value multiWarp) {
+  OpBuilder &b = *builder;
+  for (int64_t offset = 16; offset >= 1; offset /= 2) {
+    RowState other;
+    for (Value c : x)
+      other.push_back(gpu::ShuffleOp::create(b, loc, c,
+                                             static_cast<int32_t>(offset), 32,
+                                             gpu::ShuffleMode::XOR)
+                          .getShuffleResult());
+    x = combineState(part, x, other);
+  }
+  SmallVector<Type> types;
+  for (Value c : x)
+    types.push_back(c.getType());
+  auto ifMulti = scf::IfOp::create(b, loc, types, multiWarp,
+                                   /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifMulti.thenBlock());
+    Value isLane0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          lane, constIdx(0));
+    auto write = scf::IfOp::create(b, loc, isLane0, false);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPoint(write.thenBlock()->getTerminator());
+      Value at = toIndex(arith::AddIOp::create(b, loc, slot0, warp));
+      for (auto [c, shared] : llvm::zip(x, part.shared))
+        memref::StoreOp::create(b, loc, c, shared, at);
+    }
+    gpu::BarrierOp::create(b, loc);
+    RowState init = neutralState(part);
+    auto fold = scf::ForOp::create(b, loc, constIdx(0), warpsPerRow,
+                                   constIdx(1), ValueRange(init));
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(fold.getBody());
+      Value at =
+          toIndex(arith::AddIOp::create(b, loc, slot0, fold.getInductionVar()));
+      RowState loaded;
+      for (Value shared : part.shared)
+        loaded.push_back(memref::LoadOp::create(b, loc, shared, at));
+      RowState acc(fold.getRegionIterArgs().begin(),
+                   fold.getRegionIterArgs().end());
+      scf::YieldOp::create(b, loc, ValueRange(combineState(part, acc, loaded)));
+    }
+    // The slots are reused by the next reduction.
+    gpu::BarrierOp::create(b, loc);
+    scf::YieldOp::create(b, loc, fold.getResults());
+  }
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifMulti.elseBlock());
+    scf::YieldOp::create(b, loc, ValueRange(x));
+  }
+  return RowState(ifMulti.getResults().begin(), ifMulti.getResults().end());
+}
+
+// Note [Split rows]: with few long rows and per-row results only (one
+// pass), a row is split over gridDim.y blocks of T = blockDim threads:
+// block y streams a span of whole chunks, reduces it across the block,
+// and thread 0 writes the state to the workspaces (one buffer per state
+// component, slot row * S + y). Then, as in Note [Grid reduction], a
+// fence and a per-row counter: the block that completes the count folds
+// the S states (each thread a strided share, then across the block),
+// resets the counter for the next launch, and computes and writes the
+// row's results. Extra buffers: the workspaces of every part's
+// components in order, then the counters (zeroed by the runtime).
+void KernelEmitter::foldSplits(
+    SmallVector<RowPart> &parts, ArrayRef<RowState> states, Value row,
+    Value valid, Value tid, Value threadId, Value threadsPerRow, Value lastFlag,
+    Value lane, Value warp, Value slot0, Value warpsPerRow, Value multiWarp,
+    function_ref<void(RowPart &, const RowState &)> finish) {
+  OpBuilder &b = *builder;
+  Type idx = indexType(b.getContext());
+  auto toIdx = [&](Value x) {
+    return arith::IndexCastOp::create(b, loc, idx, x).getResult();
+  };
+  auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y).getResult();
+  };
+  Value splitId = toIdx(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
+  Value splits = toIdx(gpu::GridDimOp::create(b, loc, gpu::Dimension::y));
+  Value counters = extraBuffers.back();
+  Value rowBase = arith::MulIOp::create(b, loc, row, splits);
+  {
+    Value writer = arith::AndIOp::create(
+        b, loc, valid, cmp(arith::CmpIPredicate::eq, tid, constIdx(0)));
+    auto ifWriter = scf::IfOp::create(b, loc, writer, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifWriter.thenBlock()->getTerminator());
+    Value at = toIndex(arith::AddIOp::create(b, loc, rowBase, splitId));
+    unsigned k = 0;
+    for (const RowState &state : states)
+      for (Value c : state)
+        memref::StoreOp::create(b, loc, c, extraBuffers[k++], at);
+  }
+  fence();
+  gpu::BarrierOp::create(b, loc);
+  Value zero32 = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+  countBlockIn(
+      arith::AndIOp::create(
+          b, loc, valid, cmp(arith::CmpIPredicate::eq, threadId, constIdx(0))),
+      counters, row, splits, lastFlag);
+  gpu::BarrierOp::create(b, loc);
+  Value last = arith::AndIOp::create(
+      b, loc, valid,
+      arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ne,
+          memref::LoadOp::create(b, loc, lastFlag, toIndex(constIdx(0))),
+          zero32));
+  auto ifLast = scf::IfOp::create(b, loc, last, false);
+  // The caller's per-row results follow inside this region.
+  b.setInsertionPoint(ifLast.thenBlock()->getTerminator());
+  fence();
+  {
+    auto ifFirst = scf::IfOp::create(
+        b, loc, cmp(arith::CmpIPredicate::eq, threadId, constIdx(0)), false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifFirst.thenBlock()->getTerminator());
+    memref::StoreOp::create(b, loc, zero32, counters, toIndex(row));
+  }
+  unsigned k = 0;
+  for (RowPart &part : parts) {
+    RowState init = neutralState(part);
+    auto loop = scf::ForOp::create(b, loc, tid, splits, threadsPerRow,
+                                   ValueRange(init));
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value at = toIndex(
+          arith::AddIOp::create(b, loc, rowBase, loop.getInductionVar()));
+      RowState loaded;
+      for (size_t c = 0; c < part.width(); ++c)
+        loaded.push_back(
+            memref::LoadOp::create(b, loc, extraBuffers[k + c], at));
+      RowState acc(loop.getRegionIterArgs().begin(),
+                   loop.getRegionIterArgs().end());
+      scf::YieldOp::create(b, loc, ValueRange(combineState(part, acc, loaded)));
+    }
+    k += part.width();
+    RowState folded(loop.getResults().begin(), loop.getResults().end());
+    finish(part, blockReduceState(part, folded, lane, warp, slot0, warpsPerRow,
+                                  multiWarp));
+  }
+}
+
+void KernelEmitter::countBlockIn(Value cond, Value counters, Value index,
+                                 Value splits, Value flag) {
+  OpBuilder &b = *builder;
+  auto ifFirst = scf::IfOp::create(b, loc, cond, false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifFirst.thenBlock()->getTerminator());
+  Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
+  Value old = memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi,
+                                          one, counters, toIndex(index));
+  Value splits32 =
+      splits.getType().isInteger(32)
+          ? splits
+          : arith::TruncIOp::create(b, loc, b.getI32Type(), splits).getResult();
+  Value last = arith::SubIOp::create(b, loc, splits32, one);
+  Value isLast = arith::ExtUIOp::create(
+      b, loc, b.getI32Type(),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, old, last));
+  memref::StoreOp::create(b, loc, isLast, flag, toIndex(constIdx(0)));
+}
+
+void KernelEmitter::fence() {
+  LLVM::InlineAsmOp::create(
+      *builder, loc, TypeRange{}, ValueRange{},
+      builder->getStringAttr("fence.acq_rel.gpu;"),
+      builder->getStringAttr("~{memory}"), builder->getUnitAttr(), UnitAttr(),
+      LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr());
+}
+
+} // namespace mlir::fusion::lowering
