@@ -146,6 +146,7 @@ void mlir::fusion::buildFusionToPTXPipeline(OpPassManager &pm,
   lower.innerMinBlocks = options.innerMinBlocks;
   lower.transposeTile = options.transposeTile;
   pm.addPass(createFusionLowerKernels(lower));
+  pm.addPass(createFusionLowerKernelOps());
   // One gpu.module per kernel variant: each gets its own PTX and cubin, and
   // the nested passes below (LLVM to PTX included) run over the modules
   // in parallel.

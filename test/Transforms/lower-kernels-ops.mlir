@@ -1,4 +1,4 @@
-// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule --fusion-lower-kernels --split-input-file -verify-diagnostics | FileCheck %s
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule --fusion-lower-kernels --fusion-lower-kernel-ops --split-input-file -verify-diagnostics | FileCheck %s
 
 // bf16 math computes in f32 and rounds once per op; a column vector
 // broadcast along rows is read once per vector (scalar, then splat); a bf16

@@ -8,8 +8,8 @@
 // static array that the slots overrun).
 // RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-stage=1" | FileCheck %s --check-prefix=SCHED
 // RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-stage=0" | FileCheck %s --check-prefix=NOSCHED
-// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-stage=1" --fusion-lower-kernels | FileCheck %s
-// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-stage=0" --fusion-lower-kernels | FileCheck %s --check-prefix=OFF
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-stage=1" --fusion-lower-kernels --fusion-lower-kernel-ops | FileCheck %s
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-stage=0" --fusion-lower-kernels --fusion-lower-kernel-ops | FileCheck %s --check-prefix=OFF
 // RUN: fusion-translate %s --inner-stage=1 --fusion-to-ptx --no-cubin -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %if ptxas %{ ptxas -arch=sm_90a %t.ptx -o %t.cubin %}

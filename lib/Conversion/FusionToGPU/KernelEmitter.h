@@ -151,12 +151,16 @@ public:
 
   RowState combineState(RowPart &part, const RowState &a, const RowState &x);
 
-  /// Folds a state across the threads of a row: xor-shuffles within the
-  /// warp; when a row has several warps, their states meet in shared
-  /// memory (slots `slot0 .. slot0 + warps`) and every thread folds them, so
-  /// all threads of the row get the row's state.
+  /// Folds a state across the threads of a row (fusion.block_reduce):
+  /// xor-shuffles within the warp; when a row has several warps, their
+  /// states meet in shared memory (slots `slot0 .. slot0 + warps`) and every
+  /// thread folds them, so all threads of the row get the row's state.
   RowState blockReduceState(RowPart &part, RowState x, Value lane, Value warp,
                             Value slot0, Value warpsPerRow, Value multiWarp);
+
+  /// The identity and combiner regions of a kernel-level reduction of
+  /// `part`'s state (fusion.block_reduce).
+  void buildStateRegions(RowPart &part, Region &identity, Region &combiner);
 
   void foldSplits(SmallVector<RowPart> &parts, ArrayRef<RowState> states,
                   Value row, Value valid, Value tid, Value threadId,

@@ -200,60 +200,28 @@ KernelEmitter::RowState KernelEmitter::blockReduceState(RowPart &part,
                                                         Value warp, Value slot0,
                                                         Value warpsPerRow,
                                                         Value multiWarp) {
+  auto op = BlockReduceOp::create(*builder, loc, ValueRange(x), lane, warp,
+                                  part.shared, slot0, warpsPerRow, multiWarp);
+  buildStateRegions(part, op.getIdentity(), op.getCombiner());
+  return RowState(op.getResults().begin(), op.getResults().end());
+}
+
+void KernelEmitter::buildStateRegions(RowPart &part, Region &identity,
+                                      Region &combiner) {
   OpBuilder &b = *builder;
-  for (int64_t offset = 16; offset >= 1; offset /= 2) {
-    RowState other;
-    for (Value c : x)
-      other.push_back(gpu::ShuffleOp::create(b, loc, c,
-                                             static_cast<int32_t>(offset), 32,
-                                             gpu::ShuffleMode::XOR)
-                          .getShuffleResult());
-    x = combineState(part, x, other);
-  }
+  OpBuilder::InsertionGuard guard(b);
   SmallVector<Type> types;
-  for (Value c : x)
-    types.push_back(c.getType());
-  auto ifMulti = scf::IfOp::create(b, loc, types, multiWarp,
-                                   /*withElseRegion=*/true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifMulti.thenBlock());
-    Value isLane0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                          lane, constIdx(0));
-    auto write = scf::IfOp::create(b, loc, isLane0, false);
-    {
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPoint(write.thenBlock()->getTerminator());
-      Value at = toIndex(arith::AddIOp::create(b, loc, slot0, warp));
-      for (auto [c, shared] : llvm::zip(x, part.shared))
-        memref::StoreOp::create(b, loc, c, shared, at);
-    }
-    gpu::BarrierOp::create(b, loc);
-    RowState init = neutralState(part);
-    auto fold = scf::ForOp::create(b, loc, constIdx(0), warpsPerRow,
-                                   constIdx(1), ValueRange(init));
-    {
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(fold.getBody());
-      Value at =
-          toIndex(arith::AddIOp::create(b, loc, slot0, fold.getInductionVar()));
-      RowState loaded;
-      for (Value shared : part.shared)
-        loaded.push_back(memref::LoadOp::create(b, loc, shared, at));
-      RowState acc(fold.getRegionIterArgs().begin(),
-                   fold.getRegionIterArgs().end());
-      scf::YieldOp::create(b, loc, ValueRange(combineState(part, acc, loaded)));
-    }
-    // The slots are reused by the next reduction.
-    gpu::BarrierOp::create(b, loc);
-    scf::YieldOp::create(b, loc, fold.getResults());
-  }
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifMulti.elseBlock());
-    scf::YieldOp::create(b, loc, ValueRange(x));
-  }
-  return RowState(ifMulti.getResults().begin(), ifMulti.getResults().end());
+  for (size_t c = 0; c < part.width(); ++c)
+    types.push_back(part.componentType(c, b.getContext()));
+  b.createBlock(&identity);
+  ReduceYieldOp::create(b, loc, ValueRange(neutralState(part)));
+  SmallVector<Type> pairs(types);
+  pairs.append(types);
+  Block *block = b.createBlock(&combiner, {}, pairs,
+                               SmallVector<Location>(pairs.size(), loc));
+  RowState a(block->args_begin(), block->args_begin() + types.size());
+  RowState x(block->args_begin() + types.size(), block->args_end());
+  ReduceYieldOp::create(b, loc, ValueRange(combineState(part, a, x)));
 }
 
 // Note [Split rows]: with few long rows and per-row results only (one

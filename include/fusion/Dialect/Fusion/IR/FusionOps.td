@@ -638,5 +638,6 @@ def Fusion_RmsNormOp : Fusion_Op<"rms_norm", [Pure,
 }
 
 include "fusion/Dialect/Fusion/IR/FusionKernelOps.td"
+include "fusion/Dialect/Fusion/IR/FusionDeviceOps.td"
 
 #endif // FUSION_OPS_TD

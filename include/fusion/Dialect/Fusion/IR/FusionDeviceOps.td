@@ -1,0 +1,92 @@
+//===- FusionDeviceOps.td - kernel-level ops ---------------*- tablegen -*-===//
+// Kernel-level ops: the hardware building blocks that more than one
+// scheduler's lowering needs (docs/lowering.md). They appear in gpu.func
+// bodies between --fusion-lower-kernels and --fusion-lower-kernel-ops, which
+// lowers each with one pattern.
+//===----------------------------------------------------------------------===//
+#ifndef FUSION_DEVICE_OPS_TD
+#define FUSION_DEVICE_OPS_TD
+
+def Fusion_ReduceYieldOp : Fusion_Op<"reduce_yield", [Pure, Terminator,
+    ReturnLike, ParentOneOf<["WarpReduceOp", "BlockReduceOp"]>]> {
+  let summary = "Yields a reduction state from a combiner or identity region";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let builders = [OpBuilder<(ins), [{ /* nothing */ }]>];
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+def Fusion_WarpReduceOp : Fusion_Op<"warp_reduce", [RecursiveMemoryEffects,
+    InferTypeOpAdaptor]> {
+  let summary = "Combines a reduction state over the 32 lanes of a warp";
+  let description = [{
+    A reduction state is a tuple of scalars (one value for sum, max, min or
+    prod; (max, sum) for online softmax; (count, mean, m2) for Welford;
+    (value, index) for argmax). Each lane passes its state; every lane gets
+    the combination of all 32. The `combiner` region takes two states (the
+    components of the first, then of the second) and yields their
+    combination with `fusion.reduce_yield`; it must be associative and
+    commutative, as the lanes combine in a butterfly (xor shuffles at
+    distances 16, 8, 4, 2, 1). Components are 32- or 64-bit integers or
+    floats. All lanes of the warp must reach the op.
+
+    ```mlir
+    %sum = fusion.warp_reduce %x : f32 combiner {
+    ^bb0(%a: f32, %b: f32):
+      %s = arith.addf %a, %b : f32
+      fusion.reduce_yield %s : f32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$state);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$combiner);
+  let assemblyFormat = "$state `:` type($state) `combiner` $combiner attr-dict";
+  let hasRegionVerifier = 1;
+}
+
+def Fusion_BlockReduceOp : Fusion_Op<"block_reduce", [AttrSizedOperandSegments,
+    InferTypeOpAdaptor, AllTypesMatch<["lane", "warp", "at", "warps"]>,
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Combines a reduction state over the warps of a thread group";
+  let description = [{
+    The states of a group of `warps` warps (a row of an inner reduction)
+    are combined and every thread of the group gets the result. First as
+    `fusion.warp_reduce`; then, when `multi_warp` holds, lane 0 of each warp
+    stores its warp's state to the shared-memory `slots` (one buffer per
+    state component) at `at + warp`, the block synchronizes, every thread
+    folds the `warps` slots from `at` on starting from the `identity`
+    region's state, and the block synchronizes again so the slots can be
+    reused. `lane`, `warp`, `at` and `warps` share one integer type. Every
+    thread of the block must reach the op (it has barriers when
+    `multi_warp` holds).
+
+    ```mlir
+    %r = fusion.block_reduce %x : f32 lane %lane warp %warp
+        slots(%smem : memref<32xf32, #gpu.address_space<workgroup>>)
+        at %slot0 warps %n if %multi : i32
+        identity {
+      %z = arith.constant 0.0 : f32
+      fusion.reduce_yield %z : f32
+    } combiner {
+    ^bb0(%a: f32, %b: f32):
+      %s = arith.addf %a, %b : f32
+      fusion.reduce_yield %s : f32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$state, AnySignlessInteger:$lane,
+                       AnySignlessInteger:$warp, Variadic<AnyMemRef>:$slots,
+                       AnySignlessInteger:$at, AnySignlessInteger:$warps,
+                       I1:$multi_warp);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$identity, SizedRegion<1>:$combiner);
+  let assemblyFormat = [{
+    $state `:` type($state) `lane` $lane `warp` $warp
+    `slots` `(` $slots `:` type($slots) `)` `at` $at `warps` $warps
+    `if` $multi_warp `:` type($lane) `identity` $identity
+    `combiner` $combiner attr-dict
+  }];
+  let hasRegionVerifier = 1;
+}
+
+#endif // FUSION_DEVICE_OPS_TD

@@ -1,0 +1,145 @@
+//===- LowerKernelOps.cpp - the pass --fusion-lower-kernel-ops ------------===//
+// One rewrite pattern per kernel-level op (docs/lowering.md): reductions of
+// a state over the lanes of a warp and over the warps of a thread group,
+// with the op's combiner and identity regions inlined where they are used.
+//===----------------------------------------------------------------------===//
+
+#include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "fusion/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
+
+namespace mlir::fusion {
+#define GEN_PASS_DEF_FUSIONLOWERKERNELOPS
+#include "fusion/Transforms/Passes.h.inc"
+} // namespace mlir::fusion
+
+using namespace mlir;
+using namespace mlir::fusion;
+
+namespace {
+
+/// Clones the one block of a state region at the insertion point, its
+/// arguments bound to `args`; returns the values it yields.
+SmallVector<Value> inlineStateRegion(OpBuilder &b, Region &region,
+                                     ValueRange args) {
+  Block &block = region.front();
+  IRMapping map;
+  map.map(block.getArguments(), args);
+  for (Operation &op : block.without_terminator())
+    b.clone(op, map);
+  SmallVector<Value> yielded;
+  for (Value v : block.getTerminator()->getOperands())
+    yielded.push_back(map.lookupOrDefault(v));
+  return yielded;
+}
+
+/// The butterfly: at distances 16, 8, 4, 2, 1 every lane takes the state of
+/// the lane whose id differs in that bit and combines it with its own.
+SmallVector<Value> emitWarpReduce(OpBuilder &b, Location loc, ValueRange state,
+                                  Region &combiner) {
+  SmallVector<Value> x(state);
+  for (int64_t offset = 16; offset >= 1; offset /= 2) {
+    SmallVector<Value> args(x);
+    for (Value c : x)
+      args.push_back(gpu::ShuffleOp::create(b, loc, c,
+                                            static_cast<int32_t>(offset), 32,
+                                            gpu::ShuffleMode::XOR)
+                         .getShuffleResult());
+    x = inlineStateRegion(b, combiner, args);
+  }
+  return x;
+}
+
+struct LowerWarpReduce : OpRewritePattern<WarpReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(WarpReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, emitWarpReduce(rewriter, op.getLoc(), op.getState(),
+                                          op.getCombiner()));
+    return success();
+  }
+};
+
+/// After the warp's butterfly, with several warps: lane 0 of each writes the
+/// warp's state to slot `at + warp`, and after a barrier every thread folds
+/// the `warps` slots; a second barrier frees the slots for the next use.
+struct LowerBlockReduce : OpRewritePattern<BlockReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BlockReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    OpBuilder &b = rewriter;
+    Location loc = op.getLoc();
+    Type countType = op.getLane().getType();
+    auto constant = [&](int64_t v) -> Value {
+      return arith::ConstantOp::create(b, loc, IntegerAttr::get(countType, v));
+    };
+    auto toIndex = [&](Value v) -> Value {
+      return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+    };
+    SmallVector<Value> x =
+        emitWarpReduce(b, loc, op.getState(), op.getCombiner());
+    auto ifMulti =
+        scf::IfOp::create(b, loc, op.getResultTypes(), op.getMultiWarp(),
+                          /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifMulti.thenBlock());
+      Value isLane0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            op.getLane(), constant(0));
+      auto write = scf::IfOp::create(b, loc, isLane0, false);
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPoint(write.thenBlock()->getTerminator());
+        Value at =
+            toIndex(arith::AddIOp::create(b, loc, op.getAt(), op.getWarp()));
+        for (auto [c, slots] : llvm::zip(x, op.getSlots()))
+          memref::StoreOp::create(b, loc, c, slots, at);
+      }
+      gpu::BarrierOp::create(b, loc);
+      SmallVector<Value> init = inlineStateRegion(b, op.getIdentity(), {});
+      auto fold = scf::ForOp::create(b, loc, constant(0), op.getWarps(),
+                                     constant(1), ValueRange(init));
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(fold.getBody());
+        Value at = toIndex(
+            arith::AddIOp::create(b, loc, op.getAt(), fold.getInductionVar()));
+        SmallVector<Value> args(fold.getRegionIterArgs());
+        for (Value slots : op.getSlots())
+          args.push_back(memref::LoadOp::create(b, loc, slots, at));
+        scf::YieldOp::create(
+            b, loc, ValueRange(inlineStateRegion(b, op.getCombiner(), args)));
+      }
+      gpu::BarrierOp::create(b, loc);
+      scf::YieldOp::create(b, loc, fold.getResults());
+    }
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifMulti.elseBlock());
+      scf::YieldOp::create(b, loc, ValueRange(x));
+    }
+    rewriter.replaceOp(op, ifMulti.getResults());
+    return success();
+  }
+};
+
+struct FusionLowerKernelOpsPass
+    : mlir::fusion::impl::FusionLowerKernelOpsBase<FusionLowerKernelOpsPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<LowerWarpReduce, LowerBlockReduce>(&getContext());
+    // A walk, not the greedy driver: the ops are rewritten in place, in
+    // order, and nothing else is folded, so the rewritten kernels are the
+    // ones the lowering would have written directly.
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
+  }
+};
+
+} // namespace

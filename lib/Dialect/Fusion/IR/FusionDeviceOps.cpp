@@ -1,0 +1,105 @@
+//===- FusionDeviceOps.cpp - kernel-level ops -----------------------------===//
+// Result types and verifiers of the kernel-level ops (FusionDeviceOps.td):
+// the reduction states and the regions that combine them.
+//===----------------------------------------------------------------------===//
+
+#include "fusion/Dialect/Fusion/IR/FusionOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+using namespace mlir;
+using namespace mlir::fusion;
+
+/// Checks that `region` has one block taking `args` and ending in a
+/// fusion.reduce_yield of values of `yields`' types. `what` names the region.
+static LogicalResult verifyStateRegion(Operation *op, Region &region,
+                                       StringRef what, TypeRange args,
+                                       TypeRange yields) {
+  Block &block = region.front();
+  if (block.getNumArguments() != args.size())
+    return op->emitOpError()
+           << "expects the " << what << " region to take " << args.size()
+           << " arguments, got " << block.getNumArguments();
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(block.getArgumentTypes(), args)))
+    if (std::get<0>(pair) != std::get<1>(pair))
+      return op->emitOpError()
+             << what << " argument " << i << " has type " << std::get<0>(pair)
+             << ", expected " << std::get<1>(pair);
+  auto yield = dyn_cast<ReduceYieldOp>(block.getTerminator());
+  if (!yield)
+    return op->emitOpError()
+           << "expects the " << what << " region to end in fusion.reduce_yield";
+  if (yield.getNumOperands() != yields.size())
+    return yield.emitOpError()
+           << "yields " << yield.getNumOperands() << " values, the state has "
+           << yields.size() << " components";
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(yield.getOperandTypes(), yields)))
+    if (std::get<0>(pair) != std::get<1>(pair))
+      return yield.emitOpError()
+             << "yields " << std::get<0>(pair) << " as component " << i
+             << ", the state has " << std::get<1>(pair);
+  return success();
+}
+
+/// A state moves between lanes with gpu.shuffle: each component must be a
+/// 32- or 64-bit integer or float; the combiner takes two states.
+static LogicalResult verifyState(Operation *op, TypeRange state,
+                                 Region &combiner) {
+  if (state.empty())
+    return op->emitOpError("needs a state of at least one component");
+  for (auto [i, type] : llvm::enumerate(state)) {
+    bool scalar = isa<IntegerType, FloatType>(type);
+    unsigned bits = scalar ? type.getIntOrFloatBitWidth() : 0;
+    if (bits != 32 && bits != 64)
+      return op->emitOpError()
+             << "state component " << i << " has type " << type
+             << "; lanes exchange 32- or 64-bit integers or floats";
+  }
+  SmallVector<Type> pairs(state.begin(), state.end());
+  pairs.append(state.begin(), state.end());
+  return verifyStateRegion(op, combiner, "combiner", pairs, state);
+}
+
+LogicalResult WarpReduceOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location>,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &inferred) {
+  llvm::append_range(inferred, adaptor.getState().getTypes());
+  return success();
+}
+
+LogicalResult WarpReduceOp::verifyRegions() {
+  return verifyState(*this, getState().getTypes(), getCombiner());
+}
+
+LogicalResult BlockReduceOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location>,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &inferred) {
+  llvm::append_range(inferred, adaptor.getState().getTypes());
+  return success();
+}
+
+LogicalResult BlockReduceOp::verifyRegions() {
+  TypeRange state = getState().getTypes();
+  if (failed(verifyState(*this, state, getCombiner())))
+    return failure();
+  if (failed(verifyStateRegion(*this, getIdentity(), "identity", {}, state)))
+    return failure();
+  if (getSlots().size() != state.size())
+    return emitOpError() << "needs one slot buffer per state component ("
+                         << state.size() << "), got " << getSlots().size();
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(getSlots(), state))) {
+    auto slots = cast<MemRefType>(std::get<0>(pair).getType());
+    auto space =
+        dyn_cast_if_present<gpu::AddressSpaceAttr>(slots.getMemorySpace());
+    if (slots.getRank() != 1 || slots.getElementType() != std::get<1>(pair) ||
+        !space || space.getValue() != gpu::AddressSpace::Workgroup)
+      return emitOpError() << "slot buffer " << i << " has type " << slots
+                           << "; expected a 1-d workgroup memref of "
+                           << std::get<1>(pair);
+  }
+  return success();
+}

@@ -1,0 +1,99 @@
+// --fusion-lower-kernel-ops alone: a warp reduction becomes five xor
+// shuffles (distances 16 to 1, width 32), each followed by the combiner
+// inlined on (own state, shuffled state); a block reduction adds, under its
+// multi_warp condition, the store of lane 0 to slot at + warp, a barrier, the
+// fold of the slots from the identity state and a second barrier. No
+// kernel-level op is left.
+// RUN: fusion-opt %s --fusion-lower-kernel-ops | FileCheck %s
+// RUN: fusion-opt %s --fusion-lower-kernel-ops | FileCheck %s --check-prefix=GONE
+
+// GONE-NOT: fusion.
+
+// CHECK-LABEL: gpu.func @warp
+// CHECK-SAME: (%[[X:.*]]: f32, %[[V:.*]]: f32, %[[I:.*]]: i64)
+// CHECK: %[[D16:.*]] = arith.constant 16 : i32
+// CHECK: %[[W:.*]] = arith.constant 32 : i32
+// CHECK: %[[S0:.*]], %{{.*}} = gpu.shuffle  xor %[[X]], %[[D16]], %[[W]] : f32
+// CHECK-NEXT: %[[A0:.*]] = arith.addf %[[X]], %[[S0]] : f32
+// CHECK: arith.constant 8 : i32
+// CHECK: %[[S1:.*]], %{{.*}} = gpu.shuffle  xor %[[A0]]
+// CHECK-NEXT: %[[A1:.*]] = arith.addf %[[A0]], %[[S1]] : f32
+// CHECK: arith.constant 4 : i32
+// CHECK: gpu.shuffle  xor %[[A1]]
+// CHECK: arith.constant 2 : i32
+// CHECK: gpu.shuffle  xor
+// CHECK: arith.constant 1 : i32
+// CHECK: gpu.shuffle  xor
+// CHECK-NEXT: arith.addf
+// A two-component state: both components shuffled, then one combiner.
+// CHECK: %[[SV:.*]], %{{.*}} = gpu.shuffle  xor %[[V]], %{{.*}} : f32
+// CHECK: %[[SI:.*]], %{{.*}} = gpu.shuffle  xor %[[I]], %{{.*}} : i64
+// CHECK-NEXT: %[[T:.*]] = arith.cmpf ogt, %[[SV]], %[[V]] : f32
+// CHECK-NEXT: arith.select %[[T]], %[[SV]], %[[V]] : f32
+// CHECK-NEXT: arith.select %[[T]], %[[SI]], %[[I]] : i64
+// CHECK-COUNT-8: gpu.shuffle  xor
+// CHECK-NOT: gpu.shuffle
+// CHECK: gpu.return
+
+// CHECK-LABEL: gpu.func @block
+// CHECK-SAME: (%[[BX:.*]]: f32, %[[LANE:.*]]: i32, %[[WARP:.*]]: i32, %[[AT:.*]]: i32, %[[N:.*]]: i32, %[[MULTI:.*]]: i1)
+// CHECK-SAME: workgroup(%[[SLOTS:.*]] : memref<32xf32, #gpu.address_space<workgroup>>)
+// CHECK-COUNT-4: gpu.shuffle  xor
+// CHECK: gpu.shuffle  xor
+// CHECK-NEXT: %[[WS:.*]] = arith.maximumf
+// CHECK: %[[R:.*]] = scf.if %[[MULTI]] -> (f32) {
+// CHECK: %[[Z:.*]] = arith.constant 0 : i32
+// CHECK: %[[L0:.*]] = arith.cmpi eq, %[[LANE]], %[[Z]] : i32
+// CHECK: scf.if %[[L0]] {
+// CHECK: %[[SLOT:.*]] = arith.addi %[[AT]], %[[WARP]] : i32
+// CHECK: %[[SLOTI:.*]] = arith.index_cast %[[SLOT]] : i32 to index
+// CHECK: memref.store %[[WS]], %[[SLOTS]][%[[SLOTI]]]
+// CHECK: gpu.barrier
+// CHECK: %[[NEG:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[F:.*]] = scf.for %[[K:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[NEG]]) -> (f32)  : i32 {
+// CHECK: arith.addi %[[AT]], %[[K]] : i32
+// CHECK: %[[LD:.*]] = memref.load %[[SLOTS]]
+// CHECK: %[[M:.*]] = arith.maximumf %[[ACC]], %[[LD]] : f32
+// CHECK: scf.yield %[[M]] : f32
+// CHECK: gpu.barrier
+// CHECK: scf.yield %[[F]] : f32
+// CHECK: } else {
+// CHECK: scf.yield %[[WS]] : f32
+// CHECK: gpu.return
+
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @warp(%x: f32, %v: f32, %i: i64) kernel {
+      %s = fusion.warp_reduce %x : f32 combiner {
+      ^bb0(%a: f32, %b: f32):
+        %c = arith.addf %a, %b : f32
+        fusion.reduce_yield %c : f32
+      }
+      %r:2 = fusion.warp_reduce %v, %i : f32, i64 combiner {
+      ^bb0(%a: f32, %ai: i64, %b: f32, %bi: i64):
+        %take = arith.cmpf ogt, %b, %a : f32
+        %m = arith.select %take, %b, %a : f32
+        %mi = arith.select %take, %bi, %ai : i64
+        fusion.reduce_yield %m, %mi : f32, i64
+      }
+      gpu.return
+    }
+    gpu.func @block(%x: f32, %lane: i32, %warp: i32, %at: i32, %n: i32,
+                    %multi: i1)
+        workgroup(%slots: memref<32xf32, #gpu.address_space<workgroup>>)
+        kernel {
+      %r = fusion.block_reduce %x : f32 lane %lane warp %warp
+          slots(%slots : memref<32xf32, #gpu.address_space<workgroup>>)
+          at %at warps %n if %multi : i32
+          identity {
+        %z = arith.constant 0xFF800000 : f32
+        fusion.reduce_yield %z : f32
+      } combiner {
+      ^bb0(%a: f32, %b: f32):
+        %c = arith.maximumf %a, %b : f32
+        fusion.reduce_yield %c : f32
+      }
+      gpu.return
+    }
+  }
+}

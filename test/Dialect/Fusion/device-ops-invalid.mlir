@@ -1,0 +1,171 @@
+// Verifier diagnostics of the kernel-level ops, one split per error.
+// RUN: fusion-opt %s -split-input-file -verify-diagnostics
+
+func.func @f16_state(%x: f16) {
+  // expected-error @+1 {{state component 0 has type 'f16'; lanes exchange 32- or 64-bit integers or floats}}
+  %s = fusion.warp_reduce %x : f16 combiner {
+  ^bb0(%a: f16, %b: f16):
+    fusion.reduce_yield %a : f16
+  }
+  return
+}
+
+// -----
+
+func.func @empty_state() {
+  // expected-error @+1 {{needs a state of at least one component}}
+  "fusion.warp_reduce"() ({
+  ^bb0:
+    fusion.reduce_yield
+  }) : () -> ()
+  return
+}
+
+// -----
+
+func.func @combiner_arity(%x: f32) {
+  // expected-error @+1 {{expects the combiner region to take 2 arguments, got 1}}
+  %s = fusion.warp_reduce %x : f32 combiner {
+  ^bb0(%a: f32):
+    fusion.reduce_yield %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @combiner_arg_type(%x: f32) {
+  // expected-error @+1 {{combiner argument 1 has type 'i32', expected 'f32'}}
+  %s = fusion.warp_reduce %x : f32 combiner {
+  ^bb0(%a: f32, %b: i32):
+    fusion.reduce_yield %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @yield_count(%x: f32) {
+  %s = fusion.warp_reduce %x : f32 combiner {
+  ^bb0(%a: f32, %b: f32):
+    // expected-error @+1 {{yields 2 values, the state has 1 components}}
+    fusion.reduce_yield %a, %b : f32, f32
+  }
+  return
+}
+
+// -----
+
+func.func @yield_type(%x: f32, %y: i64) {
+  %s:2 = fusion.warp_reduce %x, %y : f32, i64 combiner {
+  ^bb0(%a: f32, %ai: i64, %b: f32, %bi: i64):
+    // expected-error @+1 {{yields 'f32' as component 1, the state has 'i64'}}
+    fusion.reduce_yield %a, %b : f32, f32
+  }
+  return
+}
+
+// -----
+
+func.func @yield_outside(%x: f32) {
+  // expected-error @+1 {{expects parent op to be one of 'fusion.warp_reduce, fusion.block_reduce'}}
+  fusion.reduce_yield %x : f32
+}
+
+// -----
+
+func.func @identity_args(%x: f32, %i: i32, %m: i1,
+                         %s: memref<32xf32, #gpu.address_space<workgroup>>) {
+  // expected-error @+1 {{expects the identity region to take 0 arguments, got 1}}
+  %r = fusion.block_reduce %x : f32 lane %i warp %i
+      slots(%s : memref<32xf32, #gpu.address_space<workgroup>>)
+      at %i warps %i if %m : i32 identity {
+  ^bb0(%z: f32):
+    fusion.reduce_yield %z : f32
+  } combiner {
+  ^bb0(%a: f32, %b: f32):
+    fusion.reduce_yield %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @slot_count(%x: f32, %y: f32, %i: i32, %m: i1,
+                      %s: memref<32xf32, #gpu.address_space<workgroup>>) {
+  // expected-error @+1 {{needs one slot buffer per state component (2), got 1}}
+  %r:2 = fusion.block_reduce %x, %y : f32, f32 lane %i warp %i
+      slots(%s : memref<32xf32, #gpu.address_space<workgroup>>)
+      at %i warps %i if %m : i32 identity {
+    %z = arith.constant 0.0 : f32
+    fusion.reduce_yield %z, %z : f32, f32
+  } combiner {
+  ^bb0(%a: f32, %b: f32, %c: f32, %d: f32):
+    fusion.reduce_yield %a, %b : f32, f32
+  }
+  return
+}
+
+// -----
+
+func.func @slot_space(%x: f32, %i: i32, %m: i1, %s: memref<32xf32>) {
+  // expected-error @+1 {{slot buffer 0 has type 'memref<32xf32>'; expected a 1-d workgroup memref of 'f32'}}
+  %r = fusion.block_reduce %x : f32 lane %i warp %i slots(%s : memref<32xf32>)
+      at %i warps %i if %m : i32 identity {
+    %z = arith.constant 0.0 : f32
+    fusion.reduce_yield %z : f32
+  } combiner {
+  ^bb0(%a: f32, %b: f32):
+    fusion.reduce_yield %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @slot_element(%x: f32, %i: i32, %m: i1,
+                        %s: memref<32xf64, #gpu.address_space<workgroup>>) {
+  // expected-error @+1 {{slot buffer 0 has type 'memref<32xf64, #gpu.address_space<workgroup>>'; expected a 1-d workgroup memref of 'f32'}}
+  %r = fusion.block_reduce %x : f32 lane %i warp %i
+      slots(%s : memref<32xf64, #gpu.address_space<workgroup>>)
+      at %i warps %i if %m : i32 identity {
+    %z = arith.constant 0.0 : f32
+    fusion.reduce_yield %z : f32
+  } combiner {
+  ^bb0(%a: f32, %b: f32):
+    fusion.reduce_yield %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @count_types(%x: f32, %i: i32, %j: i64, %m: i1,
+                       %s: memref<32xf32, #gpu.address_space<workgroup>>) {
+  // expected-error @+1 {{failed to verify that all of {lane, warp, at, warps} have same type}}
+  %r = "fusion.block_reduce"(%x, %i, %j, %s, %i, %i, %m) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1>}> ({
+    %z = arith.constant 0.0 : f32
+    fusion.reduce_yield %z : f32
+  }, {
+  ^bb0(%a: f32, %b: f32):
+    fusion.reduce_yield %a : f32
+  }) : (f32, i32, i64, memref<32xf32, #gpu.address_space<workgroup>>, i32, i32, i1) -> f32
+  return
+}
+
+// -----
+
+func.func @identity_type(%x: f32, %i: i32, %m: i1,
+                         %s: memref<32xf32, #gpu.address_space<workgroup>>) {
+  %r = fusion.block_reduce %x : f32 lane %i warp %i
+      slots(%s : memref<32xf32, #gpu.address_space<workgroup>>)
+      at %i warps %i if %m : i32 identity {
+    %z = arith.constant 0 : i32
+    // expected-error @+1 {{yields 'i32' as component 0, the state has 'f32'}}
+    fusion.reduce_yield %z : i32
+  } combiner {
+  ^bb0(%a: f32, %b: f32):
+    fusion.reduce_yield %a : f32
+  }
+  return
+}
