@@ -130,10 +130,13 @@ struct CheckInputPass : PassWrapper<CheckInputPass, OperationPass<ModuleOp>> {
 void mlir::fusion::buildFusionToPTXPipeline(OpPassManager &pm,
                                             const FusionToPTXOptions &options) {
   pm.addPass(std::make_unique<CheckInputPass>());
-  pm.addPass(createFusionDecompose());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  pm.addPass(createFusionSegment());
+  // Each fusion on its own (in parallel when the context is threaded), up to
+  // the lowering, which adds gpu.modules to the module.
+  OpPassManager &perFusion = pm.nest<FusionOp>();
+  perFusion.addPass(createFusionDecompose());
+  perFusion.addPass(createCanonicalizerPass());
+  perFusion.addPass(createCSEPass());
+  perFusion.addPass(createFusionSegment());
   FusionScheduleOptions schedule;
   schedule.smCount = options.smCount;
   schedule.unroll = options.unroll;
@@ -141,7 +144,7 @@ void mlir::fusion::buildFusionToPTXPipeline(OpPassManager &pm,
   schedule.innerItems = options.innerItems;
   schedule.innerBlock = options.innerBlock;
   schedule.innerStage = options.innerStage;
-  pm.addPass(createFusionSchedule(schedule));
+  perFusion.addPass(createFusionSchedule(schedule));
   FusionLowerKernelsOptions lower;
   lower.innerMinBlocks = options.innerMinBlocks;
   lower.transposeTile = options.transposeTile;

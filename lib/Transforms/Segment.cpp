@@ -390,16 +390,15 @@ private:
 struct FusionSegmentPass
     : mlir::fusion::impl::FusionSegmentBase<FusionSegmentPass> {
   void runOnOperation() override {
-    for (auto fusion : getOperation().getOps<FusionOp>()) {
-      if (failed(Segmenter(fusion).run()))
-        return signalPassFailure();
-      // Host scalars that every kernel now computes itself (Note [Scalars
-      // computed from sizes]) are dead on the host.
-      Block &body = fusion.getBody().front();
-      for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
-        if (isKernelScalarOp(&op) && op.use_empty())
-          op.erase();
-    }
+    FusionOp fusion = getOperation();
+    if (failed(Segmenter(fusion).run()))
+      return signalPassFailure();
+    // Host scalars that every kernel now computes itself (Note [Scalars
+    // computed from sizes]) are dead on the host.
+    Block &body = fusion.getBody().front();
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+      if (isKernelScalarOp(&op) && op.use_empty())
+        op.erase();
   }
 };
 

@@ -248,7 +248,7 @@ llvm::Error run(MLIRContext &context) {
 
   if (decompose) {
     PassManager pm(&context);
-    pm.addPass(createFusionDecompose());
+    pm.nest<FusionOp>().addPass(createFusionDecompose());
     if (failed(pm.run(*module)))
       return makeError("--fusion-decompose failed");
   }

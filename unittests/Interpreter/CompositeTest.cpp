@@ -38,7 +38,7 @@ protected:
     ASSERT_TRUE(fusion);
     OwningOpRef<ModuleOp> decomposed = modules.back()->clone();
     PassManager pm(&context);
-    pm.addPass(createFusionDecompose());
+    pm.nest<FusionOp>().addPass(createFusionDecompose());
     ASSERT_TRUE(succeeded(pm.run(*decomposed)));
     FusionOp primitive = *decomposed->getOps<FusionOp>().begin();
     bool composite = false;

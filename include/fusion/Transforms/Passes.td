@@ -1,12 +1,16 @@
 //===- Passes.td - fusion passes ---------------------------*- tablegen -*-===//
-// The passes of the fusion pipeline, in pipeline order.
+// The passes of the fusion pipeline, in pipeline order. The passes before
+// the lowering work on one fusion.fusion each, so a pipeline nests them
+// (`builtin.module(fusion.fusion(fusion-decompose))`) and runs them on
+// several fusions in parallel; the lowering adds gpu.modules beside the
+// fusions and runs on the module.
 //===----------------------------------------------------------------------===//
 #ifndef FUSION_TRANSFORMS_PASSES_TD
 #define FUSION_TRANSFORMS_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
 
-def FusionDecompose : Pass<"fusion-decompose", "ModuleOp"> {
+def FusionDecompose : Pass<"fusion-decompose", "::mlir::fusion::FusionOp"> {
   let summary = "Decompose composite ops into primitives";
   let description = [{
     Rewrites softmax, log_softmax, layer_norm, rms_norm, gelu and silu into
@@ -16,7 +20,7 @@ def FusionDecompose : Pass<"fusion-decompose", "ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
-def FusionSegment : Pass<"fusion-segment", "ModuleOp"> {
+def FusionSegment : Pass<"fusion-segment", "::mlir::fusion::FusionOp"> {
   let summary = "Wrap each fusion's tensor work into fusion.kernel regions";
   let description = [{
     Sizes of computed tensors are rewritten into sizes of inputs (or size
@@ -34,7 +38,7 @@ def FusionSegment : Pass<"fusion-segment", "ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
-def FusionSchedule : Pass<"fusion-schedule", "ModuleOp"> {
+def FusionSchedule : Pass<"fusion-schedule", "::mlir::fusion::FusionOp"> {
   let summary = "Choose a scheduler and its parameters for every kernel";
   let description = [{
     Attaches a schedule attribute (e.g. `#fusion.pointwise<...>`) to every
