@@ -2,8 +2,11 @@
 // shuffles (distances 16 to 1, width 32), each followed by the combiner
 // inlined on (own state, shuffled state); a block reduction adds, under its
 // multi_warp condition, the store of lane 0 to slot at + warp, a barrier, the
-// fold of the slots from the identity state and a second barrier. No
-// kernel-level op is left.
+// fold of the slots from the identity state and a second barrier; a grid
+// arrival is a fence, a barrier, thread 0 (and `active`) adding 1 to its
+// group's counter and recording in the shared flag whether it saw the last
+// count, a barrier, and every thread reading the flag. No kernel-level op is
+// left.
 // RUN: fusion-opt %s --fusion-lower-kernel-ops | FileCheck %s
 // RUN: fusion-opt %s --fusion-lower-kernel-ops | FileCheck %s --check-prefix=GONE
 
@@ -61,6 +64,29 @@
 // CHECK: scf.yield %[[WS]] : f32
 // CHECK: gpu.return
 
+// CHECK-LABEL: gpu.func @arrive
+// CHECK-SAME: (%[[T:.*]]: i32, %[[G:.*]]: i32, %[[S:.*]]: i32, %[[T64:.*]]: i64, %[[G64:.*]]: i64, %[[S64:.*]]: i64, %[[ACT:.*]]: i1, %[[CNT:.*]]: memref<?xi32>)
+// CHECK-SAME: workgroup(%[[FLAG:.*]] : memref<1xi32, #gpu.address_space<workgroup>>)
+// CHECK: llvm.inline_asm has_side_effects "fence.acq_rel.gpu;"
+// CHECK-NEXT: gpu.barrier
+// CHECK: %[[T0:.*]] = arith.cmpi eq, %[[T]], %{{.*}} : i32
+// CHECK: scf.if %[[T0]] {
+// CHECK: %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK: %[[GI:.*]] = arith.index_cast %[[G]] : i32 to index
+// CHECK: %[[OLD:.*]] = memref.atomic_rmw addi %[[ONE]], %[[CNT]][%[[GI]]]
+// CHECK: %[[LASTN:.*]] = arith.subi %[[S]], %[[ONE]] : i32
+// CHECK: %[[ISLAST:.*]] = arith.cmpi eq, %[[OLD]], %[[LASTN]] : i32
+// CHECK: %[[W:.*]] = arith.extui %[[ISLAST]] : i1 to i32
+// CHECK: memref.store %[[W]], %[[FLAG]]
+// CHECK: gpu.barrier
+// CHECK: %[[F:.*]] = memref.load %[[FLAG]]
+// CHECK: arith.cmpi ne, %[[F]], %{{.*}} : i32
+// CHECK: gpu.barrier
+// CHECK: %[[T064:.*]] = arith.cmpi eq, %[[T64]], %{{.*}} : i64
+// CHECK: %[[C:.*]] = arith.andi %[[ACT]], %[[T064]] : i1
+// CHECK: scf.if %[[C]] {
+// CHECK: arith.trunci %[[S64]] : i64 to i32
+
 module attributes {gpu.container_module} {
   gpu.module @m {
     gpu.func @warp(%x: f32, %v: f32, %i: i64) kernel {
@@ -93,6 +119,19 @@ module attributes {gpu.container_module} {
         %c = arith.maximumf %a, %b : f32
         fusion.reduce_yield %c : f32
       }
+      gpu.return
+    }
+    gpu.func @arrive(%tid: i32, %group: i32, %splits: i32, %tid64: i64,
+                     %group64: i64, %splits64: i64, %valid: i1,
+                     %counters: memref<?xi32>)
+        workgroup(%flag: memref<1xi32, #gpu.address_space<workgroup>>)
+        kernel {
+      %last = fusion.grid_arrive thread %tid counters(%counters : memref<?xi32>)
+          [%group] of %splits
+          flag(%flag : memref<1xi32, #gpu.address_space<workgroup>>) : i32
+      %last64 = fusion.grid_arrive thread %tid64 if %valid
+          counters(%counters : memref<?xi32>)[%group64] of %splits64
+          flag(%flag : memref<1xi32, #gpu.address_space<workgroup>>) : i64
       gpu.return
     }
   }

@@ -97,14 +97,16 @@ def FusionLowerKernelOps : Pass<"fusion-lower-kernel-ops"> {
   let summary = "Lower the kernel-level ops to gpu, scf and memref";
   let description = [{
     Rewrites each kernel-level op (`fusion.warp_reduce`,
-    `fusion.block_reduce`) with its one pattern: xor shuffles with the
-    combiner region inlined at each step, and for a block reduction the
-    shared-memory slots, barriers and the fold loop. Runs on any op; in
+    `fusion.block_reduce`, `fusion.grid_arrive`) with its one pattern: xor
+    shuffles with the combiner region inlined at each step; for a block
+    reduction the shared-memory slots, barriers and the fold loop; for a
+    grid arrival the fence, the atomic counter and the shared flag. Runs on any op; in
     `--fusion-to-ptx` right after `--fusion-lower-kernels`.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
-    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
+    "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
   ];
 }
 

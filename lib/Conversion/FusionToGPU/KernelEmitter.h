@@ -175,12 +175,6 @@ public:
   LogicalResult emitOuterReduction(gpu::GPUFuncOp func,
                                    const OuterKernelInfo &info, int64_t unroll);
 
-  /// Note [Grid reduction]: under `cond` (one thread of the block), counts
-  /// the block in at `counters[index]` and stores into `flag[0]` (shared
-  /// memory) whether it was the last of `splits` blocks.
-  void countBlockIn(Value cond, Value counters, Value index, Value splits,
-                    Value flag);
-
   /// A GPU-scope acquire-release fence (orders the partials of a grid
   /// reduction with the counter).
   void fence();

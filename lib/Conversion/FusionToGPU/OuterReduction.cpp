@@ -229,7 +229,8 @@ LogicalResult KernelEmitter::emitOuterReduction(gpu::GPUFuncOp func,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(ifSplit.thenBlock()->getTerminator());
   // Note [Grid reduction]: each block writes its partials, makes them
-  // visible (fence), and one thread counts the block in; the block that
+  // visible (fence), and one thread counts the block in (fusion.grid_arrive,
+  // its description has the protocol); the block that
   // brings the count to S folds all S partials and resets the counter.
   Value writer = andI(colOk, cmp(arith::CmpIPredicate::eq, ty, constIdx(0)));
   Value partialAt = arith::AddIOp::create(
@@ -247,16 +248,8 @@ LogicalResult KernelEmitter::emitOuterReduction(gpu::GPUFuncOp func,
                                 toIndex(partialAt));
     }
   }
-  fence();
-  gpu::BarrierOp::create(b, loc);
-  Value zero = constIdx(0);
-  Value isThread0 = cmp(arith::CmpIPredicate::eq, threadId, zero);
-  countBlockIn(isThread0, counters, blockX, splits, flag);
-  gpu::BarrierOp::create(b, loc);
-  Value lastBlock = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ne,
-      memref::LoadOp::create(b, loc, flag, toIndex(constIdx(0))),
-      arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
+  Value lastBlock = GridArriveOp::create(b, loc, threadId, Value(), counters,
+                                         blockX, splits, flag);
   auto ifLast = scf::IfOp::create(b, loc, lastBlock, false);
   b.setInsertionPoint(ifLast.thenBlock()->getTerminator());
   fence();
@@ -297,6 +290,7 @@ LogicalResult KernelEmitter::emitOuterReduction(gpu::GPUFuncOp func,
   if (failed(writeResults(finals)))
     return failure();
   {
+    Value isThread0 = cmp(arith::CmpIPredicate::eq, threadId, constIdx(0));
     auto ifFirst = scf::IfOp::create(b, loc, isThread0, false);
     OpBuilder::InsertionGuard g2(b);
     b.setInsertionPoint(ifFirst.thenBlock()->getTerminator());

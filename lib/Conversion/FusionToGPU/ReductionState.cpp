@@ -263,20 +263,10 @@ void KernelEmitter::foldSplits(
       for (Value c : state)
         memref::StoreOp::create(b, loc, c, extraBuffers[k++], at);
   }
-  fence();
-  gpu::BarrierOp::create(b, loc);
   Value zero32 = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
-  countBlockIn(
-      arith::AndIOp::create(
-          b, loc, valid, cmp(arith::CmpIPredicate::eq, threadId, constIdx(0))),
-      counters, row, splits, lastFlag);
-  gpu::BarrierOp::create(b, loc);
-  Value last = arith::AndIOp::create(
-      b, loc, valid,
-      arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::ne,
-          memref::LoadOp::create(b, loc, lastFlag, toIndex(constIdx(0))),
-          zero32));
+  Value arrived = GridArriveOp::create(b, loc, threadId, valid, counters, row,
+                                       splits, lastFlag);
+  Value last = arith::AndIOp::create(b, loc, valid, arrived);
   auto ifLast = scf::IfOp::create(b, loc, last, false);
   // The caller's per-row results follow inside this region.
   b.setInsertionPoint(ifLast.thenBlock()->getTerminator());
@@ -311,26 +301,6 @@ void KernelEmitter::foldSplits(
     finish(part, blockReduceState(part, folded, lane, warp, slot0, warpsPerRow,
                                   multiWarp));
   }
-}
-
-void KernelEmitter::countBlockIn(Value cond, Value counters, Value index,
-                                 Value splits, Value flag) {
-  OpBuilder &b = *builder;
-  auto ifFirst = scf::IfOp::create(b, loc, cond, false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(ifFirst.thenBlock()->getTerminator());
-  Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
-  Value old = memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi,
-                                          one, counters, toIndex(index));
-  Value splits32 =
-      splits.getType().isInteger(32)
-          ? splits
-          : arith::TruncIOp::create(b, loc, b.getI32Type(), splits).getResult();
-  Value last = arith::SubIOp::create(b, loc, splits32, one);
-  Value isLast = arith::ExtUIOp::create(
-      b, loc, b.getI32Type(),
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, old, last));
-  memref::StoreOp::create(b, loc, isLast, flag, toIndex(constIdx(0)));
 }
 
 void KernelEmitter::fence() {

@@ -1,7 +1,8 @@
 //===- LowerKernelOps.cpp - the pass --fusion-lower-kernel-ops ------------===//
 // One rewrite pattern per kernel-level op (docs/lowering.md): reductions of
 // a state over the lanes of a warp and over the warps of a thread group,
-// with the op's combiner and identity regions inlined where they are used.
+// with the op's combiner and identity regions inlined where they are used,
+// and the arrival counter of a grid reduction.
 //===----------------------------------------------------------------------===//
 
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
@@ -9,6 +10,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
@@ -130,11 +132,74 @@ struct LowerBlockReduce : OpRewritePattern<BlockReduceOp> {
   }
 };
 
+/// A GPU-scope acquire-release fence: orders a block's partials with the
+/// counter that other blocks read.
+void emitGpuFence(OpBuilder &b, Location loc) {
+  LLVM::InlineAsmOp::create(
+      b, loc, TypeRange{}, ValueRange{}, b.getStringAttr("fence.acq_rel.gpu;"),
+      b.getStringAttr("~{memory}"), b.getUnitAttr(), UnitAttr(),
+      LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr());
+}
+
+/// Fence, barrier, one atomic increment of the group's counter by thread 0
+/// (the old value tells whether this block is the last), the answer through
+/// the shared flag, barrier, and every thread reads the flag.
+struct LowerGridArrive : OpRewritePattern<GridArriveOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GridArriveOp op,
+                                PatternRewriter &rewriter) const override {
+    OpBuilder &b = rewriter;
+    Location loc = op.getLoc();
+    auto toIndex = [&](Value v) -> Value {
+      return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+    };
+    emitGpuFence(b, loc);
+    gpu::BarrierOp::create(b, loc);
+    Type countType = op.getThread().getType();
+    Value counting = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, op.getThread(),
+        arith::ConstantOp::create(b, loc, IntegerAttr::get(countType, 0)));
+    if (op.getActive())
+      counting = arith::AndIOp::create(b, loc, op.getActive(), counting);
+    {
+      auto ifCounting = scf::IfOp::create(b, loc, counting, false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifCounting.thenBlock()->getTerminator());
+      Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
+      Value old =
+          memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi, one,
+                                      op.getCounters(), toIndex(op.getGroup()));
+      Value splits = op.getSplits();
+      Value splits32 =
+          splits.getType().isInteger(32)
+              ? splits
+              : arith::TruncIOp::create(b, loc, b.getI32Type(), splits)
+                    .getResult();
+      Value last = arith::SubIOp::create(b, loc, splits32, one);
+      Value isLast = arith::ExtUIOp::create(
+          b, loc, b.getI32Type(),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, old, last));
+      Value zero = arith::ConstantOp::create(
+          b, loc, IntegerAttr::get(op.getGroup().getType(), 0));
+      memref::StoreOp::create(b, loc, isLast, op.getFlag(), toIndex(zero));
+    }
+    gpu::BarrierOp::create(b, loc);
+    Value zero = arith::ConstantOp::create(
+        b, loc, IntegerAttr::get(op.getGroup().getType(), 0));
+    Value flag = memref::LoadOp::create(b, loc, op.getFlag(), toIndex(zero));
+    rewriter.replaceOpWithNewOp<arith::CmpIOp>(
+        op, arith::CmpIPredicate::ne, flag,
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
+    return success();
+  }
+};
+
 struct FusionLowerKernelOpsPass
     : mlir::fusion::impl::FusionLowerKernelOpsBase<FusionLowerKernelOpsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<LowerWarpReduce, LowerBlockReduce>(&getContext());
+    patterns.add<LowerWarpReduce, LowerBlockReduce, LowerGridArrive>(
+        &getContext());
     // A walk, not the greedy driver: the ops are rewritten in place, in
     // order, and nothing else is folded, so the rewritten kernels are the
     // ones the lowering would have written directly.

@@ -169,3 +169,52 @@ func.func @identity_type(%x: f32, %i: i32, %m: i1,
   }
   return
 }
+
+// -----
+
+func.func @flag_global(%t: i32, %c: memref<?xi32>, %f: memref<1xi32>) {
+  // expected-error @+1 {{needs a one-element workgroup memref as its flag, got 'memref<1xi32>'}}
+  %l = fusion.grid_arrive thread %t counters(%c : memref<?xi32>)[%t] of %t
+      flag(%f : memref<1xi32>) : i32
+  return
+}
+
+// -----
+
+func.func @flag_size(%t: i32, %c: memref<?xi32>,
+                     %f: memref<2xi32, #gpu.address_space<workgroup>>) {
+  // expected-error @+1 {{needs a one-element workgroup memref as its flag, got 'memref<2xi32, #gpu.address_space<workgroup>>'}}
+  %l = fusion.grid_arrive thread %t counters(%c : memref<?xi32>)[%t] of %t
+      flag(%f : memref<2xi32, #gpu.address_space<workgroup>>) : i32
+  return
+}
+
+// -----
+
+func.func @counters_shared(%t: i32,
+                           %c: memref<4xi32, #gpu.address_space<workgroup>>,
+                           %f: memref<1xi32, #gpu.address_space<workgroup>>) {
+  // expected-error @+1 {{needs its counters in global memory, got 'memref<4xi32, #gpu.address_space<workgroup>>'}}
+  %l = fusion.grid_arrive thread %t
+      counters(%c : memref<4xi32, #gpu.address_space<workgroup>>)[%t] of %t
+      flag(%f : memref<1xi32, #gpu.address_space<workgroup>>) : i32
+  return
+}
+
+// -----
+
+func.func @counters_i64(%t: i32, %c: memref<?xi64>,
+                        %f: memref<1xi32, #gpu.address_space<workgroup>>) {
+  // expected-error @+1 {{operand #1 must be 1D memref of 32-bit signless integer values}}
+  %l = "fusion.grid_arrive"(%t, %c, %t, %t, %f) : (i32, memref<?xi64>, i32, i32, memref<1xi32, #gpu.address_space<workgroup>>) -> i1
+  return
+}
+
+// -----
+
+func.func @arrive_types(%t: i32, %g: i64, %c: memref<?xi32>,
+                        %f: memref<1xi32, #gpu.address_space<workgroup>>) {
+  // expected-error @+1 {{failed to verify that all of {thread, group, splits} have same type}}
+  %l = "fusion.grid_arrive"(%t, %c, %g, %t, %f) : (i32, memref<?xi32>, i64, i32, memref<1xi32, #gpu.address_space<workgroup>>) -> i1
+  return
+}

@@ -15,6 +15,9 @@
 // CHECK: fusion.reduce_yield %{{.*}} : f32
 // CHECK-NEXT: } combiner {
 // CHECK: arith.maximumf
+// CHECK-LABEL: gpu.func @arrive
+// CHECK: fusion.grid_arrive thread %{{.*}} counters(%{{.*}} : memref<?xi32>) [%{{.*}}] of %{{.*}} flag(%{{.*}} : memref<1xi32, #gpu.address_space<workgroup>>) : i32
+// CHECK: fusion.grid_arrive thread %{{.*}} if %{{.*}} counters(%{{.*}} : memref<?xi32>) [%{{.*}}] of %{{.*}} flag(%{{.*}} : memref<1xi32, #gpu.address_space<workgroup>>) : i64
 module attributes {gpu.container_module} {
   gpu.module @m {
     gpu.func @warp(%x: f32, %v: f32, %i: i64) kernel {
@@ -47,6 +50,19 @@ module attributes {gpu.container_module} {
         %c = arith.maximumf %a, %b : f32
         fusion.reduce_yield %c : f32
       }
+      gpu.return
+    }
+    gpu.func @arrive(%tid: i32, %group: i32, %splits: i32, %tid64: i64,
+                     %group64: i64, %splits64: i64, %valid: i1,
+                     %counters: memref<?xi32>)
+        workgroup(%flag: memref<1xi32, #gpu.address_space<workgroup>>)
+        kernel {
+      %last = fusion.grid_arrive thread %tid counters(%counters : memref<?xi32>)
+          [%group] of %splits
+          flag(%flag : memref<1xi32, #gpu.address_space<workgroup>>) : i32
+      %last64 = fusion.grid_arrive thread %tid64 if %valid
+          counters(%counters : memref<?xi32>)[%group64] of %splits64
+          flag(%flag : memref<1xi32, #gpu.address_space<workgroup>>) : i64
       gpu.return
     }
   }

@@ -1,6 +1,7 @@
 //===- FusionDeviceOps.cpp - kernel-level ops -----------------------------===//
 // Result types and verifiers of the kernel-level ops (FusionDeviceOps.td):
-// the reduction states and the regions that combine them.
+// the reduction states and the regions that combine them, and the grid
+// reduction's arrival counter.
 //===----------------------------------------------------------------------===//
 
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
@@ -101,5 +102,21 @@ LogicalResult BlockReduceOp::verifyRegions() {
                            << "; expected a 1-d workgroup memref of "
                            << std::get<1>(pair);
   }
+  return success();
+}
+
+LogicalResult GridArriveOp::verify() {
+  auto flag = cast<MemRefType>(getFlag().getType());
+  auto space =
+      dyn_cast_if_present<gpu::AddressSpaceAttr>(flag.getMemorySpace());
+  if (!flag.hasStaticShape() || flag.getNumElements() != 1 || !space ||
+      space.getValue() != gpu::AddressSpace::Workgroup)
+    return emitOpError() << "needs a one-element workgroup memref as its "
+                            "flag, got "
+                         << flag;
+  auto counters = cast<MemRefType>(getCounters().getType());
+  if (isa_and_present<gpu::AddressSpaceAttr>(counters.getMemorySpace()))
+    return emitOpError() << "needs its counters in global memory, got "
+                         << counters;
   return success();
 }

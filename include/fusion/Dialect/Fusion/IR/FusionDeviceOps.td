@@ -89,4 +89,39 @@ def Fusion_BlockReduceOp : Fusion_Op<"block_reduce", [AttrSizedOperandSegments,
   let hasRegionVerifier = 1;
 }
 
+def Fusion_GridArriveOp : Fusion_Op<"grid_arrive", [
+    AllTypesMatch<["thread", "group", "splits"]>,
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "The arrival counter of a grid reduction: is this block last?";
+  let description = [{
+    Note [Grid reduction]: `splits` blocks each write a partial result of
+    group `group` to a workspace and then reach this op, which makes the
+    block's writes visible at GPU scope (`fence.acq_rel.gpu`), synchronizes
+    the block, lets thread 0 (`thread` is the thread's linear id in the
+    block; with `if %active`, only where `active` also holds) add 1 to
+    `counters[group]`, and returns in every thread whether this block was the
+    last of the `splits` to arrive (through the one-word shared `flag`). The
+    last block then folds the partials (after a fence of its own) and
+    resets the counter to 0 for the next launch; the runtime zeroes the
+    counters once. Every thread of the block must reach the op.
+
+    ```mlir
+    %last = fusion.grid_arrive thread %tid counters(%counters : memref<?xi32>)
+        [%group] of %splits flag(%flag : memref<1xi32,
+        #gpu.address_space<workgroup>>) : i32
+    ```
+  }];
+  let arguments = (ins AnySignlessInteger:$thread, Optional<I1>:$active,
+                       MemRefRankOf<[I32], [1]>:$counters,
+                       AnySignlessInteger:$group, AnySignlessInteger:$splits,
+                       MemRefRankOf<[I32], [1]>:$flag);
+  let results = (outs I1:$last);
+  let assemblyFormat = [{
+    `thread` $thread (`if` $active^)? `counters` `(` $counters `:` type($counters) `)` `[` $group `]`
+    `of` $splits `flag` `(` $flag `:` type($flag) `)` `:` type($group)
+    attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // FUSION_DEVICE_OPS_TD
