@@ -515,12 +515,6 @@ FailureOr<Value> KernelEmitter::emitOp(Operation *op, ArrayRef<Value> v,
       return F::create(b, loc, v[0], v[1]);
     return I::create(b, loc, v[0], v[1]);
   };
-  auto unaryF = [&](auto tag) -> Value {
-    return decltype(tag)::create(b, loc, v[0]);
-  };
-  auto one = [&]() {
-    return isFloat ? floatConst(type, 1) : intConst(type, 1);
-  };
   return TypeSwitch<Operation *, FailureOr<Value>>(op)
       .Case<AddOp>([&](AddOp add) -> Value {
         Value rhs = v[1];
@@ -629,6 +623,29 @@ FailureOr<Value> KernelEmitter::emitOp(Operation *op, ArrayRef<Value> v,
       .Case<FmaOp>([&](auto) {
         return math::FmaOp::create(b, loc, v[0], v[1], v[2]).getResult();
       })
+      .Default([&](Operation *other) {
+        return emitUnaryOp(other, v, element, type);
+      });
+}
+
+FailureOr<Value> KernelEmitter::emitUnaryOp(Operation *op, ArrayRef<Value> v,
+                                            Type element, Type type) {
+  OpBuilder &b = *builder;
+  bool isFloat = isa<FloatType>(element);
+  using P = arith::CmpFPredicate;
+  using IP = arith::CmpIPredicate;
+  auto cmp = [&](P fp, IP ip, Value l, Value r) -> Value {
+    if (isFloat)
+      return arith::CmpFOp::create(b, loc, fp, l, r);
+    return arith::CmpIOp::create(b, loc, ip, l, r);
+  };
+  auto unaryF = [&](auto tag) -> Value {
+    return decltype(tag)::create(b, loc, v[0]);
+  };
+  auto one = [&]() {
+    return isFloat ? floatConst(type, 1) : intConst(type, 1);
+  };
+  return TypeSwitch<Operation *, FailureOr<Value>>(op)
       .Case<NegOp>([&](auto) -> Value {
         if (isFloat)
           return arith::NegFOp::create(b, loc, v[0]);

@@ -165,6 +165,27 @@ public:
 
   LogicalResult lowerPointwise(KernelOp kernel, PointwiseScheduleAttr schedule);
 
+  /// What the host side of a pointwise kernel has built when its variants'
+  /// launches are written.
+  struct PointwiseHost {
+    gpu::GPUModuleOp gpuModule;
+    RankedTensorType iterType;
+    std::string base;
+    SmallVector<Value> sizes;
+    Value numel;
+    SmallVector<Value> args;
+    Value fits32;
+    SmallVector<Value> outputs;
+  };
+
+  /// The tiled transpose variants of a pointwise kernel and their launches,
+  /// tried before the plain variants (Note [Tiled transpose]); none when no
+  /// input is read across its innermost dim.
+  LogicalResult lowerTransposeVariants(
+      KernelOp kernel, PointwiseScheduleAttr schedule,
+      const llvm::SetVector<std::tuple<unsigned, int64_t, int64_t>> &accesses,
+      HostBuilder &h, const PointwiseHost &host);
+
   LogicalResult lowerOuterReduction(KernelOp kernel,
                                     OuterReductionScheduleAttr schedule);
 

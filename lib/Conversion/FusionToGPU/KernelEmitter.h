@@ -310,8 +310,13 @@ private:
   /// (fp8 values reach 57344 and inf), NaN -> 0, as the interpreter does.
   Value emitFp8ToInt(Value v, Type to, function_ref<Type(Type)> shaped);
 
+  /// The op on operand values `v` (scalars or vectors of `element`; `type`
+  /// is the result's scalar or vector type): binary and ternary ops here,
+  /// the rest through emitUnaryOp.
   FailureOr<Value> emitOp(Operation *op, ArrayRef<Value> v, Type element,
                           Type type);
+  FailureOr<Value> emitUnaryOp(Operation *op, ArrayRef<Value> v, Type element,
+                               Type type);
 
   KernelOp kernel;
   Variant variant;
