@@ -6,6 +6,11 @@ show whether a change to the compiler changed any generated code.
 
     python3 utils/ptx-snapshot.py OUT_DIR [--translate build/bin/fusion-translate]
     python3 utils/ptx-snapshot.py --compare OLD_DIR NEW_DIR
+    python3 utils/ptx-snapshot.py OUT_DIR --lowered   # the whole lowered IR
+
+With --lowered each file is `--fusion-to-lowered-ir` instead: the host
+program (buffers, checks, guarded launches) and the kernels' binaries, so a
+change to the host side shows too.
 
 A definition that does not compile under some options writes its diagnostics
 instead (`.err`), so a changed diagnostic shows as well. The last line says how
@@ -47,14 +52,15 @@ def definitions():
     return out
 
 
-def compile_one(translate, out_dir, path, name, key, flags):
+def compile_one(translate, out_dir, lowered, path, name, key, flags):
     dest = os.path.join(out_dir, path.replace("/", "__"), name)
     os.makedirs(dest, exist_ok=True)
-    cmd = [translate, os.path.join(ROOT, path), "--fusion-to-ptx", "--no-cubin",
+    what = "--fusion-to-lowered-ir" if lowered else "--fusion-to-ptx"
+    cmd = [translate, os.path.join(ROOT, path), what, "--no-cubin",
            "--fusion=" + name] + flags
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode == 0:
-        with open(os.path.join(dest, key + ".ptx"), "w") as f:
+        with open(os.path.join(dest, key + (".mlir" if lowered else ".ptx")), "w") as f:
             f.write(r.stdout)
         return True
     with open(os.path.join(dest, key + ".err"), "w") as f:
@@ -68,9 +74,10 @@ def snapshot(args):
     jobs = [(p, n, k, f) for p, n in defs for k, f in OPTIONS.items()]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         results = list(pool.map(
-            lambda j: compile_one(args.translate, args.out_dir, *j), jobs))
+            lambda j: compile_one(args.translate, args.out_dir, args.lowered, *j),
+            jobs))
     print(f"ptx-snapshot: {len(defs)} definitions, {len(jobs)} compiles "
-          f"({sum(results)} with PTX)")
+          f"({sum(results)} with {'lowered IR' if args.lowered else 'PTX'})")
 
 
 def compare(old, new):
@@ -97,6 +104,8 @@ def main():
     ap.add_argument("--translate", default=os.path.join(ROOT, "build/bin/fusion-translate"))
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--compare", nargs=2, metavar=("OLD", "NEW"))
+    ap.add_argument("--lowered", action="store_true",
+                    help="write --fusion-to-lowered-ir (host program and binaries)")
     args = ap.parse_args()
     if args.compare:
         return compare(*args.compare)
