@@ -1,5 +1,4 @@
-//===- Casts.cpp - casts between element types
-//------------------------------===//
+//===- Casts.cpp - casts between element types ----------------------------===//
 // Casts of the element-wise generator, accumulator widening, and the fp8
 // codecs (LLVM has no fp8 types).
 //===----------------------------------------------------------------------===//

@@ -1,5 +1,4 @@
-//===- Elementwise.cpp - the element-wise generator
-//-------------------------===//
+//===- Elementwise.cpp - the element-wise generator -----------------------===//
 // Fusion ops on the scalars and vectors of a work item: loads and stores of
 // the kernel's parameters, the memo of generated values, approximate math.
 //===----------------------------------------------------------------------===//
@@ -497,16 +496,21 @@ Value KernelEmitter::approxF32(StringRef text, ArrayRef<Value> operands) {
   return vector::FromElementsOp::create(b, loc, vt, lanes);
 }
 
+Value KernelEmitter::compare(bool isFloat, arith::CmpFPredicate fp,
+                             arith::CmpIPredicate ip, Value l, Value r) {
+  if (isFloat)
+    return arith::CmpFOp::create(*builder, loc, fp, l, r);
+  return arith::CmpIOp::create(*builder, loc, ip, l, r);
+}
+
 FailureOr<Value> KernelEmitter::emitOp(Operation *op, ArrayRef<Value> v,
                                        Type element, Type type) {
   OpBuilder &b = *builder;
   bool isFloat = isa<FloatType>(element);
   using P = arith::CmpFPredicate;
   using IP = arith::CmpIPredicate;
-  auto cmp = [&](P fp, IP ip, Value l, Value r) -> Value {
-    if (isFloat)
-      return arith::CmpFOp::create(b, loc, fp, l, r);
-    return arith::CmpIOp::create(b, loc, ip, l, r);
+  auto cmp = [&](P fp, IP ip, Value l, Value r) {
+    return compare(isFloat, fp, ip, l, r);
   };
   auto binary = [&](auto floatTag, auto intTag) -> Value {
     using F = decltype(floatTag);
@@ -634,10 +638,8 @@ FailureOr<Value> KernelEmitter::emitUnaryOp(Operation *op, ArrayRef<Value> v,
   bool isFloat = isa<FloatType>(element);
   using P = arith::CmpFPredicate;
   using IP = arith::CmpIPredicate;
-  auto cmp = [&](P fp, IP ip, Value l, Value r) -> Value {
-    if (isFloat)
-      return arith::CmpFOp::create(b, loc, fp, l, r);
-    return arith::CmpIOp::create(b, loc, ip, l, r);
+  auto cmp = [&](P fp, IP ip, Value l, Value r) {
+    return compare(isFloat, fp, ip, l, r);
   };
   auto unaryF = [&](auto tag) -> Value {
     return decltype(tag)::create(b, loc, v[0]);

@@ -1,5 +1,4 @@
-//===- HostProgram.cpp - the host side of the kernel lowerings
-//--------------===//
+//===- HostProgram.cpp - the host side of the kernel lowerings ------------===//
 // Launch arguments, effective strides, size checks, variant guards and
 // launches, shared by the schedulers' lowerings.
 //===----------------------------------------------------------------------===//

@@ -1,5 +1,4 @@
-//===- InnerReduction.cpp - lowering of #fusion.inner_reduction
-//-------------===//
+//===- InnerReduction.cpp - lowering of #fusion.inner_reduction -----------===//
 // Reductions of the innermost dim and normalization: persistent, streaming,
 // staged and split-row variants and their host program.
 //===----------------------------------------------------------------------===//

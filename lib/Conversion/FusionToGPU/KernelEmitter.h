@@ -1,5 +1,4 @@
-//===- KernelEmitter.h - writes one gpu.func variant of a kernel -*- C++
-//-*-===//
+//===- KernelEmitter.h - writes one gpu.func variant ------------*- C++ -*-===//
 // The state and helpers shared by the lowerings of lib/Conversion/FusionToGPU
 // while they write one kernel variant (docs/lowering.md).
 //===----------------------------------------------------------------------===//
@@ -310,6 +309,9 @@ private:
   /// (fp8 values reach 57344 and inf), NaN -> 0, as the interpreter does.
   Value emitFp8ToInt(Value v, Type to, function_ref<Type(Type)> shaped);
 
+  /// A float (`fp`) or integer (`ip`) comparison of `l` and `r`.
+  Value compare(bool isFloat, arith::CmpFPredicate fp, arith::CmpIPredicate ip,
+                Value l, Value r);
   /// The op on operand values `v` (scalars or vectors of `element`; `type`
   /// is the result's scalar or vector type): binary and ternary ops here,
   /// the rest through emitUnaryOp.

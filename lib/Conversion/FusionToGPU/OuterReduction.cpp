@@ -1,5 +1,4 @@
-//===- OuterReduction.cpp - lowering of #fusion.outer_reduction
-//-------------===//
+//===- OuterReduction.cpp - lowering of #fusion.outer_reduction -----------===//
 // Reductions of leading dims: per-column accumulation, the split of the rows
 // over blocks and the grid reduction, and the host program.
 //===----------------------------------------------------------------------===//

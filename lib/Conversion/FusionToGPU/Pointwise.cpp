@@ -1,5 +1,4 @@
-//===- Pointwise.cpp - lowering of #fusion.pointwise kernels
-//----------------===//
+//===- Pointwise.cpp - lowering of #fusion.pointwise kernels --------------===//
 // The unrolled grid-stride loop of a pointwise kernel, its variants, and its
 // host program (with the tiled transpose variant of Transpose.cpp first).
 //===----------------------------------------------------------------------===//

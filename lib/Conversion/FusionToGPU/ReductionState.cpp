@@ -1,11 +1,12 @@
-//===- ReductionState.cpp - reduction states and their folds
-//----------------===//
+//===- ReductionState.cpp - reduction states and their folds --------------===//
 // Neutral values and combining of reduction states (sum/prod/max/min,
 // Welford, online softmax, arg), their warp and block folds, and the grid
 // reduction's fold of split rows.
 //===----------------------------------------------------------------------===//
 
 #include "KernelEmitter.h"
+
+#include "fusion/Conversion/KernelOpsToGPU.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -303,12 +304,6 @@ void KernelEmitter::foldSplits(
   }
 }
 
-void KernelEmitter::fence() {
-  LLVM::InlineAsmOp::create(
-      *builder, loc, TypeRange{}, ValueRange{},
-      builder->getStringAttr("fence.acq_rel.gpu;"),
-      builder->getStringAttr("~{memory}"), builder->getUnitAttr(), UnitAttr(),
-      LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr());
-}
+void KernelEmitter::fence() { createGpuFence(*builder, loc); }
 
 } // namespace mlir::fusion::lowering

@@ -1,5 +1,4 @@
-//===- Transpose.cpp - the tiled transpose variant
-//--------------------------===//
+//===- Transpose.cpp - the tiled transpose variant ------------------------===//
 // A pointwise kernel that reads an input across its innermost dim stages
 // tiles in shared memory (Note [Tiled transpose]).
 //===----------------------------------------------------------------------===//

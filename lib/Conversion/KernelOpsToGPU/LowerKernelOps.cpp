@@ -5,6 +5,7 @@
 // and the arrival counter of a grid reduction.
 //===----------------------------------------------------------------------===//
 
+#include "fusion/Conversion/KernelOpsToGPU.h"
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "fusion/Transforms/Passes.h"
 
@@ -26,6 +27,11 @@ using namespace mlir;
 using namespace mlir::fusion;
 
 namespace {
+
+/// An integer as an index (memref subscripts).
+Value toIndex(OpBuilder &b, Location loc, Value v) {
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+}
 
 /// Clones the one block of a state region at the insertion point, its
 /// arguments bound to `args`; returns the values it yields.
@@ -82,9 +88,6 @@ struct LowerBlockReduce : OpRewritePattern<BlockReduceOp> {
     auto constant = [&](int64_t v) -> Value {
       return arith::ConstantOp::create(b, loc, IntegerAttr::get(countType, v));
     };
-    auto toIndex = [&](Value v) -> Value {
-      return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
-    };
     SmallVector<Value> x =
         emitWarpReduce(b, loc, op.getState(), op.getCombiner());
     auto ifMulti =
@@ -99,8 +102,8 @@ struct LowerBlockReduce : OpRewritePattern<BlockReduceOp> {
       {
         OpBuilder::InsertionGuard inner(b);
         b.setInsertionPoint(write.thenBlock()->getTerminator());
-        Value at =
-            toIndex(arith::AddIOp::create(b, loc, op.getAt(), op.getWarp()));
+        Value at = toIndex(
+            b, loc, arith::AddIOp::create(b, loc, op.getAt(), op.getWarp()));
         for (auto [c, slots] : llvm::zip(x, op.getSlots()))
           memref::StoreOp::create(b, loc, c, slots, at);
       }
@@ -112,6 +115,7 @@ struct LowerBlockReduce : OpRewritePattern<BlockReduceOp> {
         OpBuilder::InsertionGuard inner(b);
         b.setInsertionPointToStart(fold.getBody());
         Value at = toIndex(
+            b, loc,
             arith::AddIOp::create(b, loc, op.getAt(), fold.getInductionVar()));
         SmallVector<Value> args(fold.getRegionIterArgs());
         for (Value slots : op.getSlots())
@@ -132,15 +136,6 @@ struct LowerBlockReduce : OpRewritePattern<BlockReduceOp> {
   }
 };
 
-/// A GPU-scope acquire-release fence: orders a block's partials with the
-/// counter that other blocks read.
-void emitGpuFence(OpBuilder &b, Location loc) {
-  LLVM::InlineAsmOp::create(
-      b, loc, TypeRange{}, ValueRange{}, b.getStringAttr("fence.acq_rel.gpu;"),
-      b.getStringAttr("~{memory}"), b.getUnitAttr(), UnitAttr(),
-      LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr());
-}
-
 /// Fence, barrier, one atomic increment of the group's counter by thread 0
 /// (the old value tells whether this block is the last), the answer through
 /// the shared flag, barrier, and every thread reads the flag.
@@ -150,10 +145,7 @@ struct LowerGridArrive : OpRewritePattern<GridArriveOp> {
                                 PatternRewriter &rewriter) const override {
     OpBuilder &b = rewriter;
     Location loc = op.getLoc();
-    auto toIndex = [&](Value v) -> Value {
-      return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
-    };
-    emitGpuFence(b, loc);
+    createGpuFence(b, loc);
     gpu::BarrierOp::create(b, loc);
     Type countType = op.getThread().getType();
     Value counting = arith::CmpIOp::create(
@@ -166,9 +158,9 @@ struct LowerGridArrive : OpRewritePattern<GridArriveOp> {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(ifCounting.thenBlock()->getTerminator());
       Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
-      Value old =
-          memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi, one,
-                                      op.getCounters(), toIndex(op.getGroup()));
+      Value old = memref::AtomicRMWOp::create(
+          b, loc, arith::AtomicRMWKind::addi, one, op.getCounters(),
+          toIndex(b, loc, op.getGroup()));
       Value splits = op.getSplits();
       Value splits32 =
           splits.getType().isInteger(32)
@@ -181,12 +173,14 @@ struct LowerGridArrive : OpRewritePattern<GridArriveOp> {
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, old, last));
       Value zero = arith::ConstantOp::create(
           b, loc, IntegerAttr::get(op.getGroup().getType(), 0));
-      memref::StoreOp::create(b, loc, isLast, op.getFlag(), toIndex(zero));
+      memref::StoreOp::create(b, loc, isLast, op.getFlag(),
+                              toIndex(b, loc, zero));
     }
     gpu::BarrierOp::create(b, loc);
     Value zero = arith::ConstantOp::create(
         b, loc, IntegerAttr::get(op.getGroup().getType(), 0));
-    Value flag = memref::LoadOp::create(b, loc, op.getFlag(), toIndex(zero));
+    Value flag =
+        memref::LoadOp::create(b, loc, op.getFlag(), toIndex(b, loc, zero));
     rewriter.replaceOpWithNewOp<arith::CmpIOp>(
         op, arith::CmpIPredicate::ne, flag,
         arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
@@ -208,3 +202,10 @@ struct FusionLowerKernelOpsPass
 };
 
 } // namespace
+
+void mlir::fusion::createGpuFence(OpBuilder &b, Location loc) {
+  LLVM::InlineAsmOp::create(
+      b, loc, TypeRange{}, ValueRange{}, b.getStringAttr("fence.acq_rel.gpu;"),
+      b.getStringAttr("~{memory}"), b.getUnitAttr(), UnitAttr(),
+      LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr());
+}

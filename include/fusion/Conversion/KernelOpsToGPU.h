@@ -1,0 +1,19 @@
+//===- KernelOpsToGPU.h - pieces of the kernel-level op lowering -*- C++
+//-*-===//
+// What --fusion-lower-kernel-ops emits that the schedulers' lowerings also
+// need directly (lib/Conversion/KernelOpsToGPU/, docs/lowering.md).
+//===----------------------------------------------------------------------===//
+#ifndef FUSION_CONVERSION_KERNELOPSTOGPU_H
+#define FUSION_CONVERSION_KERNELOPSTOGPU_H
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::fusion {
+
+/// A GPU-scope acquire-release fence (`fence.acq_rel.gpu`): orders a block's
+/// writes of grid-reduction partials with the counter other blocks read.
+void createGpuFence(OpBuilder &b, Location loc);
+
+} // namespace mlir::fusion
+
+#endif // FUSION_CONVERSION_KERNELOPSTOGPU_H
