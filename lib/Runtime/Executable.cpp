@@ -642,7 +642,10 @@ Status Executable::Impl::launchKernel(const CudaDriver &cu,
   size_t paramSize = launch.params.size();
   if (paramScratch.size() < paramSize)
     paramScratch.resize(paramSize);
-  std::memcpy(paramScratch.data(), launch.params.data(), paramSize);
+  // A kernel without parameters has an empty buffer: no copy (memcpy's
+  // pointers must not be null, even for 0 bytes).
+  if (paramSize)
+    std::memcpy(paramScratch.data(), launch.params.data(), paramSize);
   applyParamPatches(cached.patches[index], slotPointers.data(), inputs,
                     paramScratch.data());
 

@@ -25,6 +25,7 @@ struct Fake {
   decltype(&fake_cuda_count) count = nullptr;
   decltype(&fake_cuda_reset) reset = nullptr;
   decltype(&fake_cuda_num_launches) numLaunches = nullptr;
+  decltype(&fake_cuda_launch) launch = nullptr;
 };
 
 const Fake &fake() {
@@ -49,7 +50,9 @@ const Fake &fake() {
         reinterpret_cast<decltype(f->reset)>(dlsym(handle, "fake_cuda_reset"));
     f->numLaunches = reinterpret_cast<decltype(f->numLaunches)>(
         dlsym(handle, "fake_cuda_num_launches"));
-    if (!f->count || !f->reset || !f->numLaunches)
+    f->launch = reinterpret_cast<decltype(f->launch)>(
+        dlsym(handle, "fake_cuda_launch"));
+    if (!f->count || !f->reset || !f->numLaunches || !f->launch)
       f->error = "the fake driver lacks its test interface";
     return f;
   }();
@@ -96,6 +99,29 @@ TEST_F(RuntimeFakeDriverTest, WellFormedCubinLoadsAndLaunches) {
   ASSERT_TRUE(status.ok()) << status.toString();
   EXPECT_EQ(fake().count("cuModuleLoadData"), 1);
   EXPECT_EQ(fake().numLaunches(), 1u);
+}
+
+// A kernel may take no parameters (the fuzzer found the runtime copying its
+// empty parameter buffer with memcpy from a null pointer, which UBSan
+// reports): it launches with no parameter buffer at all.
+TEST_F(RuntimeFakeDriverTest, KernelWithoutParametersLaunches) {
+  TestModule module = makeAddModule();
+  module.kernels[0].cubin = makeTestCubin("add_f32");
+  module.launches[0][0].params.clear();
+  Expected<std::unique_ptr<Executable>> exe = loadModule(module);
+  ASSERT_TRUE(exe.ok()) << exe.status().toString();
+  for (int call = 0; call < 2; ++call) { // a plan cache miss, then a hit
+    Status status = runAdd(**exe, fakePointer(0x10000), fakePointer(0x20000));
+    ASSERT_TRUE(status.ok()) << status.toString();
+  }
+  ASSERT_EQ(fake().numLaunches(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    FakeCudaLaunch launch;
+    ASSERT_TRUE(fake().launch(i, &launch));
+    EXPECT_STREQ(launch.function, "add_f32");
+    EXPECT_EQ(launch.paramSize, 0u);
+    EXPECT_EQ(launch.grid[0], 8u); // ceil(1000 / 128)
+  }
 }
 
 TEST_F(RuntimeFakeDriverTest, MisalignedPointersLaunchNothing) {
