@@ -8,6 +8,7 @@
 #include "fusion/Runtime/fusion_module_generated.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 namespace fusion::runtime {
@@ -417,6 +418,15 @@ private:
         if (spec->sizes()->size() > static_cast<size_t>(kMaxRank))
           return invalidModule(concat(what, ": rank ", spec->sizes()->size(),
                                       " exceeds the maximum ", kMaxRank));
+        // FlatBuffers' verifier checks a vector's length field for 4-byte
+        // alignment only; its int64 elements are read in place, so they
+        // must be 8-byte aligned (the buffer is: Executable::load copies a
+        // misaligned one). A writer aligns them (an empty vector, which has
+        // nothing to read, need not be).
+        auto at = reinterpret_cast<uintptr_t>(spec->sizes()->data());
+        if (spec->sizes()->size() != 0 && at % alignof(int64_t) != 0)
+          return invalidModule(
+              concat(what, ": its sizes (int64) are not aligned to 8 bytes"));
         for (int64_t size : *spec->sizes()) {
           if (size < -1)
             return invalidModule(concat(what, ": invalid static size ", size));
