@@ -206,6 +206,9 @@ public:
   llvm::SetVector<std::tuple<unsigned, int64_t, int64_t>> accesses;
 
 private:
+  /// Writes emitRowKernel's body (InnerReductionKernel.cpp).
+  class RowKernelWriter;
+
   struct TensorParam {
     Value memref;
     SmallVector<Value> strides;

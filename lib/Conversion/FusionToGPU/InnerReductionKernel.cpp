@@ -1,0 +1,787 @@
+//===- InnerReductionKernel.cpp - one inner-reduction variant's body ------===//
+// KernelEmitter::emitRowKernel: the gpu.func body of one variant of an
+// inner reduction or normalization (Note [Inner reduction lowering] in
+// InnerReduction.cpp, which makes the variants and the host program).
+//===----------------------------------------------------------------------===//
+
+#include "KernelEmitter.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fusion;
+
+namespace mlir::fusion::lowering {
+
+/// Writes one row-kernel variant, in the order of its phases: the parts
+/// (one per accumulated state), the thread indexing, the row loop with its
+/// prefetch (Note [Row prefetch]) and staging (Note [Staged rows]), the
+/// passes over the row (persistent or streaming, split or not), the
+/// full-size results and the per-row results. The order the ops are created
+/// in is the order the IR has, so phases must not be reordered.
+class KernelEmitter::RowKernelWriter {
+public:
+  RowKernelWriter(KernelEmitter &e, gpu::GPUFuncOp func,
+                  const RowKernelInfo &info, OpBuilder &b)
+      : e(e), func(func), info(info), b(b), loc(e.loc), ctx(func.getContext()),
+        idx(e.indexType(ctx)), rank(e.rank),
+        kernelBody(e.kernel.getBody().front()) {}
+
+  LogicalResult write();
+
+private:
+  /// The vectors of one chunk of the row a thread takes.
+  struct Item {
+    Value col, inBounds;
+    Memo memo;
+    int64_t index = -1; // persistent: the item's prefetched values
+  };
+
+  LogicalResult makeParts();
+  void emitThreadIndexing();
+  void setOuter(Value r);
+  Value rowOf(Value rowBlock);
+  Value itemCol(int64_t r);
+  SmallVector<Value> loadRow(Value r);
+  Type elementOf(unsigned k);
+  void planStaging();
+  Value stageAddress(unsigned j, int64_t item);
+  unsigned stageAlign(unsigned j);
+  std::vector<Item> makeItems(Value chunkBase);
+  void activate(Item &item);
+  void deactivate(Item &item);
+  LogicalResult gather(RowPart &part, std::vector<Item> &items, Type target,
+                       SmallVector<Value> &xs);
+  Value fold(RowPart &part, std::vector<Item> &items, Type target, RedKind kind,
+             function_ref<Value(size_t)> value);
+  Value splatAcc(Type target, Value scalar);
+  FailureOr<RowState> localState(RowPart &part, std::vector<Item> &items);
+  FailureOr<RowState> welfordState(RowPart &part, std::vector<Item> &items,
+                                   Type target, SmallVector<Value> &xs);
+  RowState argState(RowPart &part, std::vector<Item> &items,
+                    ArrayRef<Value> xs);
+  void setResult(RowPart &part, Value result, Value acc);
+  void finish(RowPart &part, const RowState &state);
+  void reduceRow(RowPart &part, const RowState &state);
+  LogicalResult storeFull(Item &item);
+  LogicalResult emitPersistent();
+  LogicalResult emitStreaming();
+  LogicalResult emitStreamingPass(int64_t pass, Value begin, Value end,
+                                  Value chunk);
+  LogicalResult storeRowResults();
+
+  Value constIdx(int64_t v) { return e.constIdx(v); }
+  Value toIdx(Value x) {
+    return arith::IndexCastOp::create(b, loc, idx, x).getResult();
+  }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y).getResult();
+  }
+  Value andI(Value x, Value y) {
+    return arith::AndIOp::create(b, loc, x, y).getResult();
+  }
+
+  KernelEmitter &e;
+  gpu::GPUFuncOp func;
+  const RowKernelInfo &info;
+  OpBuilder &b;
+  Location loc;
+  MLIRContext *ctx;
+  Type idx;
+  int64_t rank;
+  Block &kernelBody;
+
+  // The variant.
+  int64_t v = 1;
+  bool persistent = false, split = false;
+  int64_t itemsPerChunk = 0;
+
+  // Parameters and results.
+  SmallVector<Value> outputs, sizes;
+  Value rows, threadsPerRow, rowLength;
+  SmallVector<Value> fullOutputs, rowOutputs, fullValues, rowValues;
+  SmallVector<int64_t> identity;
+
+  SmallVector<RowPart> parts;
+  Value lastFlag; // split rows: whether this block is its row's last
+
+  // Thread indexing.
+  Value threadId, blockId, blockDim, gridDim, tid, ty, rowsPerBlock, lane, warp,
+      warpsPerRow, multiWarp, slot0, rowBlocks;
+
+  // The row loop and the prefetched values (Note [Row prefetch]).
+  scf::ForOp rowLoop;
+  SmallVector<Value> prefetched, current, next;
+  Value row, valid;
+
+  // Staged rows (Note [Staged rows]).
+  bool stage = false;
+  SmallVector<Value> stageBases; // byte offset of each prefetched input
+  Value stagePtr;
+
+  SmallVector<RowState> splitStates; // split rows: each part's block state
+};
+
+LogicalResult KernelEmitter::emitRowKernel(gpu::GPUFuncOp func,
+                                           const RowKernelInfo &info) {
+  OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+  builder = &b;
+  loc = kernel.getLoc();
+  return RowKernelWriter(*this, func, info, b).write();
+}
+
+LogicalResult KernelEmitter::RowKernelWriter::write() {
+  std::tie(outputs, sizes, rows) = e.bindParams(func);
+  threadsPerRow = e.extraArgs[0];
+  v = e.variant.vector;
+  persistent = e.variant.items > 0;
+  split = e.variant.split;
+  itemsPerChunk = persistent ? e.variant.items : kStreamItems;
+  if (split && (persistent || info.numPasses != 1 || info.hasFullResult()))
+    return e.kernel.emitOpError("a split row variant needs one streaming "
+                                "pass and per-row results only");
+  if (failed(makeParts()))
+    return failure();
+  emitThreadIndexing();
+  for (int64_t d = 0; d < rank; ++d)
+    identity.push_back(d);
+
+  prefetched = loadRow(rowOf(blockId));
+  rowLoop = scf::ForOp::create(b, loc, blockId, rowBlocks, gridDim, prefetched);
+  if (prefetched.empty())
+    b.setInsertionPoint(rowLoop.getBody()->getTerminator());
+  else
+    b.setInsertionPointToStart(rowLoop.getBody());
+  current.assign(rowLoop.getRegionIterArgs().begin(),
+                 rowLoop.getRegionIterArgs().end());
+  planStaging();
+  if (!prefetched.empty())
+    next = loadRow(rowOf(
+        arith::AddIOp::create(b, loc, rowLoop.getInductionVar(), gridDim)));
+  row = rowOf(rowLoop.getInductionVar());
+  valid = cmp(arith::CmpIPredicate::ult, row, rows);
+  setOuter(row);
+  e.reduced.clear();
+  if (stage) {
+    for (int64_t item = 0; item < e.variant.items; ++item)
+      for (unsigned j = 0; j < e.prefetch.size(); ++j) {
+        Value x = current[item * e.prefetch.size() + j];
+        LLVM::StoreOp::create(b, loc, x, stageAddress(j, item), stageAlign(j),
+                              /*isVolatile=*/true);
+      }
+  }
+
+  auto yield = cast<YieldOp>(kernelBody.getTerminator());
+  for (auto [i, value] : llvm::enumerate(yield.getOperands())) {
+    (info.fullResult[i] ? fullOutputs : rowOutputs).push_back(outputs[i]);
+    (info.fullResult[i] ? fullValues : rowValues).push_back(value);
+  }
+  if (failed(persistent ? emitPersistent() : emitStreaming()))
+    return failure();
+  if (failed(storeRowResults()))
+    return failure();
+  if (!prefetched.empty()) {
+    b.setInsertionPointToEnd(rowLoop.getBody());
+    scf::YieldOp::create(b, loc, next);
+  }
+  b.setInsertionPointToEnd(&func.getBody().front());
+  gpu::ReturnOp::create(b, loc);
+  return success();
+}
+
+/// One part per accumulated state: a sum/prod/max/min (one value), a
+/// var_mean (Welford: count, mean, centered sum of squares) or an online
+/// max with its sum of exp(x - max) (max, sum); each state component gets a
+/// shared array for the block reduction. Split rows get a flag too.
+LogicalResult KernelEmitter::RowKernelWriter::makeParts() {
+  for (const RowReduction &r : info.reductions) {
+    if (r.onlineMax)
+      continue; // computed with its max
+    Type element =
+        cast<RankedTensorType>(r.op->getOperand(0).getType()).getElementType();
+    RowPart part;
+    part.reduction = &r;
+    part.isFloat = isa<FloatType>(element);
+    part.acc = accumulatorType(element);
+    part.kind = kindOf(r.op);
+    part.state = isa<VarMeanOp>(r.op)            ? RowPart::Welford
+                 : isa<ArgmaxOp, ArgminOp>(r.op) ? RowPart::Arg
+                 : r.onlineSum                   ? RowPart::Online
+                                                 : RowPart::Simple;
+    for (size_t c = 0; c < part.width(); ++c)
+      part.shared.push_back(func.addWorkgroupAttribution(
+          MemRefType::get(
+              {32}, part.componentType(c, ctx), MemRefLayoutAttrInterface(),
+              gpu::AddressSpaceAttr::get(
+                  ctx, gpu::GPUDialect::getWorkgroupAddressSpace())),
+          loc));
+    parts.push_back(part);
+  }
+  // Split rows: whether this block is its row's last (Note [Split rows]).
+  if (split)
+    lastFlag = func.addWorkgroupAttribution(
+        MemRefType::get({1}, b.getI32Type(), MemRefLayoutAttrInterface(),
+                        gpu::AddressSpaceAttr::get(
+                            ctx, gpu::GPUDialect::getWorkgroupAddressSpace())),
+        loc);
+  return success();
+}
+
+void KernelEmitter::RowKernelWriter::emitThreadIndexing() {
+  threadId = toIdx(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  blockId = toIdx(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  blockDim = toIdx(gpu::BlockDimOp::create(b, loc, gpu::Dimension::x));
+  gridDim = toIdx(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+  tid = arith::RemUIOp::create(b, loc, threadId, threadsPerRow);
+  ty = arith::DivUIOp::create(b, loc, threadId, threadsPerRow);
+  rowsPerBlock = arith::DivUIOp::create(b, loc, blockDim, threadsPerRow);
+  lane = arith::RemUIOp::create(b, loc, tid, constIdx(32));
+  warp = arith::DivUIOp::create(b, loc, tid, constIdx(32));
+  warpsPerRow = arith::DivUIOp::create(b, loc, threadsPerRow, constIdx(32));
+  multiWarp = cmp(arith::CmpIPredicate::ugt, threadsPerRow, constIdx(32));
+  slot0 = arith::MulIOp::create(b, loc, ty, warpsPerRow);
+  rowLength = sizes[rank - 1];
+  rowBlocks = arith::DivUIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, rows,
+          arith::SubIOp::create(b, loc, rowsPerBlock, constIdx(1))),
+      rowsPerBlock);
+}
+
+/// The iteration index of row `r`'s outer dims.
+void KernelEmitter::RowKernelWriter::setOuter(Value r) {
+  e.iterIndex.assign(rank, Value());
+  Value rest = r;
+  for (int64_t d = rank - 2; d >= 0; --d) {
+    if (d == 0) {
+      e.iterIndex[d] = rest;
+    } else {
+      e.iterIndex[d] = arith::RemUIOp::create(b, loc, rest, sizes[d]);
+      rest = arith::DivUIOp::create(b, loc, rest, sizes[d]);
+    }
+  }
+}
+
+Value KernelEmitter::RowKernelWriter::rowOf(Value rowBlock) {
+  return arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, rowBlock, rowsPerBlock), ty);
+}
+
+Value KernelEmitter::RowKernelWriter::itemCol(int64_t r) {
+  return arith::MulIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, constIdx(r), threadsPerRow),
+          tid),
+      constIdx(v));
+}
+
+// Note [Row prefetch]: the persistent variant loads the row data of
+// its next row (the loads that depend on the row and the column) before
+// it reduces the current one, so a block keeps loads in flight across
+// its reductions; the values travel in the row loop's iter_args.
+SmallVector<Value> KernelEmitter::RowKernelWriter::loadRow(Value r) {
+  SmallVector<Value> values;
+  setOuter(r);
+  Value rowOk = cmp(arith::CmpIPredicate::ult, r, rows);
+  for (int64_t item = 0; item < (persistent ? itemsPerChunk : 0); ++item) {
+    Value col = itemCol(item);
+    e.iterIndex[rank - 1] = col;
+    e.loadGuard = andI(rowOk, cmp(arith::CmpIPredicate::ult, col, rowLength));
+    for (auto &[k, map] : e.prefetch) {
+      e.memo.clear();
+      values.push_back(e.load(kernelBody.getArgument(k), map).value);
+    }
+  }
+  e.loadGuard = Value();
+  e.memo.clear();
+  return values;
+}
+
+Type KernelEmitter::RowKernelWriter::elementOf(unsigned k) {
+  return cast<RankedTensorType>(kernelBody.getArgument(k).getType())
+      .getElementType();
+}
+
+// Note [Staged rows]: each thread stores its vectors of the current row
+// into its own slots of dynamic shared memory and reads them back in
+// every pass, so values derived from them are recomputed per pass
+// instead of held in registers across the row's reductions.
+// Note [Staged rows]: the accesses are volatile through a pointer cast
+// from an integer: the dynamic shared memory is an internal global that
+// nothing else can reach, so LLVM would otherwise forward the stored
+// registers to every load (and drop the stores).
+void KernelEmitter::RowKernelWriter::planStaging() {
+  int64_t bytesPerThread = 0;
+  for (auto &entry : e.prefetch)
+    bytesPerThread +=
+        e.variant.items * v * storageBytes(elementOf(entry.first));
+  stage = e.variant.stage && persistent && !current.empty() &&
+          bytesPerThread * e.variant.maxBlock <= kMaxStageBytes &&
+          llvm::none_of(e.prefetch, [&](auto &entry) {
+            return elementOf(entry.first).isInteger(1);
+          });
+  if (!stage)
+    return;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(rowLoop);
+  // The block's dynamic shared memory: an external zero-sized array
+  // (PTX `.extern .shared`), declared once per gpu.module. An internal
+  // one (what gpu.dynamic_shared_memory lowers to) is demoted by the
+  // NVPTX backend to a one-byte static array in the function, which the
+  // staged slots would then overrun.
+  auto gpuModule = func->getParentOfType<gpu::GPUModuleOp>();
+  auto sharedPtr = LLVM::LLVMPointerType::get(
+      ctx, static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+  if (!SymbolTable::lookupSymbolIn(gpuModule, kDynamicSmemSymbol)) {
+    OpBuilder mb = OpBuilder::atBlockBegin(gpuModule.getBody());
+    LLVM::GlobalOp::create(
+        mb, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+        /*isConstant=*/false, LLVM::Linkage::External, kDynamicSmemSymbol,
+        Attribute(), /*alignment=*/16,
+        static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+  }
+  stagePtr = LLVM::AddressOfOp::create(b, loc, sharedPtr, kDynamicSmemSymbol);
+  Value count =
+      arith::MulIOp::create(b, loc, blockDim, constIdx(e.variant.items * v));
+  Value offset = constIdx(0);
+  for (auto &entry : e.prefetch) {
+    int64_t bytes = storageBytes(elementOf(entry.first));
+    stageBases.push_back(offset);
+    offset = arith::AddIOp::create(
+        b, loc, offset, arith::MulIOp::create(b, loc, count, constIdx(bytes)));
+  }
+  func->setAttr("fusion.stage_bytes_per_thread",
+                b.getI64IntegerAttr(bytesPerThread));
+}
+
+Value KernelEmitter::RowKernelWriter::stageAddress(unsigned j, int64_t item) {
+  // Byte offset: base_j + ((item * blockDim + threadId) * v) * bytes.
+  Value slot = arith::MulIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, constIdx(item), blockDim),
+          threadId),
+      constIdx(v * storageBytes(elementOf(e.prefetch[j].first))));
+  Value offset = arith::AddIOp::create(b, loc, stageBases[j], slot);
+  return LLVM::GEPOp::create(b, loc, stagePtr.getType(), b.getI8Type(),
+                             stagePtr, ValueRange{offset});
+}
+
+unsigned KernelEmitter::RowKernelWriter::stageAlign(unsigned j) {
+  return unsigned(v * storageBytes(elementOf(e.prefetch[j].first)));
+}
+
+auto KernelEmitter::RowKernelWriter::makeItems(Value chunkBase)
+    -> std::vector<Item> {
+  std::vector<Item> items(itemsPerChunk);
+  for (int64_t r = 0; r < itemsPerChunk; ++r) {
+    Value col = arith::MulIOp::create(
+        b, loc,
+        arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, constIdx(r), threadsPerRow),
+            tid),
+        constIdx(v));
+    if (chunkBase)
+      col = arith::AddIOp::create(b, loc, chunkBase, col);
+    items[r].col = col;
+    items[r].index = chunkBase ? -1 : r;
+    items[r].inBounds =
+        andI(valid, cmp(arith::CmpIPredicate::ult, col, rowLength));
+  }
+  return items;
+}
+
+void KernelEmitter::RowKernelWriter::activate(Item &item) {
+  e.iterIndex[rank - 1] = item.col;
+  e.loadGuard = item.inBounds;
+  std::swap(e.memo, item.memo);
+  if (item.index >= 0 && !current.empty())
+    for (auto [j, entry] : llvm::enumerate(e.prefetch)) {
+      Value x = current[item.index * e.prefetch.size() + j];
+      if (stage)
+        x = LLVM::LoadOp::create(b, loc, x.getType(),
+                                 stageAddress(j, item.index), stageAlign(j),
+                                 /*isVolatile=*/true);
+      e.stagedSlots[kernelBody.getArgument(entry.first)] = {
+          Gen{x, isa<VectorType>(x.getType())}, entry.second};
+    }
+}
+
+void KernelEmitter::RowKernelWriter::deactivate(Item &item) {
+  std::swap(e.memo, item.memo);
+  e.loadGuard = Value();
+  e.stagedSlots.clear();
+}
+
+/// The part's reduced operand at each item, widened to `target`.
+LogicalResult KernelEmitter::RowKernelWriter::gather(RowPart &part,
+                                                     std::vector<Item> &items,
+                                                     Type target,
+                                                     SmallVector<Value> &xs) {
+  for (Item &item : items) {
+    activate(item);
+    FailureOr<Gen> gen =
+        e.generate(part.reduction->op->getOperand(0), identity);
+    deactivate(item);
+    if (failed(gen))
+      return failure();
+    Value x = v > 1 ? e.splat(*gen) : gen->value;
+    if (x.getType() != target)
+      x = e.widenToAccumulator(x, target, part.isFloat);
+    xs.push_back(x);
+  }
+  return success();
+}
+
+/// `kind` over the items' `value(i)` (out-of-bounds ones masked to the
+/// neutral element), then over the vector's lanes.
+Value KernelEmitter::RowKernelWriter::fold(RowPart &part,
+                                           std::vector<Item> &items,
+                                           Type target, RedKind kind,
+                                           function_ref<Value(size_t)> value) {
+  auto masked = [&](Item &item, Value x, Value fill) {
+    return arith::SelectOp::create(b, loc, item.inBounds, x, fill).getResult();
+  };
+  Value acc = e.neutral(kind, part.isFloat, target);
+  for (size_t i = 0; i < items.size(); ++i)
+    acc = e.combine(
+        kind, part.isFloat, acc,
+        masked(items[i], value(i), e.neutral(kind, part.isFloat, target)));
+  if (v > 1)
+    acc = vector::ReductionOp::create(b, loc, combiningKind(kind, part.isFloat),
+                                      acc);
+  return acc;
+}
+
+Value KernelEmitter::RowKernelWriter::splatAcc(Type target, Value scalar) {
+  return v > 1 ? vector::BroadcastOp::create(b, loc, target, scalar).getResult()
+               : scalar;
+}
+
+/// A thread's state of a part over some items (a chunk or all of them).
+auto KernelEmitter::RowKernelWriter::localState(RowPart &part,
+                                                std::vector<Item> &items)
+    -> FailureOr<RowState> {
+  Type target = v > 1 ? Type(VectorType::get({v}, part.acc)) : part.acc;
+  SmallVector<Value> xs;
+  if (failed(gather(part, items, target, xs)))
+    return failure();
+  switch (part.state) {
+  case RowPart::Simple:
+    return RowState{
+        fold(part, items, target, part.kind, [&](size_t i) { return xs[i]; })};
+  case RowPart::Welford:
+    return welfordState(part, items, target, xs);
+  case RowPart::Arg:
+    return argState(part, items, xs);
+  case RowPart::Online: {
+    Value m = fold(part, items, target, RedKind::Max,
+                   [&](size_t i) { return xs[i]; });
+    Value mV = splatAcc(target, m);
+    Value sum = fold(part, items, target, RedKind::Sum, [&](size_t i) -> Value {
+      return e.expOf(arith::SubFOp::create(b, loc, xs[i], mV));
+    });
+    return RowState{m, sum};
+  }
+  }
+  return failure();
+}
+
+/// Count, mean and centered sum of squares of the thread's elements (two
+/// passes over its registers), merged across threads later.
+auto KernelEmitter::RowKernelWriter::welfordState(RowPart &part,
+                                                  std::vector<Item> &items,
+                                                  Type target,
+                                                  SmallVector<Value> &xs)
+    -> FailureOr<RowState> {
+  Value n = e.floatConst(part.acc, 0);
+  for (Item &item : items)
+    n = arith::AddFOp::create(
+        b, loc, n,
+        arith::SelectOp::create(b, loc, item.inBounds,
+                                e.floatConst(part.acc, v),
+                                e.floatConst(part.acc, 0)));
+  Value sum =
+      fold(part, items, target, RedKind::Sum, [&](size_t i) { return xs[i]; });
+  Value mean = arith::DivFOp::create(
+      b, loc, sum,
+      arith::MaximumFOp::create(b, loc, n, e.floatConst(part.acc, 1)));
+  Value meanV = splatAcc(target, mean);
+  // Staged rows read the elements again for the second sweep rather
+  // than keep them in registers across it (Note [Staged rows]).
+  if (stage && items.front().index >= 0) {
+    for (Item &item : items)
+      item.memo.clear();
+    xs.clear();
+    if (failed(gather(part, items, target, xs)))
+      return failure();
+  }
+  Value m2 = fold(part, items, target, RedKind::Sum, [&](size_t i) -> Value {
+    Value d = arith::SubFOp::create(b, loc, xs[i], meanV);
+    return arith::MulFOp::create(b, loc, d, d);
+  });
+  return RowState{n, mean, m2};
+}
+
+/// Each element with its column (Note [Arg reductions]).
+auto KernelEmitter::RowKernelWriter::argState(RowPart &part,
+                                              std::vector<Item> &items,
+                                              ArrayRef<Value> xs) -> RowState {
+  RowState best = e.neutralState(part);
+  Type i64 = b.getI64Type();
+  for (auto [i, item] : llvm::enumerate(items)) {
+    for (int64_t j = 0; j < v; ++j) {
+      Value x = v > 1 ? vector::ExtractOp::create(b, loc, xs[i], j).getResult()
+                      : xs[i];
+      Value col = arith::AddIOp::create(b, loc, item.col, constIdx(j));
+      Value index = col.getType() == i64
+                        ? col
+                        : arith::ExtUIOp::create(b, loc, i64, col).getResult();
+      RowState merged = e.combineArg(part, best, {x, index});
+      best = {
+          arith::SelectOp::create(b, loc, item.inBounds, merged[0], best[0]),
+          arith::SelectOp::create(b, loc, item.inBounds, merged[1], best[1])};
+    }
+  }
+  return best;
+}
+
+void KernelEmitter::RowKernelWriter::setResult(RowPart &part, Value result,
+                                               Value acc) {
+  Type element = cast<RankedTensorType>(result.getType()).getElementType();
+  Value r = acc;
+  if (element != acc.getType())
+    r = e.narrowFromAccumulator(acc, element, part.isFloat);
+  e.reduced[result] = Gen{r, false};
+}
+
+/// Records a part's results from its state folded over the row.
+void KernelEmitter::RowKernelWriter::finish(RowPart &part,
+                                            const RowState &state) {
+  Operation *op = part.reduction->op;
+  switch (part.state) {
+  case RowPart::Simple:
+    setResult(part, op->getResult(0), state[0]);
+    return;
+  case RowPart::Welford: {
+    auto varMean = cast<VarMeanOp>(op);
+    Value dof = arith::MaxSIOp::create(
+        b, loc,
+        arith::SubIOp::create(b, loc, rowLength,
+                              constIdx(varMean.getCorrection())),
+        constIdx(0));
+    Value var = arith::DivFOp::create(
+        b, loc, state[2], arith::SIToFPOp::create(b, loc, part.acc, dof));
+    // An empty row's mean is NaN, as 0 / 0 (the state keeps 0).
+    Value empty = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        rowLength, constIdx(0));
+    Value mean = arith::SelectOp::create(
+        b, loc, empty,
+        e.floatConst(part.acc, std::numeric_limits<double>::quiet_NaN()),
+        state[1]);
+    setResult(part, varMean.getMean(), mean);
+    setResult(part, varMean.getVariance(), var);
+    return;
+  }
+  case RowPart::Online:
+    setResult(part, op->getResult(0), state[0]);
+    setResult(part, part.reduction->onlineSum->getResult(0), state[1]);
+    return;
+  case RowPart::Arg:
+    setResult(part, op->getResult(0), state[1]);
+    return;
+  }
+}
+
+void KernelEmitter::RowKernelWriter::reduceRow(RowPart &part,
+                                               const RowState &state) {
+  finish(part, e.blockReduceState(part, state, lane, warp, slot0, warpsPerRow,
+                                  multiWarp));
+}
+
+/// Computes and stores the full-size results at one item.
+LogicalResult KernelEmitter::RowKernelWriter::storeFull(Item &item) {
+  activate(item);
+  SmallVector<Gen> gens;
+  for (Value value : fullValues) {
+    FailureOr<Gen> gen = e.generate(value, identity);
+    if (failed(gen)) {
+      deactivate(item);
+      return failure();
+    }
+    gens.push_back(*gen);
+  }
+  deactivate(item);
+  auto ifIn = scf::IfOp::create(b, loc, item.inBounds, false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifIn.thenBlock()->getTerminator());
+  Value offset = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, row, rowLength), item.col);
+  for (auto [gen, value, out] : llvm::zip(gens, fullValues, fullOutputs))
+    e.store(gen, cast<RankedTensorType>(value.getType()).getElementType(), out,
+            offset);
+  return success();
+}
+
+// Note [Persistent rows]: each item keeps its memo across passes, so
+// loads and the work before the reductions are emitted once and the
+// values stay in registers until the epilogue.
+LogicalResult KernelEmitter::RowKernelWriter::emitPersistent() {
+  std::vector<Item> items = makeItems(Value());
+  // Staged rows recompute from shared memory in every pass (Note
+  // [Staged rows]).
+  auto prune = [&]() {
+    if (stage)
+      for (Item &item : items)
+        item.memo.clear();
+  };
+  for (int64_t pass = 0; pass < info.numPasses; ++pass) {
+    if (pass > 0)
+      prune();
+    for (RowPart &part : parts) {
+      if (part.reduction->pass != pass)
+        continue;
+      FailureOr<RowState> state = localState(part, items);
+      if (failed(state))
+        return failure();
+      reduceRow(part, *state);
+    }
+  }
+  prune();
+  for (Item &item : items)
+    if (failed(storeFull(item)))
+      return failure();
+  return success();
+}
+
+// Streaming: one loop over the row per pass, chunks of `itemsPerChunk`
+// vectors per thread, each chunk's state merged into the running one.
+LogicalResult KernelEmitter::RowKernelWriter::emitStreaming() {
+  Value chunk =
+      arith::MulIOp::create(b, loc, threadsPerRow, constIdx(v * itemsPerChunk));
+  Value begin = constIdx(0);
+  Value end = arith::SelectOp::create(b, loc, valid, rowLength, constIdx(0));
+  if (split) {
+    // Block y of gridDim.y takes a span of whole chunks of the row.
+    Value splitId = toIdx(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
+    Value splits = toIdx(gpu::GridDimOp::create(b, loc, gpu::Dimension::y));
+    auto ceilDiv = [&](Value x, Value y) -> Value {
+      return arith::DivUIOp::create(
+          b, loc,
+          arith::AddIOp::create(b, loc, x,
+                                arith::SubIOp::create(b, loc, y, constIdx(1))),
+          y);
+    };
+    Value span = arith::MulIOp::create(
+        b, loc, ceilDiv(ceilDiv(rowLength, splits), chunk), chunk);
+    begin = arith::MulIOp::create(b, loc, splitId, span);
+    end = arith::MinUIOp::create(b, loc, end,
+                                 arith::AddIOp::create(b, loc, begin, span));
+  }
+  for (int64_t pass = 0; pass < info.numPasses; ++pass)
+    if (failed(emitStreamingPass(pass, begin, end, chunk)))
+      return failure();
+  if (split)
+    e.foldSplits(
+        parts, splitStates, row, valid, tid, threadId, threadsPerRow, lastFlag,
+        lane, warp, slot0, warpsPerRow, multiWarp,
+        [&](RowPart &part, const RowState &state) { finish(part, state); });
+  if (!fullValues.empty()) {
+    auto loop = scf::ForOp::create(b, loc, constIdx(0), end, chunk);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    std::vector<Item> items = makeItems(loop.getInductionVar());
+    for (Item &item : items)
+      if (failed(storeFull(item)))
+        return failure();
+  }
+  return success();
+}
+
+/// One streaming pass: a loop over the chunks of [begin, end) that carries
+/// the pass's states, then their block reduction.
+LogicalResult KernelEmitter::RowKernelWriter::emitStreamingPass(int64_t pass,
+                                                                Value begin,
+                                                                Value end,
+                                                                Value chunk) {
+  SmallVector<RowPart *> passParts;
+  SmallVector<Value> inits;
+  for (RowPart &part : parts) {
+    if (part.reduction->pass != pass)
+      continue;
+    passParts.push_back(&part);
+    RowState init = e.neutralState(part);
+    inits.append(init.begin(), init.end());
+  }
+  auto loop = scf::ForOp::create(b, loc, begin, end, chunk, inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    std::vector<Item> items = makeItems(loop.getInductionVar());
+    SmallVector<Value> merged;
+    unsigned at = 0;
+    for (RowPart *part : passParts) {
+      RowState old(loop.getRegionIterArgs().begin() + at,
+                   loop.getRegionIterArgs().begin() + at + part->width());
+      at += part->width();
+      FailureOr<RowState> local = localState(*part, items);
+      if (failed(local))
+        return failure();
+      RowState state = e.combineState(*part, old, *local);
+      merged.append(state.begin(), state.end());
+    }
+    scf::YieldOp::create(b, loc, merged);
+  }
+  unsigned at = 0;
+  for (RowPart *part : passParts) {
+    RowState state(loop.getResults().begin() + at,
+                   loop.getResults().begin() + at + part->width());
+    at += part->width();
+    if (split)
+      splitStates.push_back(e.blockReduceState(*part, state, lane, warp, slot0,
+                                               warpsPerRow, multiWarp));
+    else
+      reduceRow(*part, state);
+  }
+  return success();
+}
+
+/// Per-row results: computed by every thread, written by the row's first.
+LogicalResult KernelEmitter::RowKernelWriter::storeRowResults() {
+  if (rowValues.empty())
+    return success();
+  e.memo.clear();
+  e.iterIndex[rank - 1] = constIdx(0);
+  e.loadGuard = valid;
+  SmallVector<Gen> gens;
+  for (Value value : rowValues) {
+    auto type = cast<RankedTensorType>(value.getType());
+    FailureOr<Gen> gen = e.generate(
+        value, ArrayRef<int64_t>(identity).take_front(type.getRank()));
+    if (failed(gen))
+      return failure();
+    gens.push_back(*gen);
+  }
+  e.loadGuard = Value();
+  Value first = andI(valid, cmp(arith::CmpIPredicate::eq, tid, constIdx(0)));
+  auto ifFirst = scf::IfOp::create(b, loc, first, false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifFirst.thenBlock()->getTerminator());
+  for (auto [gen, value, out] : llvm::zip(gens, rowValues, rowOutputs)) {
+    Type element = cast<RankedTensorType>(value.getType()).getElementType();
+    Value x = gen.value;
+    if (element.isInteger(1))
+      x = arith::ExtUIOp::create(b, loc, b.getI8Type(), x);
+    memref::StoreOp::create(b, loc, x, out, e.toIndex(row));
+  }
+  return success();
+}
+
+} // namespace mlir::fusion::lowering
