@@ -192,6 +192,53 @@ public:
   LogicalResult lowerRowKernel(KernelOp kernel,
                                InnerReductionScheduleAttr schedule);
 
+  /// An inner reduction's variants (InnerReduction.cpp): the plain ones in
+  /// the order they are tried, the split-row ones (tried first; none when
+  /// the kernel has full-size results, several passes or 64-bit offsets)
+  /// and the element types of the split rows' state buffers (each state
+  /// component, then the i32 counters).
+  struct RowVariants {
+    SmallVector<Variant> plain, split;
+    SmallVector<Type> stateElements;
+  };
+  RowVariants rowVariants(const RowKernelInfo &info,
+                          InnerReductionScheduleAttr schedule,
+                          StringRef kernelName);
+
+  /// The body of a plain row variant; a persistent one first finds, by a
+  /// probe emission, the loads it prefetches (Note [Row prefetch]).
+  LogicalResult emitRowVariant(KernelOp kernel, const RowKernelInfo &info,
+                               KernelEmitter &emitter, gpu::GPUFuncOp func);
+
+  /// The host's fusion.empty results of a row kernel, with the checks that
+  /// their sizes match the reduced domain's.
+  FailureOr<SmallVector<Value>> rowKernelOutputs(KernelOp kernel,
+                                                 const RowKernelInfo &info,
+                                                 OpBuilder &b, HostBuilder &h,
+                                                 ArrayRef<Value> sizes);
+
+  /// What the launches of a row kernel's variants share.
+  struct RowLaunch {
+    gpu::GPUModuleOp gpuModule;
+    int64_t rank;
+    Value rows, rowLength;
+    const LaunchArgs *launch;
+  };
+
+  /// The split-row launches (Note [Split rows]): the split count, the state
+  /// buffers and counters, the guards.
+  void launchSplitRows(OpBuilder &b, HostBuilder &h,
+                       InnerReductionScheduleAttr schedule, const RowLaunch &rl,
+                       const RowVariants &rv,
+                       ArrayRef<gpu::GPUFuncOp> splitFuncs);
+
+  /// The plain variants' launches: threads per row, rows per block, grid,
+  /// dynamic shared memory of staged rows, guards.
+  void launchRowVariants(OpBuilder &b, HostBuilder &h,
+                         InnerReductionScheduleAttr schedule,
+                         const RowLaunch &rl, ArrayRef<Variant> variants,
+                         ArrayRef<gpu::GPUFuncOp> funcs);
+
   /// Most threads reducing one row; kernels declare it as their maximum
   /// block size, so ptxas keeps them within 128 registers per thread.
   static constexpr int64_t kMaxRowThreads = 512;

@@ -41,102 +41,25 @@ KernelLowering::lowerRowKernel(KernelOp kernel,
   auto fusion = kernel->getParentOfType<FusionOp>();
   RankedTensorType iterType = info->domain;
   int64_t rank = iterType.getRank();
-  int64_t vector = schedule.getVector();
-  int64_t items = info->hasFullResult() ? schedule.getItems() : 0;
-  bool index64 = schedule.getIndex64();
-  std::string base = kernel.getSymName().str();
-  std::string ix = index64 ? "_i64" : "_i32";
-  std::string vname = "v" + std::to_string(vector);
-  SmallVector<Variant> variants;
-  if (items > 0) {
-    if (vector > 1) {
-      variants.push_back({vector, index64, base + "_p" + vname + ix});
-      variants.back().items = items;
-    }
-    variants.push_back({1, index64, base + "_ps" + ix});
-    variants.back().items = std::max<int64_t>(1, vector * items / 2);
-  }
-  variants.append(plainVariants(base, vector, index64, schedule.getFastMath()));
-  for (Variant &variant : variants) {
-    variant.fastMath = schedule.getFastMath();
-    variant.stage =
-        variant.items > 0 && variant.vector > 1 && schedule.getStageRow();
-    variant.maxBlock = std::max(schedule.getBlock(), kMaxRowThreads);
-  }
-  // Split-row variants, tried first (Note [Split rows]): per-row results
-  // of one pass, 32-bit offsets.
-  SmallVector<Variant> splitVariants;
-  SmallVector<Type> stateElements;
-  if (!info->hasFullResult() && info->numPasses == 1 && !index64) {
-    if (vector > 1)
-      splitVariants.push_back({vector, false, base + "_g" + vname + "_i32"});
-    splitVariants.push_back({1, false, base + "_gs_i32"});
-    for (Variant &variant : splitVariants) {
-      variant.split = true;
-      variant.fastMath = schedule.getFastMath();
-    }
-    for (const RowReduction &r : info->reductions) {
-      if (r.onlineMax)
-        continue;
-      Type acc =
-          accumulatorType(cast<RankedTensorType>(r.op->getOperand(0).getType())
-                              .getElementType());
-      if (isa<ArgmaxOp, ArgminOp>(r.op)) {
-        // (value, index): Note [Arg reductions].
-        stateElements.push_back(acc);
-        stateElements.push_back(IntegerType::get(&getContext(), 64));
-        continue;
-      }
-      int64_t width = isa<VarMeanOp>(r.op) ? 3 : r.onlineSum ? 2 : 1;
-      stateElements.append(width, acc);
-    }
-    stateElements.push_back(IntegerType::get(&getContext(), 32));
-  }
+  RowVariants rv = rowVariants(*info, schedule, kernel.getSymName());
 
   gpu::GPUModuleOp gpuModule = gpuModuleFor(fusion);
   SmallVector<gpu::GPUFuncOp> splitFuncs;
-  if (!splitVariants.empty()) {
+  if (!rv.split.empty()) {
     FailureOr<EmittedVariants> emittedSplit = emitVariants(
-        kernel, gpuModule, splitVariants, iterType, /*block=*/std::nullopt,
+        kernel, gpuModule, rv.split, iterType, /*block=*/std::nullopt,
         [&](KernelEmitter &emitter, gpu::GPUFuncOp func) {
           return emitter.emitRowKernel(func, *info);
         },
-        /*numExtraParams=*/1, stateElements);
+        /*numExtraParams=*/1, rv.stateElements);
     if (failed(emittedSplit))
       return failure();
     splitFuncs = emittedSplit->funcs;
   }
   FailureOr<EmittedVariants> emitted = emitVariants(
-      kernel, gpuModule, variants, iterType, /*block=*/std::nullopt,
+      kernel, gpuModule, rv.plain, iterType, /*block=*/std::nullopt,
       [&](KernelEmitter &emitter, gpu::GPUFuncOp func) {
-        if (emitter.getVariant().items > 0) {
-          // A probe emission finds the loads that depend on the row and
-          // the column: those are prefetched (Note [Row prefetch]).
-          KernelEmitter probe(kernel, emitter.getVariant(), iterType);
-          probe.numExtraParams = 1;
-          OpBuilder pb(func);
-          auto probeFunc = gpu::GPUFuncOp::create(
-              pb, kernel.getLoc(), "probe", probe.signature(&getContext()));
-          probe.recordLoads = true;
-          LogicalResult ok = probe.emitRowKernel(probeFunc, *info);
-          probeFunc.erase();
-          if (failed(ok))
-            return failure();
-          for (auto &entry : probe.loadLog) {
-            ArrayRef<int64_t> map = entry.second;
-            bool inner = !map.empty() && map.back() == rank - 1;
-            bool outer = llvm::any_of(map.drop_back(), [&](int64_t it) {
-              return it >= 0 && it < rank - 1;
-            });
-            if (inner && outer)
-              emitter.prefetch.push_back(entry);
-          }
-        }
-        if (emitter.getVariant().items > 0 && innerMinBlocks > 0)
-          func->setAttr("nvvm.minctasm",
-                        IntegerAttr::get(IntegerType::get(&getContext(), 32),
-                                         innerMinBlocks));
-        return emitter.emitRowKernel(func, *info);
+        return emitRowVariant(kernel, *info, emitter, func);
       },
       /*numExtraParams=*/1);
   if (failed(emitted))
@@ -157,30 +80,13 @@ KernelLowering::lowerRowKernel(KernelOp kernel,
   Value rows = h.c(1);
   for (int64_t d = 0; d + 1 < rank; ++d)
     rows = h.mul(rows, sizes[d]);
-  SmallVector<Value> outputs;
-  for (auto [r, type] : llvm::enumerate(kernel.getResultTypes())) {
-    auto rt = cast<RankedTensorType>(type);
-    SmallVector<Value> dyn;
-    for (int64_t d = 0; d < rt.getRank(); ++d) {
-      if (!rt.isDynamicDim(d) && !(info->fullResult[r] || d + 1 < rank))
-        continue;
-      FailureOr<Value> size = reifyDim(b, loc, kernel.getResult(r), d);
-      if (failed(size))
-        return kernel.emitOpError("cannot express result ")
-               << r << " dim " << d << " from the inputs";
-      if (d < rank && (info->fullResult[r] || d + 1 < rank))
-        checkSameSize(h, *size, sizes[d],
-                      "result " + Twine(r) + " dim " + Twine(d) +
-                          " must equal dim " + Twine(d) +
-                          " of the reduced "
-                          "tensor");
-      if (rt.isDynamicDim(d))
-        dyn.push_back(*size);
-    }
-    outputs.push_back(EmptyOp::create(b, loc, rt, dyn, nullptr));
-  }
-  FailureOr<LaunchArgs> launch = hostArgs(kernel, fusion, h, sizes, accesses,
-                                          vectorLoaded, vector, outputs);
+  FailureOr<SmallVector<Value>> outputs =
+      rowKernelOutputs(kernel, *info, b, h, sizes);
+  if (failed(outputs))
+    return failure();
+  FailureOr<LaunchArgs> launch =
+      hostArgs(kernel, fusion, h, sizes, accesses, vectorLoaded,
+               schedule.getVector(), *outputs);
   if (failed(launch))
     return failure();
   Value rowLength = sizes[rank - 1];
@@ -197,52 +103,196 @@ KernelLowering::lowerRowKernel(KernelOp kernel,
                           .str(),
                       answerable, h.c(1));
     }
-  if (!splitFuncs.empty()) {
-    // About max_grid / 4 blocks of 512 threads (4 per SM by default), at
-    // least one chunk of the streaming loop per block.
-    Value targetBlocks = h.c(std::max<int64_t>(schedule.getMaxGrid() / 4, 1));
-    auto splitsFor = [&](int64_t vec) {
-      Value chunk = h.c(kMaxRowThreads * vec * KernelEmitter::kStreamItems);
-      Value splits = h.min(h.ceilDiv(targetBlocks, h.max(rows, h.c(1))),
-                           h.ceilDiv(rowLength, chunk));
-      return h.max(h.min(splits, h.c(65535)), h.c(1));
-    };
-    // The scalar variant splits the most: the buffers fit it.
-    Value most = splitsFor(1);
-    Value used = h.lt(h.c(1), most);
-    Value slots = h.select(used, h.mul(rows, most), h.c(0));
-    SmallVector<Value> extra;
-    for (Type element : ArrayRef<Type>(stateElements).drop_back())
-      extra.push_back(EmptyOp::create(
-          b, loc, RankedTensorType::get({ShapedType::kDynamic}, element),
-          ValueRange{slots}, nullptr));
-    extra.push_back(EmptyOp::create(
-        b, loc,
-        RankedTensorType::get({ShapedType::kDynamic},
-                              IntegerType::get(&getContext(), 32)),
-        ValueRange{h.select(used, rows, h.c(0))}, b.getUnitAttr(),
-        b.getUnitAttr()));
-    SmallVector<Value> splitArgs(launch->args);
-    splitArgs.insert(splitArgs.end() - rank, extra.begin(), extra.end());
-    splitArgs.push_back(rows);
-    splitArgs.push_back(h.c(kMaxRowThreads));
-    for (auto [variant, func] : llvm::zip(splitVariants, splitFuncs)) {
-      Value splits = splitsFor(variant.vector);
-      Value guard = h.mul(h.lt(h.c(1), splits), launch->fits32);
-      guard = h.mul(guard, h.lt(h.c(0), rows));
-      // The scalar split only where the vectorized variants cannot run:
-      // a row a vectorized block streams alone beats scalar loads.
-      if (variant.vector > 1)
-        guard = h.mul(guard, launch->vecOk);
-      else if (vector > 1)
-        guard = h.mul(guard, h.sub(h.c(1), launch->vecOk));
-      createLaunch(b, loc, h, gpuModule, func, guard, rows, splits,
-                   h.c(kMaxRowThreads), splitArgs);
+  RowLaunch rl{gpuModule, rank, rows, rowLength, &*launch};
+  if (!splitFuncs.empty())
+    launchSplitRows(b, h, schedule, rl, rv, splitFuncs);
+  launchRowVariants(b, h, schedule, rl, rv.plain, funcs);
+  kernel.replaceAllUsesWith(*outputs);
+  kernel.erase();
+  return success();
+}
+
+auto KernelLowering::rowVariants(const RowKernelInfo &info,
+                                 InnerReductionScheduleAttr schedule,
+                                 StringRef kernelName) -> RowVariants {
+  RowVariants rv;
+  int64_t vector = schedule.getVector();
+  int64_t items = info.hasFullResult() ? schedule.getItems() : 0;
+  bool index64 = schedule.getIndex64();
+  std::string base = kernelName.str();
+  std::string ix = index64 ? "_i64" : "_i32";
+  std::string vname = "v" + std::to_string(vector);
+  SmallVector<Variant> &variants = rv.plain;
+  if (items > 0) {
+    if (vector > 1) {
+      variants.push_back({vector, index64, base + "_p" + vname + ix});
+      variants.back().items = items;
+    }
+    variants.push_back({1, index64, base + "_ps" + ix});
+    variants.back().items = std::max<int64_t>(1, vector * items / 2);
+  }
+  variants.append(plainVariants(base, vector, index64, schedule.getFastMath()));
+  for (Variant &variant : variants) {
+    variant.fastMath = schedule.getFastMath();
+    variant.stage =
+        variant.items > 0 && variant.vector > 1 && schedule.getStageRow();
+    variant.maxBlock = std::max(schedule.getBlock(), kMaxRowThreads);
+  }
+  // Split-row variants, tried first (Note [Split rows]): per-row results
+  // of one pass, 32-bit offsets.
+  if (info.hasFullResult() || info.numPasses != 1 || index64)
+    return rv;
+  if (vector > 1)
+    rv.split.push_back({vector, false, base + "_g" + vname + "_i32"});
+  rv.split.push_back({1, false, base + "_gs_i32"});
+  for (Variant &variant : rv.split) {
+    variant.split = true;
+    variant.fastMath = schedule.getFastMath();
+  }
+  for (const RowReduction &r : info.reductions) {
+    if (r.onlineMax)
+      continue;
+    Type acc = accumulatorType(
+        cast<RankedTensorType>(r.op->getOperand(0).getType()).getElementType());
+    if (isa<ArgmaxOp, ArgminOp>(r.op)) {
+      // (value, index): Note [Arg reductions].
+      rv.stateElements.push_back(acc);
+      rv.stateElements.push_back(IntegerType::get(&getContext(), 64));
+      continue;
+    }
+    int64_t width = isa<VarMeanOp>(r.op) ? 3 : r.onlineSum ? 2 : 1;
+    rv.stateElements.append(width, acc);
+  }
+  rv.stateElements.push_back(IntegerType::get(&getContext(), 32));
+  return rv;
+}
+
+LogicalResult KernelLowering::emitRowVariant(KernelOp kernel,
+                                             const RowKernelInfo &info,
+                                             KernelEmitter &emitter,
+                                             gpu::GPUFuncOp func) {
+  int64_t rank = info.domain.getRank();
+  if (emitter.getVariant().items > 0) {
+    // A probe emission finds the loads that depend on the row and
+    // the column: those are prefetched (Note [Row prefetch]).
+    KernelEmitter probe(kernel, emitter.getVariant(), info.domain);
+    probe.numExtraParams = 1;
+    OpBuilder pb(func);
+    auto probeFunc = gpu::GPUFuncOp::create(pb, kernel.getLoc(), "probe",
+                                            probe.signature(&getContext()));
+    probe.recordLoads = true;
+    LogicalResult ok = probe.emitRowKernel(probeFunc, info);
+    probeFunc.erase();
+    if (failed(ok))
+      return failure();
+    for (auto &entry : probe.loadLog) {
+      ArrayRef<int64_t> map = entry.second;
+      bool inner = !map.empty() && map.back() == rank - 1;
+      bool outer = llvm::any_of(map.drop_back(), [&](int64_t it) {
+        return it >= 0 && it < rank - 1;
+      });
+      if (inner && outer)
+        emitter.prefetch.push_back(entry);
     }
   }
+  if (emitter.getVariant().items > 0 && innerMinBlocks > 0)
+    func->setAttr(
+        "nvvm.minctasm",
+        IntegerAttr::get(IntegerType::get(&getContext(), 32), innerMinBlocks));
+  return emitter.emitRowKernel(func, info);
+}
+
+FailureOr<SmallVector<Value>>
+KernelLowering::rowKernelOutputs(KernelOp kernel, const RowKernelInfo &info,
+                                 OpBuilder &b, HostBuilder &h,
+                                 ArrayRef<Value> sizes) {
+  Location loc = kernel.getLoc();
+  int64_t rank = info.domain.getRank();
+  SmallVector<Value> outputs;
+  for (auto [r, type] : llvm::enumerate(kernel.getResultTypes())) {
+    auto rt = cast<RankedTensorType>(type);
+    SmallVector<Value> dyn;
+    for (int64_t d = 0; d < rt.getRank(); ++d) {
+      if (!rt.isDynamicDim(d) && !(info.fullResult[r] || d + 1 < rank))
+        continue;
+      FailureOr<Value> size = reifyDim(b, loc, kernel.getResult(r), d);
+      if (failed(size))
+        return kernel.emitOpError("cannot express result ")
+               << r << " dim " << d << " from the inputs";
+      if (d < rank && (info.fullResult[r] || d + 1 < rank))
+        checkSameSize(h, *size, sizes[d],
+                      "result " + Twine(r) + " dim " + Twine(d) +
+                          " must equal dim " + Twine(d) +
+                          " of the reduced "
+                          "tensor");
+      if (rt.isDynamicDim(d))
+        dyn.push_back(*size);
+    }
+    outputs.push_back(EmptyOp::create(b, loc, rt, dyn, nullptr));
+  }
+  return outputs;
+}
+
+void KernelLowering::launchSplitRows(OpBuilder &b, HostBuilder &h,
+                                     InnerReductionScheduleAttr schedule,
+                                     const RowLaunch &rl, const RowVariants &rv,
+                                     ArrayRef<gpu::GPUFuncOp> splitFuncs) {
+  Location loc = h.location();
+  Value rows = rl.rows, rowLength = rl.rowLength;
+  const LaunchArgs &launch = *rl.launch;
+  // About max_grid / 4 blocks of 512 threads (4 per SM by default), at
+  // least one chunk of the streaming loop per block.
+  Value targetBlocks = h.c(std::max<int64_t>(schedule.getMaxGrid() / 4, 1));
+  auto splitsFor = [&](int64_t vec) {
+    Value chunk = h.c(kMaxRowThreads * vec * KernelEmitter::kStreamItems);
+    Value splits = h.min(h.ceilDiv(targetBlocks, h.max(rows, h.c(1))),
+                         h.ceilDiv(rowLength, chunk));
+    return h.max(h.min(splits, h.c(65535)), h.c(1));
+  };
+  // The scalar variant splits the most: the buffers fit it.
+  Value most = splitsFor(1);
+  Value used = h.lt(h.c(1), most);
+  Value slots = h.select(used, h.mul(rows, most), h.c(0));
+  SmallVector<Value> extra;
+  for (Type element : ArrayRef<Type>(rv.stateElements).drop_back())
+    extra.push_back(EmptyOp::create(
+        b, loc, RankedTensorType::get({ShapedType::kDynamic}, element),
+        ValueRange{slots}, nullptr));
+  extra.push_back(EmptyOp::create(
+      b, loc,
+      RankedTensorType::get({ShapedType::kDynamic},
+                            IntegerType::get(&getContext(), 32)),
+      ValueRange{h.select(used, rows, h.c(0))}, b.getUnitAttr(),
+      b.getUnitAttr()));
+  SmallVector<Value> splitArgs(launch.args);
+  splitArgs.insert(splitArgs.end() - rl.rank, extra.begin(), extra.end());
+  splitArgs.push_back(rows);
+  splitArgs.push_back(h.c(kMaxRowThreads));
+  for (auto [variant, func] : llvm::zip(rv.split, splitFuncs)) {
+    Value splits = splitsFor(variant.vector);
+    Value guard = h.mul(h.lt(h.c(1), splits), launch.fits32);
+    guard = h.mul(guard, h.lt(h.c(0), rows));
+    // The scalar split only where the vectorized variants cannot run:
+    // a row a vectorized block streams alone beats scalar loads.
+    if (variant.vector > 1)
+      guard = h.mul(guard, launch.vecOk);
+    else if (schedule.getVector() > 1)
+      guard = h.mul(guard, h.sub(h.c(1), launch.vecOk));
+    createLaunch(b, loc, h, rl.gpuModule, func, guard, rows, splits,
+                 h.c(kMaxRowThreads), splitArgs);
+  }
+}
+
+void KernelLowering::launchRowVariants(OpBuilder &b, HostBuilder &h,
+                                       InnerReductionScheduleAttr schedule,
+                                       const RowLaunch &rl,
+                                       ArrayRef<Variant> variants,
+                                       ArrayRef<gpu::GPUFuncOp> funcs) {
+  Location loc = h.location();
+  Value rows = rl.rows, rowLength = rl.rowLength;
   Value blockTarget = h.c(schedule.getBlock());
   for (auto [i, variant] : llvm::enumerate(variants)) {
-    Value guard = plainGuard(h, variant, *launch);
+    Value guard = plainGuard(h, variant, *rl.launch);
     int64_t perThread =
         variant.vector *
         (variant.items > 0 ? variant.items : KernelEmitter::kStreamItems);
@@ -259,19 +309,16 @@ KernelLowering::lowerRowKernel(KernelOp kernel,
     Value grid =
         h.max(h.min(h.ceilDiv(rows, rowsPerBlock), h.c(schedule.getMaxGrid())),
               h.c(1));
-    SmallVector<Value> launchArgs(launch->args);
+    SmallVector<Value> launchArgs(rl.launch->args);
     launchArgs.push_back(rows);
     launchArgs.push_back(threads);
     Value smem = h.c(0);
     if (auto bytes = funcs[i]->getAttrOfType<IntegerAttr>(
             "fusion.stage_bytes_per_thread"))
       smem = h.mul(blockSize, h.c(bytes.getInt()));
-    createLaunch(b, loc, h, gpuModule, funcs[i], guard, grid, h.c(1), blockSize,
-                 launchArgs, smem);
+    createLaunch(b, loc, h, rl.gpuModule, funcs[i], guard, grid, h.c(1),
+                 blockSize, launchArgs, smem);
   }
-  kernel.replaceAllUsesWith(outputs);
-  kernel.erase();
-  return success();
 }
 
 } // namespace mlir::fusion::lowering

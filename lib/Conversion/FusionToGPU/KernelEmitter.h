@@ -206,8 +206,12 @@ public:
   llvm::SetVector<std::tuple<unsigned, int64_t, int64_t>> accesses;
 
 private:
-  /// Writes emitRowKernel's body (InnerReductionKernel.cpp).
+  /// Write the bodies of emitRowKernel (InnerReductionKernel.cpp),
+  /// emitOuterReduction (OuterReduction.cpp) and emitTransposeTiled
+  /// (Transpose.cpp), one member function per phase.
   class RowKernelWriter;
+  class OuterReductionWriter;
+  class TransposeWriter;
 
   struct TensorParam {
     Value memref;

@@ -16,41 +16,24 @@ using namespace mlir::fusion;
 
 namespace mlir::fusion::lowering {
 
-LogicalResult KernelEmitter::emitOuterReduction(gpu::GPUFuncOp func,
-                                                const OuterKernelInfo &info,
-                                                int64_t unroll) {
-  MLIRContext *ctx = func.getContext();
-  Location loc = kernel.getLoc();
-  OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
-  builder = &b;
-  this->loc = loc;
-  Type idx = indexType(ctx);
-  auto [outputs, sizes, cols] = bindParams(func);
-  Value reducedRows = extraArgs[0], splits = extraArgs[1],
-        rowsPerSplit = extraArgs[2];
-  Value counters = extraBuffers.back();
-  Block &body = kernel.getBody().front();
-  auto yield = cast<YieldOp>(body.getTerminator());
-  int64_t v = variant.vector;
-  int64_t p = info.numReduced;
-  const int64_t kCols = 32, kRows = 8;
+/// Writes one outer-reduction variant (Note [Outer reduction lowering]):
+/// the parts, the thread indexing, the row loop, the fold of each column's
+/// row-threads, then either the results (one split) or the grid reduction
+/// (Note [Grid reduction]). Ops are created in the order the IR has them.
+class KernelEmitter::OuterReductionWriter {
+public:
+  OuterReductionWriter(KernelEmitter &e, gpu::GPUFuncOp func,
+                       const OuterKernelInfo &info, int64_t unroll,
+                       OpBuilder &b)
+      : e(e), func(func), info(info), unroll(unroll), b(b), loc(e.loc),
+        ctx(func.getContext()), idx(e.indexType(ctx)), rank(e.rank),
+        v(e.variant.vector), p(info.numReduced) {}
 
-  auto toIdx = [&](Value x) {
-    return arith::IndexCastOp::create(b, loc, idx, x).getResult();
-  };
-  auto cmp = [&](arith::CmpIPredicate pred, Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, pred, x, y).getResult();
-  };
-  auto andI = [&](Value x, Value y) {
-    return arith::AndIOp::create(b, loc, x, y).getResult();
-  };
-  auto workgroup = [&](int64_t n, Type element) {
-    return func.addWorkgroupAttribution(
-        MemRefType::get({n}, element, MemRefLayoutAttrInterface(),
-                        gpu::AddressSpaceAttr::get(
-                            ctx, gpu::GPUDialect::getWorkgroupAddressSpace())),
-        loc);
-  };
+  LogicalResult write();
+
+private:
+  static constexpr int64_t kCols = 32, kRows = 8;
+
   struct Part {
     Operation *op;
     Type acc;
@@ -58,165 +41,78 @@ LogicalResult KernelEmitter::emitOuterReduction(gpu::GPUFuncOp func,
     RedKind kind;
     Value shared, workspace;
   };
-  SmallVector<Part> parts;
-  for (auto [k, op] : llvm::enumerate(info.reductions)) {
-    Type element =
-        cast<RankedTensorType>(op->getOperand(0).getType()).getElementType();
-    bool isFloat = isa<FloatType>(element);
-    Type acc = accumulatorType(element);
-    RedKind kind = kindOf(op);
-    parts.push_back({op, acc, isFloat, kind, workgroup(kCols * kRows * v, acc),
-                     extraBuffers[k]});
-  }
-  Value flag = workgroup(1, b.getI32Type());
 
-  Value threadId = toIdx(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
-  Value blockX = toIdx(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
-  Value blockY = toIdx(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
-  Value tx = arith::RemUIOp::create(b, loc, threadId, constIdx(kCols));
-  Value ty = arith::DivUIOp::create(b, loc, threadId, constIdx(kCols));
-  Value col = arith::MulIOp::create(
-      b, loc,
-      arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, blockX, constIdx(kCols)), tx),
-      constIdx(v));
-  Value colOk = cmp(arith::CmpIPredicate::ult, col, cols);
-  Value rowBegin = arith::MulIOp::create(b, loc, blockY, rowsPerSplit);
-  Value rowEnd = arith::MinUIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, rowBegin, rowsPerSplit),
-      reducedRows);
-  // Kept dims from the column; reduced dims from the row, per item.
-  iterIndex.assign(rank, Value());
-  Value rest = col;
-  for (int64_t d = rank - 1; d >= p; --d) {
-    if (d == p) {
-      iterIndex[d] = rest;
-    } else {
-      iterIndex[d] = arith::RemUIOp::create(b, loc, rest, sizes[d]);
-      rest = arith::DivUIOp::create(b, loc, rest, sizes[d]);
-    }
+  Value workgroup(int64_t n, Type element);
+  void makeParts();
+  void emitThreadIndexing();
+  void setRow(Value row);
+  Type accType(Part &part) {
+    return v > 1 ? Type(VectorType::get({v}, part.acc)) : part.acc;
   }
-  auto setRow = [&](Value row) {
-    Value r = row;
-    for (int64_t d = p - 1; d >= 0; --d) {
-      if (d == 0) {
-        iterIndex[d] = r;
-      } else {
-        iterIndex[d] = arith::RemUIOp::create(b, loc, r, sizes[d]);
-        r = arith::DivUIOp::create(b, loc, r, sizes[d]);
-      }
-    }
-  };
+  FailureOr<scf::ForOp> emitRowLoop();
+  Value foldRows(Part &part, Value partial);
+  LogicalResult writeResults(ArrayRef<Value> totals);
+  LogicalResult emitGridReduction(ArrayRef<Value> totals);
+  Value foldPartials(Part &part);
+
+  Value constIdx(int64_t x) { return e.constIdx(x); }
+  Value toIndex(Value x) { return e.toIndex(x); }
+  Value toIdx(Value x) {
+    return arith::IndexCastOp::create(b, loc, idx, x).getResult();
+  }
+  Value cmp(arith::CmpIPredicate pred, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, pred, x, y).getResult();
+  }
+  Value andI(Value x, Value y) {
+    return arith::AndIOp::create(b, loc, x, y).getResult();
+  }
+
+  KernelEmitter &e;
+  gpu::GPUFuncOp func;
+  const OuterKernelInfo &info;
+  int64_t unroll;
+  OpBuilder &b;
+  Location loc;
+  MLIRContext *ctx;
+  Type idx;
+  int64_t rank, v, p;
+
+  SmallVector<Value> outputs, sizes;
+  Value cols, reducedRows, splits, rowsPerSplit, counters;
+  YieldOp yield;
   SmallVector<int64_t> identity;
+  SmallVector<Part> parts;
+  Value flag;
+  Value threadId, blockX, blockY, tx, ty, col, colOk, rowBegin, rowEnd;
+};
+
+LogicalResult KernelEmitter::emitOuterReduction(gpu::GPUFuncOp func,
+                                                const OuterKernelInfo &info,
+                                                int64_t unroll) {
+  OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+  builder = &b;
+  loc = kernel.getLoc();
+  return OuterReductionWriter(*this, func, info, unroll, b).write();
+}
+
+LogicalResult KernelEmitter::OuterReductionWriter::write() {
+  std::tie(outputs, sizes, cols) = e.bindParams(func);
+  reducedRows = e.extraArgs[0];
+  splits = e.extraArgs[1];
+  rowsPerSplit = e.extraArgs[2];
+  counters = e.extraBuffers.back();
+  yield = cast<YieldOp>(e.kernel.getBody().front().getTerminator());
+  makeParts();
+  emitThreadIndexing();
   for (int64_t d = 0; d < rank; ++d)
     identity.push_back(d);
-  auto accType = [&](Part &part) -> Type {
-    return v > 1 ? Type(VectorType::get({v}, part.acc)) : part.acc;
-  };
-
-  // The row loop: `unroll` rows per thread and step, 8 rows apart.
-  SmallVector<Value> inits;
-  for (Part &part : parts)
-    inits.push_back(neutral(part.kind, part.isFloat, accType(part)));
-  auto loop =
-      scf::ForOp::create(b, loc, arith::AddIOp::create(b, loc, rowBegin, ty),
-                         rowEnd, constIdx(kRows * unroll), inits);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    SmallVector<Value> partials(loop.getRegionIterArgs());
-    for (int64_t u = 0; u < unroll; ++u) {
-      Value row = arith::AddIOp::create(b, loc, loop.getInductionVar(),
-                                        constIdx(u * kRows));
-      Value inBounds = andI(colOk, cmp(arith::CmpIPredicate::ult, row, rowEnd));
-      setRow(row);
-      memo.clear();
-      loadGuard = inBounds;
-      for (auto [k, part] : llvm::enumerate(parts)) {
-        FailureOr<Gen> gen = generate(part.op->getOperand(0), identity);
-        if (failed(gen))
-          return failure();
-        Value x = v > 1 ? splat(*gen) : gen->value;
-        Type target = accType(part);
-        if (x.getType() != target)
-          x = widenToAccumulator(x, target, part.isFloat);
-        x = arith::SelectOp::create(b, loc, inBounds, x,
-                                    neutral(part.kind, part.isFloat, target));
-        partials[k] = combine(part.kind, part.isFloat, partials[k], x);
-      }
-      loadGuard = Value();
-    }
-    scf::YieldOp::create(b, loc, partials);
-  }
-
-  // Folds the 8 row-threads of each column through shared memory; every
-  // thread gets its column's total.
-  auto foldRows = [&](Part &part, Value partial) -> Value {
-    Value slot = arith::MulIOp::create(
-        b, loc,
-        arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, ty, constIdx(kCols)), tx),
-        constIdx(v));
-    auto storeShared = [&](Value x, Value at) {
-      if (v > 1)
-        vector::StoreOp::create(b, loc, x, part.shared, toIndex(at));
-      else
-        memref::StoreOp::create(b, loc, x, part.shared, toIndex(at));
-    };
-    auto loadShared = [&](Value at) -> Value {
-      if (v > 1)
-        return vector::LoadOp::create(b, loc, accType(part), part.shared,
-                                      toIndex(at));
-      return memref::LoadOp::create(b, loc, part.shared, toIndex(at));
-    };
-    storeShared(partial, slot);
-    gpu::BarrierOp::create(b, loc);
-    Value total = neutral(part.kind, part.isFloat, accType(part));
-    for (int64_t t = 0; t < kRows; ++t)
-      total = combine(
-          part.kind, part.isFloat, total,
-          loadShared(arith::MulIOp::create(
-              b, loc, arith::AddIOp::create(b, loc, constIdx(t * kCols), tx),
-              constIdx(v))));
-    gpu::BarrierOp::create(b, loc);
-    return total;
-  };
-  // Writes the results of one column group from the totals.
-  auto writeResults = [&](ArrayRef<Value> totals) -> LogicalResult {
-    Value writer = andI(colOk, cmp(arith::CmpIPredicate::eq, ty, constIdx(0)));
-    auto ifWriter = scf::IfOp::create(b, loc, writer, false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(ifWriter.thenBlock()->getTerminator());
-    reduced.clear();
-    memo.clear();
-    for (auto [part, total] : llvm::zip(parts, totals)) {
-      Type element = cast<RankedTensorType>(part.op->getResult(0).getType())
-                         .getElementType();
-      Type target = v > 1 ? Type(VectorType::get({v}, element)) : element;
-      Value r = total;
-      if (target != total.getType())
-        r = narrowFromAccumulator(total, target, part.isFloat);
-      reduced[part.op->getResult(0)] = Gen{r, v > 1};
-    }
-    for (int64_t d = 0; d < p; ++d)
-      iterIndex[d] = constIdx(0);
-    for (auto [value, out] : llvm::zip(yield.getOperands(), outputs)) {
-      auto type = cast<RankedTensorType>(value.getType());
-      SmallVector<int64_t> map =
-          type.getRank() == rank
-              ? identity
-              : SmallVector<int64_t>(ArrayRef<int64_t>(identity).drop_front(p));
-      FailureOr<Gen> gen = generate(value, map);
-      if (failed(gen))
-        return failure();
-      store(*gen, type.getElementType(), out, col);
-    }
-    return success();
-  };
+  FailureOr<scf::ForOp> loop = emitRowLoop();
+  if (failed(loop))
+    return failure();
 
   SmallVector<Value> totals;
   for (auto [k, part] : llvm::enumerate(parts))
-    totals.push_back(foldRows(part, loop.getResult(k)));
+    totals.push_back(foldRows(part, loop->getResult(k)));
   Value isSplit = cmp(arith::CmpIPredicate::ugt, splits, constIdx(1));
   auto ifSplit = scf::IfOp::create(b, loc, isSplit, true);
   {
@@ -225,18 +121,198 @@ LogicalResult KernelEmitter::emitOuterReduction(gpu::GPUFuncOp func,
     if (failed(writeResults(totals)))
       return failure();
   }
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifSplit.thenBlock()->getTerminator());
+    if (failed(emitGridReduction(totals)))
+      return failure();
+  }
+  b.setInsertionPointToEnd(&func.getBody().front());
+  gpu::ReturnOp::create(b, loc);
+  return success();
+}
+
+Value KernelEmitter::OuterReductionWriter::workgroup(int64_t n, Type element) {
+  return func.addWorkgroupAttribution(
+      MemRefType::get({n}, element, MemRefLayoutAttrInterface(),
+                      gpu::AddressSpaceAttr::get(
+                          ctx, gpu::GPUDialect::getWorkgroupAddressSpace())),
+      loc);
+}
+
+/// One part per reduction: its accumulator, a shared tile for the fold of
+/// the row-threads and its workspace for the grid reduction; then the flag
+/// of the last block.
+void KernelEmitter::OuterReductionWriter::makeParts() {
+  for (auto [k, op] : llvm::enumerate(info.reductions)) {
+    Type element =
+        cast<RankedTensorType>(op->getOperand(0).getType()).getElementType();
+    bool isFloat = isa<FloatType>(element);
+    Type acc = accumulatorType(element);
+    RedKind kind = kindOf(op);
+    parts.push_back({op, acc, isFloat, kind, workgroup(kCols * kRows * v, acc),
+                     e.extraBuffers[k]});
+  }
+  flag = workgroup(1, b.getI32Type());
+}
+
+void KernelEmitter::OuterReductionWriter::emitThreadIndexing() {
+  threadId = toIdx(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  blockX = toIdx(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  blockY = toIdx(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
+  tx = arith::RemUIOp::create(b, loc, threadId, constIdx(kCols));
+  ty = arith::DivUIOp::create(b, loc, threadId, constIdx(kCols));
+  col = arith::MulIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, blockX, constIdx(kCols)), tx),
+      constIdx(v));
+  colOk = cmp(arith::CmpIPredicate::ult, col, cols);
+  rowBegin = arith::MulIOp::create(b, loc, blockY, rowsPerSplit);
+  rowEnd = arith::MinUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, rowBegin, rowsPerSplit),
+      reducedRows);
+  // Kept dims from the column; reduced dims from the row, per item.
+  e.iterIndex.assign(rank, Value());
+  Value rest = col;
+  for (int64_t d = rank - 1; d >= p; --d) {
+    if (d == p) {
+      e.iterIndex[d] = rest;
+    } else {
+      e.iterIndex[d] = arith::RemUIOp::create(b, loc, rest, sizes[d]);
+      rest = arith::DivUIOp::create(b, loc, rest, sizes[d]);
+    }
+  }
+}
+
+void KernelEmitter::OuterReductionWriter::setRow(Value row) {
+  Value r = row;
+  for (int64_t d = p - 1; d >= 0; --d) {
+    if (d == 0) {
+      e.iterIndex[d] = r;
+    } else {
+      e.iterIndex[d] = arith::RemUIOp::create(b, loc, r, sizes[d]);
+      r = arith::DivUIOp::create(b, loc, r, sizes[d]);
+    }
+  }
+}
+
+/// The row loop: `unroll` rows per thread and step, 8 rows apart; it
+/// carries each part's partial.
+FailureOr<scf::ForOp> KernelEmitter::OuterReductionWriter::emitRowLoop() {
+  SmallVector<Value> inits;
+  for (Part &part : parts)
+    inits.push_back(e.neutral(part.kind, part.isFloat, accType(part)));
+  auto loop =
+      scf::ForOp::create(b, loc, arith::AddIOp::create(b, loc, rowBegin, ty),
+                         rowEnd, constIdx(kRows * unroll), inits);
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(ifSplit.thenBlock()->getTerminator());
-  // Note [Grid reduction]: each block writes its partials, makes them
-  // visible (fence), and one thread counts the block in (fusion.grid_arrive,
-  // its description has the protocol); the block that
-  // brings the count to S folds all S partials and resets the counter.
+  b.setInsertionPointToStart(loop.getBody());
+  SmallVector<Value> partials(loop.getRegionIterArgs());
+  for (int64_t u = 0; u < unroll; ++u) {
+    Value row = arith::AddIOp::create(b, loc, loop.getInductionVar(),
+                                      constIdx(u * kRows));
+    Value inBounds = andI(colOk, cmp(arith::CmpIPredicate::ult, row, rowEnd));
+    setRow(row);
+    e.memo.clear();
+    e.loadGuard = inBounds;
+    for (auto [k, part] : llvm::enumerate(parts)) {
+      FailureOr<Gen> gen = e.generate(part.op->getOperand(0), identity);
+      if (failed(gen))
+        return failure();
+      Value x = v > 1 ? e.splat(*gen) : gen->value;
+      Type target = accType(part);
+      if (x.getType() != target)
+        x = e.widenToAccumulator(x, target, part.isFloat);
+      x = arith::SelectOp::create(b, loc, inBounds, x,
+                                  e.neutral(part.kind, part.isFloat, target));
+      partials[k] = e.combine(part.kind, part.isFloat, partials[k], x);
+    }
+    e.loadGuard = Value();
+  }
+  scf::YieldOp::create(b, loc, partials);
+  return loop;
+}
+
+/// Folds the 8 row-threads of each column through shared memory; every
+/// thread gets its column's total.
+Value KernelEmitter::OuterReductionWriter::foldRows(Part &part, Value partial) {
+  Value slot = arith::MulIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, ty, constIdx(kCols)), tx),
+      constIdx(v));
+  auto storeShared = [&](Value x, Value at) {
+    if (v > 1)
+      vector::StoreOp::create(b, loc, x, part.shared, toIndex(at));
+    else
+      memref::StoreOp::create(b, loc, x, part.shared, toIndex(at));
+  };
+  auto loadShared = [&](Value at) -> Value {
+    if (v > 1)
+      return vector::LoadOp::create(b, loc, accType(part), part.shared,
+                                    toIndex(at));
+    return memref::LoadOp::create(b, loc, part.shared, toIndex(at));
+  };
+  storeShared(partial, slot);
+  gpu::BarrierOp::create(b, loc);
+  Value total = e.neutral(part.kind, part.isFloat, accType(part));
+  for (int64_t t = 0; t < kRows; ++t)
+    total = e.combine(
+        part.kind, part.isFloat, total,
+        loadShared(arith::MulIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, constIdx(t * kCols), tx),
+            constIdx(v))));
+  gpu::BarrierOp::create(b, loc);
+  return total;
+}
+
+/// Writes the results of one column group from the totals.
+LogicalResult
+KernelEmitter::OuterReductionWriter::writeResults(ArrayRef<Value> totals) {
+  Value writer = andI(colOk, cmp(arith::CmpIPredicate::eq, ty, constIdx(0)));
+  auto ifWriter = scf::IfOp::create(b, loc, writer, false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifWriter.thenBlock()->getTerminator());
+  e.reduced.clear();
+  e.memo.clear();
+  for (auto [part, total] : llvm::zip(parts, totals)) {
+    Type element = cast<RankedTensorType>(part.op->getResult(0).getType())
+                       .getElementType();
+    Type target = v > 1 ? Type(VectorType::get({v}, element)) : element;
+    Value r = total;
+    if (target != total.getType())
+      r = e.narrowFromAccumulator(total, target, part.isFloat);
+    e.reduced[part.op->getResult(0)] = Gen{r, v > 1};
+  }
+  for (int64_t d = 0; d < p; ++d)
+    e.iterIndex[d] = constIdx(0);
+  for (auto [value, out] : llvm::zip(yield.getOperands(), outputs)) {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<int64_t> map =
+        type.getRank() == rank
+            ? identity
+            : SmallVector<int64_t>(ArrayRef<int64_t>(identity).drop_front(p));
+    FailureOr<Gen> gen = e.generate(value, map);
+    if (failed(gen))
+      return failure();
+    e.store(*gen, type.getElementType(), out, col);
+  }
+  return success();
+}
+
+// Note [Grid reduction]: each block writes its partials, makes them
+// visible (fence), and one thread counts the block in (fusion.grid_arrive,
+// its description has the protocol); the block that
+// brings the count to S folds all S partials and resets the counter.
+LogicalResult
+KernelEmitter::OuterReductionWriter::emitGridReduction(ArrayRef<Value> totals) {
   Value writer = andI(colOk, cmp(arith::CmpIPredicate::eq, ty, constIdx(0)));
   Value partialAt = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, blockY, cols), col);
   {
     auto ifWriter = scf::IfOp::create(b, loc, writer, false);
-    OpBuilder::InsertionGuard g2(b);
+    OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifWriter.thenBlock()->getTerminator());
     for (auto [part, total] : llvm::zip(parts, totals)) {
       if (v > 1)
@@ -251,55 +327,52 @@ LogicalResult KernelEmitter::emitOuterReduction(gpu::GPUFuncOp func,
                                          blockX, splits, flag);
   auto ifLast = scf::IfOp::create(b, loc, lastBlock, false);
   b.setInsertionPoint(ifLast.thenBlock()->getTerminator());
-  fence();
+  e.fence();
   SmallVector<Value> finals;
-  for (Part &part : parts) {
-    auto fold = scf::ForOp::create(
-        b, loc, ty, splits, constIdx(kRows),
-        ValueRange{neutral(part.kind, part.isFloat, accType(part))});
-    {
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(fold.getBody());
-      Value at = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, fold.getInductionVar(), cols),
-          col);
-      auto ifCol =
-          scf::IfOp::create(b, loc, TypeRange{accType(part)}, colOk, true);
-      {
-        OpBuilder::InsertionGuard g3(b);
-        b.setInsertionPointToStart(ifCol.thenBlock());
-        Value x =
-            v > 1 ? vector::LoadOp::create(b, loc, accType(part),
+  for (Part &part : parts)
+    finals.push_back(foldRows(part, foldPartials(part)));
+  if (failed(writeResults(finals)))
+    return failure();
+  Value isThread0 = cmp(arith::CmpIPredicate::eq, threadId, constIdx(0));
+  auto ifFirst = scf::IfOp::create(b, loc, isThread0, false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifFirst.thenBlock()->getTerminator());
+  memref::StoreOp::create(
+      b, loc, arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)),
+      counters, toIndex(blockX));
+  return success();
+}
+
+/// The last block: a thread's fold of its column's S partials, 8 splits
+/// apart (the row-threads then fold theirs with foldRows).
+Value KernelEmitter::OuterReductionWriter::foldPartials(Part &part) {
+  auto fold = scf::ForOp::create(
+      b, loc, ty, splits, constIdx(kRows),
+      ValueRange{e.neutral(part.kind, part.isFloat, accType(part))});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(fold.getBody());
+  Value at = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, fold.getInductionVar(), cols), col);
+  auto ifCol = scf::IfOp::create(b, loc, TypeRange{accType(part)}, colOk, true);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(ifCol.thenBlock());
+    Value x = v > 1
+                  ? vector::LoadOp::create(b, loc, accType(part),
                                            part.workspace, toIndex(at))
                         .getResult()
                   : memref::LoadOp::create(b, loc, part.workspace, toIndex(at))
                         .getResult();
-        scf::YieldOp::create(b, loc, x);
-        b.setInsertionPointToStart(ifCol.elseBlock());
-        scf::YieldOp::create(b, loc,
-                             neutral(part.kind, part.isFloat, accType(part)));
-      }
-      scf::YieldOp::create(b, loc,
-                           combine(part.kind, part.isFloat,
-                                   fold.getRegionIterArgs()[0],
-                                   ifCol.getResult(0)));
-    }
-    finals.push_back(foldRows(part, fold.getResult(0)));
+    scf::YieldOp::create(b, loc, x);
+    b.setInsertionPointToStart(ifCol.elseBlock());
+    scf::YieldOp::create(b, loc,
+                         e.neutral(part.kind, part.isFloat, accType(part)));
   }
-  if (failed(writeResults(finals)))
-    return failure();
-  {
-    Value isThread0 = cmp(arith::CmpIPredicate::eq, threadId, constIdx(0));
-    auto ifFirst = scf::IfOp::create(b, loc, isThread0, false);
-    OpBuilder::InsertionGuard g2(b);
-    b.setInsertionPoint(ifFirst.thenBlock()->getTerminator());
-    memref::StoreOp::create(
-        b, loc, arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)),
-        counters, toIndex(blockX));
-  }
-  b.setInsertionPointToEnd(&func.getBody().front());
-  gpu::ReturnOp::create(b, loc);
-  return success();
+  scf::YieldOp::create(b, loc,
+                       e.combine(part.kind, part.isFloat,
+                                 fold.getRegionIterArgs()[0],
+                                 ifCol.getResult(0)));
+  return fold.getResult(0);
 }
 
 // Note [Outer reduction lowering]: columns are the kept (trailing) dims,

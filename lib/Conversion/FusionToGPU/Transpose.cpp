@@ -14,42 +14,105 @@ using namespace mlir::fusion;
 
 namespace mlir::fusion::lowering {
 
-LogicalResult KernelEmitter::emitTransposeTiled(
-    gpu::GPUFuncOp func, int64_t p, ArrayRef<unsigned> staged,
-    const DenseMap<unsigned, SmallVector<int64_t>> &stagedMaps) {
-  MLIRContext *ctx = func.getContext();
-  Location loc = kernel.getLoc();
-  OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
-  builder = &b;
-  this->loc = loc;
-  Type idx = indexType(ctx);
-  auto [outputs, sizes, count] = bindParams(func);
-  Block &body = kernel.getBody().front();
-  auto yield = cast<YieldOp>(body.getTerminator());
-  const int64_t tile = transposeTile, pad = transposeTile + 1;
+/// Writes the tiled transpose variant (Note [Tiled transpose]): a loop over
+/// the tiles; per tile the staged inputs go to shared memory along p, then
+/// the outputs are computed and written along q. Ops are created in the
+/// order the IR has them.
+class KernelEmitter::TransposeWriter {
+public:
+  TransposeWriter(KernelEmitter &e, gpu::GPUFuncOp func, int64_t p,
+                  ArrayRef<unsigned> staged,
+                  const DenseMap<unsigned, SmallVector<int64_t>> &stagedMaps,
+                  OpBuilder &b)
+      : e(e), func(func), p(p), q(e.rank - 1), staged(staged),
+        stagedMaps(stagedMaps), b(b), loc(e.loc), ctx(func.getContext()),
+        idx(e.indexType(ctx)), rank(e.rank), tile(e.transposeTile),
+        pad(e.transposeTile + 1), width(e.variant.vector),
+        steps(tile * tile / (kThreads * width)),
+        kernelBody(e.kernel.getBody().front()) {}
+
+  LogicalResult write();
+
+private:
+  static constexpr int64_t kThreads = 256;
+
+  void makeSharedTiles();
+  void emitTileLoop();
+  std::pair<Value, Value> position(int64_t step, bool fastAlongP);
+  void stageStep(int64_t step);
+  LogicalResult storeStep(int64_t step);
+
+  Value constIdx(int64_t x) { return e.constIdx(x); }
+  Value toIndex(Value x) { return e.toIndex(x); }
+  Value toIdx(Value x) {
+    return arith::IndexCastOp::create(b, loc, idx, x).getResult();
+  }
+  Value cmp(arith::CmpIPredicate pred, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, pred, x, y).getResult();
+  }
+  Value add(Value x, Value y) {
+    return arith::AddIOp::create(b, loc, x, y).getResult();
+  }
+  Value mul(Value x, Value y) {
+    return arith::MulIOp::create(b, loc, x, y).getResult();
+  }
+
+  KernelEmitter &e;
+  gpu::GPUFuncOp func;
+  int64_t p, q;
+  ArrayRef<unsigned> staged;
+  const DenseMap<unsigned, SmallVector<int64_t>> &stagedMaps;
+  OpBuilder &b;
+  Location loc;
+  MLIRContext *ctx;
+  Type idx;
+  int64_t rank;
+  const int64_t tile, pad;
   // Note [Transpose pairs]: with variant.vector == 2 every thread moves
   // two neighbouring elements per access: a 2-element load along p when
   // staging, a 2-element store along q when writing.
-  const int64_t width = variant.vector;
-  const int64_t threads = 256, steps = tile * tile / (threads * width);
-  int64_t q = rank - 1;
+  const int64_t width, steps;
+  Block &kernelBody;
 
-  auto toIdx = [&](Value x) {
-    return arith::IndexCastOp::create(b, loc, idx, x).getResult();
-  };
-  auto cmp = [&](arith::CmpIPredicate pred, Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, pred, x, y).getResult();
-  };
-  auto add = [&](Value x, Value y) {
-    return arith::AddIOp::create(b, loc, x, y).getResult();
-  };
-  auto mul = [&](Value x, Value y) {
-    return arith::MulIOp::create(b, loc, x, y).getResult();
-  };
+  SmallVector<Value> outputs, sizes;
+  YieldOp yield;
   DenseMap<unsigned, Value> shared;
+  Value threadId, p0, q0;
+};
+
+LogicalResult KernelEmitter::emitTransposeTiled(
+    gpu::GPUFuncOp func, int64_t p, ArrayRef<unsigned> staged,
+    const DenseMap<unsigned, SmallVector<int64_t>> &stagedMaps) {
+  OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+  builder = &b;
+  loc = kernel.getLoc();
+  return TransposeWriter(*this, func, p, staged, stagedMaps, b).write();
+}
+
+LogicalResult KernelEmitter::TransposeWriter::write() {
+  Value count;
+  std::tie(outputs, sizes, count) = e.bindParams(func);
+  yield = cast<YieldOp>(kernelBody.getTerminator());
+  makeSharedTiles();
+  emitTileLoop();
+  for (int64_t step = 0; step < steps; ++step)
+    stageStep(step);
+  gpu::BarrierOp::create(b, loc);
+  for (int64_t step = 0; step < steps; ++step)
+    if (failed(storeStep(step)))
+      return failure();
+  // The next tile reuses the shared tiles.
+  gpu::BarrierOp::create(b, loc);
+  b.setInsertionPointToEnd(&func.getBody().front());
+  gpu::ReturnOp::create(b, loc);
+  return success();
+}
+
+/// A tile of each staged input, its rows padded by one element.
+void KernelEmitter::TransposeWriter::makeSharedTiles() {
   for (unsigned k : staged) {
     Type element =
-        storageType(cast<RankedTensorType>(kernel.getInputs()[k].getType())
+        storageType(cast<RankedTensorType>(e.kernel.getInputs()[k].getType())
                         .getElementType());
     shared[k] = func.addWorkgroupAttribution(
         MemRefType::get({tile * pad}, element, MemRefLayoutAttrInterface(),
@@ -57,7 +120,12 @@ LogicalResult KernelEmitter::emitTransposeTiled(
                             ctx, gpu::GPUDialect::getWorkgroupAddressSpace())),
         loc);
   }
-  Value threadId = toIdx(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+}
+
+/// The grid-stride loop over the tiles (of p and q, times the other dims);
+/// inside it, the other dims' indices and the tile's origin (p0, q0).
+void KernelEmitter::TransposeWriter::emitTileLoop() {
+  threadId = toIdx(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
   Value blockId = toIdx(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
   Value gridDim = toIdx(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
   auto ceilTiles = [&](Value n) {
@@ -74,7 +142,7 @@ LogicalResult KernelEmitter::emitTransposeTiled(
   auto loop = scf::ForOp::create(b, loc, blockId, numTiles, gridDim);
   b.setInsertionPoint(loop.getBody()->getTerminator());
   Value t = loop.getInductionVar();
-  iterIndex.assign(rank, Value());
+  e.iterIndex.assign(rank, Value());
   Value tq = arith::RemUIOp::create(b, loc, t, tilesQ);
   Value rest = arith::DivUIOp::create(b, loc, t, tilesQ);
   Value tp = arith::RemUIOp::create(b, loc, rest, tilesP);
@@ -87,124 +155,123 @@ LogicalResult KernelEmitter::emitTransposeTiled(
     if (d == p || d == q)
       continue;
     if (d == outermost) {
-      iterIndex[d] = rest;
+      e.iterIndex[d] = rest;
     } else {
-      iterIndex[d] = arith::RemUIOp::create(b, loc, rest, sizes[d]);
+      e.iterIndex[d] = arith::RemUIOp::create(b, loc, rest, sizes[d]);
       rest = arith::DivUIOp::create(b, loc, rest, sizes[d]);
     }
   }
-  Value p0 = mul(tp, constIdx(tile)), q0 = mul(tq, constIdx(tile));
-  // Access e of a step: (a along p, c along q), the first of `width`
-  // neighbours along the fast dim. With pairs the sizes of p and q are
-  // even (the variant's guard), so the pair of an in-bounds first element
-  // is in bounds.
-  auto position = [&](int64_t step, bool fastAlongP) {
-    Value e = add(threadId, constIdx(step * threads));
-    Value fast = arith::RemUIOp::create(b, loc, e, constIdx(tile / width));
-    Value slow = arith::DivUIOp::create(b, loc, e, constIdx(tile / width));
-    fast = mul(fast, constIdx(width));
-    Value a = fastAlongP ? fast : slow, c = fastAlongP ? slow : fast;
-    iterIndex[p] = add(p0, a);
-    iterIndex[q] = add(q0, c);
-    Value inBounds = arith::AndIOp::create(
-        b, loc, cmp(arith::CmpIPredicate::ult, iterIndex[p], sizes[p]),
-        cmp(arith::CmpIPredicate::ult, iterIndex[q], sizes[q]));
-    Value slot = add(mul(a, constIdx(pad)), c);
-    return std::make_pair(inBounds, slot);
-  };
-  Block &kernelBody = kernel.getBody().front();
-  // Stage: consecutive threads read consecutive elements of the staged
-  // inputs (along p, their innermost dim).
-  for (int64_t step = 0; step < steps; ++step) {
-    auto [inBounds, slot] = position(step, /*fastAlongP=*/true);
-    for (unsigned k : staged) {
-      memo.clear();
-      if (width == 1) {
-        loadGuard = inBounds;
-        Gen g = load(kernelBody.getArgument(k), stagedMaps.lookup(k));
-        loadGuard = Value();
-        memref::StoreOp::create(b, loc, g.value, shared[k], toIndex(slot));
-        continue;
-      }
-      // A pair along p, the input's innermost dim (unit stride: the
-      // guard), into the slots of rows a and a + 1.
-      TensorParam &param = tensors[kernelBody.getArgument(k)];
-      Value offset = constIdx(0);
-      for (auto [d, it] : llvm::enumerate(stagedMaps.lookup(k)))
-        if (it >= 0)
-          offset = add(offset, mul(iterIndex[it], param.strides[d]));
-      Type stored = cast<MemRefType>(shared[k].getType()).getElementType();
-      VectorType pairType = vectorOf(stored);
-      auto ifIn = scf::IfOp::create(b, loc, TypeRange{pairType}, inBounds,
-                                    /*withElseRegion=*/true);
-      {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(ifIn.thenBlock());
-        int64_t align = width * storageBytes(stored);
-        Value pair = vector::LoadOp::create(b, loc, pairType, param.memref,
-                                            toIndex(offset), false,
-                                            llvm::MaybeAlign(align));
-        scf::YieldOp::create(b, loc, pair);
-        b.setInsertionPointToStart(ifIn.elseBlock());
-        scf::YieldOp::create(b, loc, zero(pairType));
-      }
-      for (int64_t j = 0; j < width; ++j) {
-        Value element = vector::ExtractOp::create(b, loc, ifIn.getResult(0),
-                                                  ArrayRef<int64_t>{j});
-        memref::StoreOp::create(b, loc, element, shared[k],
-                                toIndex(add(slot, constIdx(j * pad))));
-      }
+  p0 = mul(tp, constIdx(tile));
+  q0 = mul(tq, constIdx(tile));
+}
+
+// Access e of a step: (a along p, c along q), the first of `width`
+// neighbours along the fast dim. With pairs the sizes of p and q are
+// even (the variant's guard), so the pair of an in-bounds first element
+// is in bounds. Returns (in bounds, shared slot).
+std::pair<Value, Value>
+KernelEmitter::TransposeWriter::position(int64_t step, bool fastAlongP) {
+  Value at = add(threadId, constIdx(step * kThreads));
+  Value fast = arith::RemUIOp::create(b, loc, at, constIdx(tile / width));
+  Value slow = arith::DivUIOp::create(b, loc, at, constIdx(tile / width));
+  fast = mul(fast, constIdx(width));
+  Value a = fastAlongP ? fast : slow, c = fastAlongP ? slow : fast;
+  e.iterIndex[p] = add(p0, a);
+  e.iterIndex[q] = add(q0, c);
+  Value inBounds = arith::AndIOp::create(
+      b, loc, cmp(arith::CmpIPredicate::ult, e.iterIndex[p], sizes[p]),
+      cmp(arith::CmpIPredicate::ult, e.iterIndex[q], sizes[q]));
+  Value slot = add(mul(a, constIdx(pad)), c);
+  return std::make_pair(inBounds, slot);
+}
+
+/// Stage: consecutive threads read consecutive elements of the staged
+/// inputs (along p, their innermost dim).
+void KernelEmitter::TransposeWriter::stageStep(int64_t step) {
+  auto [inBounds, slot] = position(step, /*fastAlongP=*/true);
+  for (unsigned k : staged) {
+    e.memo.clear();
+    if (width == 1) {
+      e.loadGuard = inBounds;
+      Gen g = e.load(kernelBody.getArgument(k), stagedMaps.lookup(k));
+      e.loadGuard = Value();
+      memref::StoreOp::create(b, loc, g.value, shared[k], toIndex(slot));
+      continue;
     }
-  }
-  gpu::BarrierOp::create(b, loc);
-  // Compute and store: consecutive threads write consecutive elements of
-  // the outputs (along q); staged inputs come from shared memory.
-  for (int64_t step = 0; step < steps; ++step) {
-    auto [inBounds, slot] = position(step, /*fastAlongP=*/false);
-    memo.clear();
-    stagedSlots.clear();
-    for (unsigned k : staged) {
-      // A pair along q: two neighbouring slots of row a.
-      Value first = memref::LoadOp::create(b, loc, shared[k], toIndex(slot));
-      Gen g{first, false};
-      if (width > 1) {
-        SmallVector<Value> lanes = {first};
-        for (int64_t j = 1; j < width; ++j)
-          lanes.push_back(memref::LoadOp::create(
-              b, loc, shared[k], toIndex(add(slot, constIdx(j)))));
-        g = Gen{vector::FromElementsOp::create(
-                    b, loc, vectorOf(first.getType()), lanes),
-                true};
-      }
-      stagedSlots[kernelBody.getArgument(k)] = {g, stagedMaps.lookup(k)};
-    }
-    loadGuard = inBounds;
-    SmallVector<Gen> gens;
-    SmallVector<int64_t> identity;
-    for (int64_t d = 0; d < rank; ++d)
-      identity.push_back(d);
-    for (Value value : yield.getOperands()) {
-      FailureOr<Gen> gen = generate(value, identity);
-      if (failed(gen))
-        return failure();
-      gens.push_back(*gen);
-    }
-    loadGuard = Value();
-    stagedSlots.clear();
-    auto ifIn = scf::IfOp::create(b, loc, inBounds, false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(ifIn.thenBlock()->getTerminator());
+    // A pair along p, the input's innermost dim (unit stride: the
+    // guard), into the slots of rows a and a + 1.
+    TensorParam &param = e.tensors[kernelBody.getArgument(k)];
     Value offset = constIdx(0);
-    for (int64_t d = 0; d < rank; ++d)
-      offset = add(mul(offset, sizes[d]), iterIndex[d]);
-    for (auto [gen, value, out] : llvm::zip(gens, yield.getOperands(), outputs))
-      store(gen, cast<RankedTensorType>(value.getType()).getElementType(), out,
-            offset);
+    for (auto [d, it] : llvm::enumerate(stagedMaps.lookup(k)))
+      if (it >= 0)
+        offset = add(offset, mul(e.iterIndex[it], param.strides[d]));
+    Type stored = cast<MemRefType>(shared[k].getType()).getElementType();
+    VectorType pairType = e.vectorOf(stored);
+    auto ifIn = scf::IfOp::create(b, loc, TypeRange{pairType}, inBounds,
+                                  /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifIn.thenBlock());
+      int64_t align = width * storageBytes(stored);
+      Value pair = vector::LoadOp::create(b, loc, pairType, param.memref,
+                                          toIndex(offset), false,
+                                          llvm::MaybeAlign(align));
+      scf::YieldOp::create(b, loc, pair);
+      b.setInsertionPointToStart(ifIn.elseBlock());
+      scf::YieldOp::create(b, loc, e.zero(pairType));
+    }
+    for (int64_t j = 0; j < width; ++j) {
+      Value element = vector::ExtractOp::create(b, loc, ifIn.getResult(0),
+                                                ArrayRef<int64_t>{j});
+      memref::StoreOp::create(b, loc, element, shared[k],
+                              toIndex(add(slot, constIdx(j * pad))));
+    }
   }
-  // The next tile reuses the shared tiles.
-  gpu::BarrierOp::create(b, loc);
-  b.setInsertionPointToEnd(&func.getBody().front());
-  gpu::ReturnOp::create(b, loc);
+}
+
+/// Compute and store: consecutive threads write consecutive elements of
+/// the outputs (along q); staged inputs come from shared memory.
+LogicalResult KernelEmitter::TransposeWriter::storeStep(int64_t step) {
+  auto [inBounds, slot] = position(step, /*fastAlongP=*/false);
+  e.memo.clear();
+  e.stagedSlots.clear();
+  for (unsigned k : staged) {
+    // A pair along q: two neighbouring slots of row a.
+    Value first = memref::LoadOp::create(b, loc, shared[k], toIndex(slot));
+    Gen g{first, false};
+    if (width > 1) {
+      SmallVector<Value> lanes = {first};
+      for (int64_t j = 1; j < width; ++j)
+        lanes.push_back(memref::LoadOp::create(
+            b, loc, shared[k], toIndex(add(slot, constIdx(j)))));
+      g = Gen{vector::FromElementsOp::create(
+                  b, loc, e.vectorOf(first.getType()), lanes),
+              true};
+    }
+    e.stagedSlots[kernelBody.getArgument(k)] = {g, stagedMaps.lookup(k)};
+  }
+  e.loadGuard = inBounds;
+  SmallVector<Gen> gens;
+  SmallVector<int64_t> identity;
+  for (int64_t d = 0; d < rank; ++d)
+    identity.push_back(d);
+  for (Value value : yield.getOperands()) {
+    FailureOr<Gen> gen = e.generate(value, identity);
+    if (failed(gen))
+      return failure();
+    gens.push_back(*gen);
+  }
+  e.loadGuard = Value();
+  e.stagedSlots.clear();
+  auto ifIn = scf::IfOp::create(b, loc, inBounds, false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifIn.thenBlock()->getTerminator());
+  Value offset = constIdx(0);
+  for (int64_t d = 0; d < rank; ++d)
+    offset = add(mul(offset, sizes[d]), e.iterIndex[d]);
+  for (auto [gen, value, out] : llvm::zip(gens, yield.getOperands(), outputs))
+    e.store(gen, cast<RankedTensorType>(value.getType()).getElementType(), out,
+            offset);
   return success();
 }
 
