@@ -10,6 +10,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::fusion::interp;
@@ -48,6 +49,9 @@ public:
   llvm::Error run();
 
 private:
+  std::optional<llvm::Error> runInteger();
+  std::optional<llvm::Error> runOther();
+
   const DenseValue &operand(unsigned k) { return env.get(op->getOperand(k)); }
   int64_t intOperand(unsigned k) { return operand(k).i[0]; }
   double floatOperand(unsigned k) { return operand(k).f[0]; }
@@ -246,7 +250,20 @@ llvm::Error ArithEvaluator::run() {
     if (env.get(v).isTensor())
       return opError(op, "arith ops on tensors are not supported; use the "
                          "fusion ops");
-  using llvm::TypeSwitch;
+  auto needsDivisor =
+      isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
+          arith::CeilDivSIOp, arith::FloorDivSIOp, arith::CeilDivUIOp>(op);
+  if (needsDivisor && intOperand(1) == 0)
+    return divisionByZero();
+
+  for (auto group : {&ArithEvaluator::runInteger, &ArithEvaluator::runOther})
+    if (std::optional<llvm::Error> result = (this->*group)())
+      return std::move(*result);
+  return opError(op, "is not supported by the interpreter");
+}
+
+/// Integer arithmetic, bitwise and shift ops.
+std::optional<llvm::Error> ArithEvaluator::runInteger() {
   auto add = [](int64_t a, int64_t b, unsigned) {
     return uint64_t(a) + uint64_t(b);
   };
@@ -274,13 +291,7 @@ llvm::Error ArithEvaluator::run() {
     int64_t q = divTrunc(a, b);
     return (remTrunc(a, b) != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;
   };
-  auto needsDivisor =
-      isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
-          arith::CeilDivSIOp, arith::FloorDivSIOp, arith::CeilDivUIOp>(op);
-  if (needsDivisor && intOperand(1) == 0)
-    return divisionByZero();
-
-  return TypeSwitch<Operation *, llvm::Error>(op)
+  return llvm::TypeSwitch<Operation *, std::optional<llvm::Error>>(op)
       .Case([&](arith::AddIOp) { return binaryInt(add); })
       .Case([&](arith::SubIOp) { return binaryInt(sub); })
       .Case([&](arith::MulIOp) { return binaryInt(mul); })
@@ -367,6 +378,14 @@ llvm::Error ArithEvaluator::run() {
           return uint64_t(a >> b);
         });
       })
+      .Default([&](Operation *) -> std::optional<llvm::Error> {
+        return std::nullopt;
+      });
+}
+
+/// Casts, float arithmetic, comparisons and select.
+std::optional<llvm::Error> ArithEvaluator::runOther() {
+  return llvm::TypeSwitch<Operation *, std::optional<llvm::Error>>(op)
       .Case([&](arith::IndexCastOp) { return setInt(intOperand(0)); })
       .Case([&](arith::ExtSIOp) { return setInt(intOperand(0)); })
       .Case([&](arith::TruncIOp) { return setInt(intOperand(0)); })
@@ -444,8 +463,8 @@ llvm::Error ArithEvaluator::run() {
         env.set(op->getResult(0), std::move(out));
         return llvm::Error::success();
       })
-      .Default([&](Operation *) {
-        return opError(op, "is not supported by the interpreter");
+      .Default([&](Operation *) -> std::optional<llvm::Error> {
+        return std::nullopt;
       });
 }
 

@@ -9,6 +9,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::fusion;
@@ -108,6 +109,10 @@ public:
   llvm::Error run();
 
 private:
+  std::optional<llvm::Error> runUnary();
+  std::optional<llvm::Error> runBinary();
+  std::optional<llvm::Error> runOther();
+
   const DenseValue &in(unsigned k) { return env.get(op->getOperand(k)); }
 
   /// Checks that all operands have one shape and makes the result.
@@ -281,8 +286,19 @@ llvm::Error ElementwiseEvaluator::predicate(bool (*test)(double)) {
   return finish();
 }
 
+// The ops in three groups (none is empty when `op` is in its group).
 llvm::Error ElementwiseEvaluator::run() {
-  return llvm::TypeSwitch<Operation *, llvm::Error>(op)
+  for (auto group :
+       {&ElementwiseEvaluator::runUnary, &ElementwiseEvaluator::runBinary,
+        &ElementwiseEvaluator::runOther})
+    if (std::optional<llvm::Error> result = (this->*group)())
+      return std::move(*result);
+  return opError(op, "is not supported by the interpreter");
+}
+
+/// Unary ops (set, math, rounding, bitwise and logical not, predicates).
+std::optional<llvm::Error> ElementwiseEvaluator::runUnary() {
+  return llvm::TypeSwitch<Operation *, std::optional<llvm::Error>>(op)
       .Case([&](SetOp) -> llvm::Error {
         if (auto err = prepare())
           return err;
@@ -395,6 +411,14 @@ llvm::Error ElementwiseEvaluator::run() {
       .Case([&](IsInfOp) {
         return predicate([](double x) { return std::isinf(x); });
       })
+      .Default([&](Operation *) -> std::optional<llvm::Error> {
+        return std::nullopt;
+      });
+}
+
+/// Binary arithmetic, bitwise and shift ops.
+std::optional<llvm::Error> ElementwiseEvaluator::runBinary() {
+  return llvm::TypeSwitch<Operation *, std::optional<llvm::Error>>(op)
       .Case([&](AddOp addOp) { return add(addOp); })
       .Case([&](SubOp) {
         return binaryNumeric([](double a, double b) { return a - b; },
@@ -451,6 +475,14 @@ llvm::Error ElementwiseEvaluator::run() {
       })
       .Case([&](ShiftLeftOp) { return binaryInt(shiftLeft); })
       .Case([&](ShiftRightOp) { return binaryInt(shiftRight); })
+      .Default([&](Operation *) -> std::optional<llvm::Error> {
+        return std::nullopt;
+      });
+}
+
+/// Comparisons, where, clamp, lerp, fma and casts.
+std::optional<llvm::Error> ElementwiseEvaluator::runOther() {
+  return llvm::TypeSwitch<Operation *, std::optional<llvm::Error>>(op)
       .Case([&](EqOp) {
         return compare([](double a, double b) { return a == b; },
                        [](int64_t a, int64_t b) { return a == b; });
@@ -494,8 +526,8 @@ llvm::Error ElementwiseEvaluator::run() {
         return finish();
       })
       .Case([&](CastOp) { return cast(); })
-      .Default([&](Operation *) {
-        return opError(op, "is not supported by the interpreter");
+      .Default([&](Operation *) -> std::optional<llvm::Error> {
+        return std::nullopt;
       });
 }
 
