@@ -12,7 +12,8 @@ config.name = "fusion"
 # external one.
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "Inputs"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "Inputs",
+                   "consumer"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fusion_obj_root, "test")
 

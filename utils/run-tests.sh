@@ -16,6 +16,8 @@
 # 7. Python frontend and benchmark suite: pytest on test/python and
 #    test/bench (installs pytest and numpy with pip if missing; GPU tests
 #    skip without torch CUDA)
+# 7b. install: cmake --install into a temporary prefix and the out-of-tree
+#    consumer in test/consumer built against it (utils/test-install.sh)
 # 8. fuzz: a short run (60 s per target) of the libFuzzer targets with
 #    utils/fuzz.sh, in build-fuzz/ (clang-22, ASan + UBSan; docs/fuzzing.md);
 #    a crash, timeout or OOM fails it and leaves the reproducer in
@@ -221,6 +223,21 @@ else
   else
     fail python "${detail:-pytest exit code $rc}"
   fi
+fi
+
+# --- the install and the CMake package (utils/test-install.sh) ----------------------
+# cmake --install into a temporary prefix, then test/consumer built against it
+# (the compiler and the runtime, then the runtime alone).
+banner "install (utils/test-install.sh)"
+set +e
+FUSION_BUILD_DIR="$BUILD_DIR" FUSION_JOBS="$JOBS" bash utils/test-install.sh 2>&1 | tee "$LOG_DIR/install.log"
+rc=${PIPESTATUS[0]}
+set -e
+detail=$(sed -n 's/^test-install: //p' "$LOG_DIR/install.log" | tail -n 1)
+if ((rc == 0)); then
+  pass install "$detail"
+else
+  fail install "${detail:-utils/test-install.sh exit code $rc}"
 fi
 
 # --- fuzzers (utils/fuzz.sh) --------------------------------------------------------

@@ -12,6 +12,9 @@ namespace mlir::fusion {
 void registerAllDialects(DialectRegistry &registry);
 /// The fusion passes and pipelines and the upstream passes they build on.
 void registerAllPasses();
+/// --version: the project's version and the module file format, printed
+/// after LLVM's lines (call before parsing the command line).
+void addToolVersionPrinter();
 } // namespace mlir::fusion
 
 #endif

@@ -7,7 +7,12 @@
 #include "fusion/Registration.h"
 
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "fusion/Runtime/ModuleFormat.h"
 #include "fusion/Transforms/Passes.h"
+#include "fusion/Version.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -76,4 +81,11 @@ void mlir::fusion::registerAllPasses() {
   registerReconcileUnrealizedCastsPass();
   registerGpuNVVMAttachTarget();
   registerGpuModuleToBinaryPass();
+}
+
+void mlir::fusion::addToolVersionPrinter() {
+  llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
+    os << "Fusion version " FUSION_VERSION_STRING " (module format "
+       << ::fusion::runtime::kModuleFormatVersion << ")\n";
+  });
 }

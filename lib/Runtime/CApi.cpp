@@ -1,6 +1,7 @@
 // The C API (fusion_runtime.h): a thin layer over the C++ API that turns
 // Status into int codes plus a thread-local message, and never throws.
 #include "fusion/Runtime/fusion_runtime.h"
+#include "fusion/Version.h"
 
 #include "fusion/Runtime/Executable.h"
 
@@ -164,6 +165,8 @@ const char *fusion_last_error_message(void) { return lastErrorMessage.c_str(); }
 const char *fusion_error_code_name(int code) {
   return errorCodeName(static_cast<ErrorCode>(code));
 }
+
+const char *fusion_runtime_version(void) { return FUSION_VERSION_STRING; }
 
 uint32_t fusion_module_format_version(void) { return kModuleFormatVersion; }
 

@@ -324,6 +324,7 @@ llvm::Error run(MLIRContext &context) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  mlir::fusion::addToolVersionPrinter();
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,

@@ -12,6 +12,7 @@
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  mlir::fusion::addToolVersionPrinter();
   mlir::DialectRegistry registry;
   mlir::fusion::registerAllDialects(registry);
   mlir::fusion::registerAllPasses();

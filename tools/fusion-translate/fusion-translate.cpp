@@ -28,6 +28,7 @@ static cl::OptionCategory category("fusion-translate options");
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  mlir::fusion::addToolVersionPrinter();
   cl::opt<std::string> input(cl::Positional, cl::desc("<input .mlir>"),
                              cl::init("-"), cl::cat(category));
   cl::opt<std::string> output("o", cl::desc("Output file"), cl::init("-"),

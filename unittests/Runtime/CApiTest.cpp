@@ -3,6 +3,7 @@
 #include "TestModule.h"
 
 #include "fusion/Runtime/fusion_runtime.h"
+#include "fusion/Version.h"
 
 #include <gtest/gtest.h>
 
@@ -256,6 +257,12 @@ TEST(CApiTest, DTypeHelpers) {
   EXPECT_EQ(fusion_dtype_parse("float", &dtype), FUSION_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(fusion_last_error_message(), "unknown dtype 'float'");
   EXPECT_EQ(fusion_module_format_version(), 1u);
+  // MAJOR.MINOR.PATCH, as CMake's project() VERSION gives it.
+  std::string version = std::to_string(FUSION_VERSION_MAJOR) + "." +
+                        std::to_string(FUSION_VERSION_MINOR) + "." +
+                        std::to_string(FUSION_VERSION_PATCH);
+  EXPECT_EQ(version, FUSION_VERSION_STRING);
+  EXPECT_STREQ(fusion_runtime_version(), FUSION_VERSION_STRING);
 }
 
 TEST(CApiTest, RunWithoutADriverIsATypedError) {

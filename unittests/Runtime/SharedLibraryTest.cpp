@@ -3,6 +3,7 @@
 #include "TestModule.h"
 
 #include "fusion/Runtime/fusion_runtime.h"
+#include "fusion/Version.h"
 
 #include <gtest/gtest.h>
 
@@ -43,6 +44,13 @@ TEST(SharedLibraryTest, ExportsTheCApiOnly) {
   ASSERT_EQ(load(bytes.data(), bytes.size(), &exe), FUSION_OK);
   EXPECT_STREQ(name(exe), "add");
   destroy(exe);
+
+  // The library says which version it is, the one the headers carry.
+  using VersionFn = const char *(*)();
+  auto version =
+      reinterpret_cast<VersionFn>(dlsym(library, "fusion_runtime_version"));
+  ASSERT_NE(version, nullptr);
+  EXPECT_STREQ(version(), FUSION_VERSION_STRING);
   // No dlclose: the library's own static libstdc++ keeps an exception pool
   // that would then show up as a leak under LeakSanitizer.
 }

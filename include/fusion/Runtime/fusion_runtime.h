@@ -165,7 +165,11 @@ FUSION_RUNTIME_API int fusion_last_error_code(void);
 FUSION_RUNTIME_API const char *fusion_last_error_message(void);
 FUSION_RUNTIME_API const char *fusion_error_code_name(int code);
 
-/* Version and dtypes. */
+/* Versions and dtypes. fusion_runtime_version: the project's version,
+ * "MAJOR.MINOR.PATCH" (FUSION_VERSION_STRING of fusion/Version.h when this
+ * library was built); fusion_module_format_version: the newest module file
+ * format it loads. */
+FUSION_RUNTIME_API const char *fusion_runtime_version(void);
 FUSION_RUNTIME_API uint32_t fusion_module_format_version(void);
 FUSION_RUNTIME_API const char *fusion_dtype_name(int dtype);
 FUSION_RUNTIME_API int64_t fusion_dtype_size(int dtype); /* 0 if invalid */
