@@ -218,6 +218,10 @@ const char *fusion_executable_target(const fusion_executable *exe) {
   return exe ? exe->executable->info().target.c_str() : "";
 }
 
+const char *fusion_executable_producer(const fusion_executable *exe) {
+  return exe ? exe->executable->info().producer.c_str() : "";
+}
+
 int fusion_executable_num_inputs(const fusion_executable *exe) {
   return exe ? static_cast<int>(exe->executable->info().inputs.size()) : -1;
 }

@@ -77,6 +77,7 @@ ModuleInfo describeModule(const ModuleDesc &desc) {
   info.name = desc.name;
   info.target = desc.target;
   info.definition = desc.definition;
+  info.producer = desc.producer;
   for (const InputDesc &input : desc.inputs)
     info.inputs.push_back(
         {input.name, input.kind, input.dtype, input.sizes, false});

@@ -94,7 +94,7 @@ struct CheckDesc {
 
 struct ModuleDesc {
   uint32_t version = 0;
-  std::string name, target, definition;
+  std::string name, target, definition, producer;
   std::vector<InputDesc> inputs;
   std::vector<ExprInstDesc> exprs;
   std::vector<BufferDesc> buffers;

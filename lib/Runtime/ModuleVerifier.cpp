@@ -317,6 +317,7 @@ public:
     desc_.name = toString(module_.name());
     desc_.target = toString(module_.target());
     desc_.definition = toString(module_.definition());
+    desc_.producer = toString(module_.producer());
     for (Status (ModuleDecoder::*step)() :
          {&ModuleDecoder::decodeInputs, &ModuleDecoder::decodeExprs,
           &ModuleDecoder::decodeBuffers, &ModuleDecoder::decodeOutputs,

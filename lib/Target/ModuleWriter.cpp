@@ -11,6 +11,7 @@
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "fusion/Runtime/ModuleFormat.h"
 #include "fusion/Runtime/fusion_module_generated.h"
+#include "fusion/Version.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -119,7 +120,7 @@ public:
         fbb, ::fusion::runtime::kModuleFormatVersion,
         fusion.getSymName().str().c_str(), options.chip.c_str(), &inputs,
         &exprOffsets, &buffers, &outputs, &kernels, &launches, &checks,
-        definition.str().c_str());
+        definition.str().c_str(), "fusion " FUSION_VERSION_STRING);
     fb::FinishModuleBuffer(fbb, moduleOffset);
     return std::string(reinterpret_cast<const char *>(fbb.GetBufferPointer()),
                        fbb.GetSize());

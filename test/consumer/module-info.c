@@ -25,9 +25,10 @@ int main(int argc, char **argv) {
             fusion_last_error_message());
     return 1;
   }
-  printf("fusion %s for %s: %d inputs, %d outputs\n",
+  printf("fusion %s for %s (written by %s): %d inputs, %d outputs\n",
          fusion_executable_name(exe), fusion_executable_target(exe),
-         fusion_executable_num_inputs(exe), fusion_executable_num_outputs(exe));
+         fusion_executable_producer(exe), fusion_executable_num_inputs(exe),
+         fusion_executable_num_outputs(exe));
   for (int i = 0; i < fusion_executable_num_outputs(exe); ++i) {
     int32_t dtype = 0, rank = 0;
     if (fusion_executable_output(exe, i, &dtype, &rank) != FUSION_OK)

@@ -96,6 +96,15 @@ TEST(ModuleVerifierTest, ValidModuleLoadsWithMetadata) {
   EXPECT_EQ(info.numExprs, 5u);
 }
 
+// The test modules have no producer field, as files from before 0.1.0.
+TEST(ModuleVerifierTest, AModuleWithoutAProducerLoads) {
+  Expected<std::unique_ptr<Executable>> loaded =
+      loadBytes(makeAddModule().build());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
+  EXPECT_EQ((*loaded)->info().producer, "");
+  EXPECT_EQ((*loaded)->info().name, "add");
+}
+
 TEST(ModuleVerifierTest, LoadsFromUnalignedMemory) {
   std::vector<uint8_t> bytes = makeAddModule().build();
   std::vector<uint8_t> shifted(bytes.size() + 1);

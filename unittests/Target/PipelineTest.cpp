@@ -8,6 +8,7 @@
 
 #include "fusion/Runtime/Executable.h"
 #include "fusion/Runtime/fusion_module_generated.h"
+#include "fusion/Version.h"
 
 #include <gtest/gtest.h>
 
@@ -55,6 +56,14 @@ TEST(Pipeline, AddReluTakesTheVectorPathWhenAligned) {
   EXPECT_EQ(plan->output(0).sizes[0], 32768);
   EXPECT_EQ(plan->output(0).sizes[1], 4096);
   EXPECT_EQ(plan->output(0).dtype, DType::F32);
+}
+
+// A module file says what wrote it (ModuleVerifierTest: one without the
+// field, as files from before 0.1.0, loads with an empty producer).
+TEST(Pipeline, ModuleFilesNameTheirProducer) {
+  auto exe = compileExample("add_relu");
+  ASSERT_TRUE(exe);
+  EXPECT_EQ(exe->info().producer, "fusion " FUSION_VERSION_STRING);
 }
 
 TEST(Pipeline, MisalignedOrOddSizesFallBackToScalar) {

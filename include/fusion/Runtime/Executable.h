@@ -110,6 +110,9 @@ struct ModuleInfo {
   std::string name;
   std::string target;
   std::string definition;
+  /// What wrote the file, e.g. "fusion 0.1.0" (empty for files from
+  /// before 0.1.0).
+  std::string producer;
   std::vector<InputInfo> inputs;
   std::vector<OutputInfo> outputs;
   std::vector<KernelInfo> kernels;

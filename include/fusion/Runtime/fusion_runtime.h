@@ -187,6 +187,10 @@ FUSION_RUNTIME_API const char *
 fusion_executable_name(const fusion_executable *exe);
 FUSION_RUNTIME_API const char *
 fusion_executable_target(const fusion_executable *exe);
+/* What wrote the module file, e.g. "fusion 0.1.0"; "" for files older than
+ * 0.1.0. */
+FUSION_RUNTIME_API const char *
+fusion_executable_producer(const fusion_executable *exe);
 FUSION_RUNTIME_API int
 fusion_executable_num_inputs(const fusion_executable *exe);
 FUSION_RUNTIME_API int fusion_executable_input(const fusion_executable *exe,
