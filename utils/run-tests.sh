@@ -96,6 +96,24 @@ pass build
 LOG_DIR="$BUILD_DIR/test-logs"
 mkdir -p "$LOG_DIR"
 
+# script_step NAME PREFIX COMMAND...: runs a step's script with its output on
+# the terminal and in $LOG_DIR/NAME.log; the summary's detail is the last
+# line the script starts with "PREFIX: ".
+script_step() {
+  local name=$1 prefix=$2 rc detail
+  shift 2
+  set +e
+  "$@" 2>&1 | tee "$LOG_DIR/$name.log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  detail=$(sed -n "s/^$prefix: //p" "$LOG_DIR/$name.log" | tail -n 1)
+  if ((rc == 0)); then
+    pass "$name" "$detail"
+  else
+    fail "$name" "${detail:-exit code $rc; see $LOG_DIR/$name.log}"
+  fi
+}
+
 # --- GoogleTest ------------------------------------------------------------------
 banner "ctest (GoogleTest)"
 if ctest --test-dir "$BUILD_DIR" --output-on-failure -j"$JOBS" 2>&1 | tee "$LOG_DIR/ctest.log"; then
@@ -229,16 +247,8 @@ fi
 # cmake --install into a temporary prefix, then test/consumer built against it
 # (the compiler and the runtime, then the runtime alone).
 banner "install (utils/test-install.sh)"
-set +e
-FUSION_BUILD_DIR="$BUILD_DIR" FUSION_JOBS="$JOBS" bash utils/test-install.sh 2>&1 | tee "$LOG_DIR/install.log"
-rc=${PIPESTATUS[0]}
-set -e
-detail=$(sed -n 's/^test-install: //p' "$LOG_DIR/install.log" | tail -n 1)
-if ((rc == 0)); then
-  pass install "$detail"
-else
-  fail install "${detail:-utils/test-install.sh exit code $rc}"
-fi
+script_step install test-install \
+  env FUSION_BUILD_DIR="$BUILD_DIR" FUSION_JOBS="$JOBS" bash utils/test-install.sh
 
 # --- fuzzers (utils/fuzz.sh) --------------------------------------------------------
 # A short run of each libFuzzer target in build-fuzz/ (docs/fuzzing.md). The
@@ -272,16 +282,7 @@ banner "sanitizers (utils/sanitize.sh: ASan + UBSan)"
 if [[ "${FUSION_SKIP_SANITIZE:-0}" == 1 ]]; then
   skip sanitize "FUSION_SKIP_SANITIZE=1"
 else
-  set +e
-  FUSION_JOBS="$JOBS" bash utils/sanitize.sh 2>&1 | tee "$LOG_DIR/sanitize.log"
-  rc=${PIPESTATUS[0]}
-  set -e
-  detail=$(sed -n 's/^sanitize: //p' "$LOG_DIR/sanitize.log" | tail -n 1)
-  if ((rc == 0)); then
-    pass sanitize "$detail"
-  else
-    fail sanitize "${detail:-utils/sanitize.sh exit code $rc; see $LOG_DIR/sanitize.log}"
-  fi
+  script_step sanitize sanitize env FUSION_JOBS="$JOBS" bash utils/sanitize.sh
 fi
 
 ((${#failed[@]} == 0))

@@ -24,12 +24,11 @@ namespace mlir::fusion::lowering {
 /// passes over the row (persistent or streaming, split or not), the
 /// full-size results and the per-row results. The order the ops are created
 /// in is the order the IR has, so phases must not be reordered.
-class KernelEmitter::RowKernelWriter {
+class KernelEmitter::RowKernelWriter : PhaseWriter {
 public:
   RowKernelWriter(KernelEmitter &e, gpu::GPUFuncOp func,
                   const RowKernelInfo &info, OpBuilder &b)
-      : e(e), func(func), info(info), b(b), loc(e.loc), ctx(func.getContext()),
-        idx(e.indexType(ctx)), rank(e.rank),
+      : PhaseWriter(e, func, b), info(info),
         kernelBody(e.kernel.getBody().front()) {}
 
   LogicalResult write();
@@ -75,25 +74,7 @@ private:
                                   Value chunk);
   LogicalResult storeRowResults();
 
-  Value constIdx(int64_t v) { return e.constIdx(v); }
-  Value toIdx(Value x) {
-    return arith::IndexCastOp::create(b, loc, idx, x).getResult();
-  }
-  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, p, x, y).getResult();
-  }
-  Value andI(Value x, Value y) {
-    return arith::AndIOp::create(b, loc, x, y).getResult();
-  }
-
-  KernelEmitter &e;
-  gpu::GPUFuncOp func;
   const RowKernelInfo &info;
-  OpBuilder &b;
-  Location loc;
-  MLIRContext *ctx;
-  Type idx;
-  int64_t rank;
   Block &kernelBody;
 
   // The variant.

@@ -206,6 +206,42 @@ public:
   llvm::SetVector<std::tuple<unsigned, int64_t, int64_t>> accesses;
 
 private:
+  /// What the phase writers share: the emitter, the gpu.func, the builder
+  /// and the index arithmetic (in the variant's index type).
+  class PhaseWriter {
+  protected:
+    PhaseWriter(KernelEmitter &e, gpu::GPUFuncOp func, OpBuilder &b)
+        : e(e), func(func), b(b), loc(e.loc), ctx(func.getContext()),
+          idx(e.indexType(ctx)), rank(e.rank) {}
+
+    Value constIdx(int64_t x) { return e.constIdx(x); }
+    /// To `index` (memref subscripts).
+    Value toIndex(Value x) { return e.toIndex(x); }
+    /// To the variant's index type (thread and block ids).
+    Value toIdx(Value x) {
+      return arith::IndexCastOp::create(b, loc, idx, x).getResult();
+    }
+    Value cmp(arith::CmpIPredicate pred, Value x, Value y) {
+      return arith::CmpIOp::create(b, loc, pred, x, y).getResult();
+    }
+    Value andI(Value x, Value y) {
+      return arith::AndIOp::create(b, loc, x, y).getResult();
+    }
+    Value add(Value x, Value y) {
+      return arith::AddIOp::create(b, loc, x, y).getResult();
+    }
+    Value mul(Value x, Value y) {
+      return arith::MulIOp::create(b, loc, x, y).getResult();
+    }
+
+    KernelEmitter &e;
+    gpu::GPUFuncOp func;
+    OpBuilder &b;
+    Location loc;
+    MLIRContext *ctx;
+    Type idx;
+    int64_t rank;
+  };
   /// Write the bodies of emitRowKernel (InnerReductionKernel.cpp),
   /// emitOuterReduction (OuterReduction.cpp) and emitTransposeTiled
   /// (Transpose.cpp), one member function per phase.

@@ -20,13 +20,12 @@ namespace mlir::fusion::lowering {
 /// the parts, the thread indexing, the row loop, the fold of each column's
 /// row-threads, then either the results (one split) or the grid reduction
 /// (Note [Grid reduction]). Ops are created in the order the IR has them.
-class KernelEmitter::OuterReductionWriter {
+class KernelEmitter::OuterReductionWriter : PhaseWriter {
 public:
   OuterReductionWriter(KernelEmitter &e, gpu::GPUFuncOp func,
                        const OuterKernelInfo &info, int64_t unroll,
                        OpBuilder &b)
-      : e(e), func(func), info(info), unroll(unroll), b(b), loc(e.loc),
-        ctx(func.getContext()), idx(e.indexType(ctx)), rank(e.rank),
+      : PhaseWriter(e, func, b), info(info), unroll(unroll),
         v(e.variant.vector), p(info.numReduced) {}
 
   LogicalResult write();
@@ -55,27 +54,9 @@ private:
   LogicalResult emitGridReduction(ArrayRef<Value> totals);
   Value foldPartials(Part &part);
 
-  Value constIdx(int64_t x) { return e.constIdx(x); }
-  Value toIndex(Value x) { return e.toIndex(x); }
-  Value toIdx(Value x) {
-    return arith::IndexCastOp::create(b, loc, idx, x).getResult();
-  }
-  Value cmp(arith::CmpIPredicate pred, Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, pred, x, y).getResult();
-  }
-  Value andI(Value x, Value y) {
-    return arith::AndIOp::create(b, loc, x, y).getResult();
-  }
-
-  KernelEmitter &e;
-  gpu::GPUFuncOp func;
   const OuterKernelInfo &info;
   int64_t unroll;
-  OpBuilder &b;
-  Location loc;
-  MLIRContext *ctx;
-  Type idx;
-  int64_t rank, v, p;
+  int64_t v, p;
 
   SmallVector<Value> outputs, sizes;
   Value cols, reducedRows, splits, rowsPerSplit, counters;

@@ -18,17 +18,15 @@ namespace mlir::fusion::lowering {
 /// the tiles; per tile the staged inputs go to shared memory along p, then
 /// the outputs are computed and written along q. Ops are created in the
 /// order the IR has them.
-class KernelEmitter::TransposeWriter {
+class KernelEmitter::TransposeWriter : PhaseWriter {
 public:
   TransposeWriter(KernelEmitter &e, gpu::GPUFuncOp func, int64_t p,
                   ArrayRef<unsigned> staged,
                   const DenseMap<unsigned, SmallVector<int64_t>> &stagedMaps,
                   OpBuilder &b)
-      : e(e), func(func), p(p), q(e.rank - 1), staged(staged),
-        stagedMaps(stagedMaps), b(b), loc(e.loc), ctx(func.getContext()),
-        idx(e.indexType(ctx)), rank(e.rank), tile(e.transposeTile),
-        pad(e.transposeTile + 1), width(e.variant.vector),
-        steps(tile * tile / (kThreads * width)),
+      : PhaseWriter(e, func, b), p(p), q(e.rank - 1), staged(staged),
+        stagedMaps(stagedMaps), tile(e.transposeTile), pad(e.transposeTile + 1),
+        width(e.variant.vector), steps(tile * tile / (kThreads * width)),
         kernelBody(e.kernel.getBody().front()) {}
 
   LogicalResult write();
@@ -42,31 +40,9 @@ private:
   void stageStep(int64_t step);
   LogicalResult storeStep(int64_t step);
 
-  Value constIdx(int64_t x) { return e.constIdx(x); }
-  Value toIndex(Value x) { return e.toIndex(x); }
-  Value toIdx(Value x) {
-    return arith::IndexCastOp::create(b, loc, idx, x).getResult();
-  }
-  Value cmp(arith::CmpIPredicate pred, Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, pred, x, y).getResult();
-  }
-  Value add(Value x, Value y) {
-    return arith::AddIOp::create(b, loc, x, y).getResult();
-  }
-  Value mul(Value x, Value y) {
-    return arith::MulIOp::create(b, loc, x, y).getResult();
-  }
-
-  KernelEmitter &e;
-  gpu::GPUFuncOp func;
   int64_t p, q;
   ArrayRef<unsigned> staged;
   const DenseMap<unsigned, SmallVector<int64_t>> &stagedMaps;
-  OpBuilder &b;
-  Location loc;
-  MLIRContext *ctx;
-  Type idx;
-  int64_t rank;
   const int64_t tile, pad;
   // Note [Transpose pairs]: with variant.vector == 2 every thread moves
   // two neighbouring elements per access: a 2-element load along p when
