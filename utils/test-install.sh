@@ -86,7 +86,6 @@ consumer() {
     ninja -C "$dir" -j"$JOBS" >"$dir.build.log" 2>&1
 }
 example=examples/normalization/softmax.mlir
-[[ -f "$example" ]] || example=$(ls examples/*.mlir | head -1)
 if consumer "$WORK/consumer"; then
   ok "test/consumer configured and built against $PREFIX ($(grep -o 'Fusion [0-9.]*: compiler found: [A-Z]*' "$WORK/consumer.configure.log"))"
   if "$WORK/consumer/consumer-opt" --fusion-to-ptx "$example" >"$WORK/opt.mlir" 2>"$WORK/opt.err" &&
@@ -103,13 +102,13 @@ if consumer "$WORK/consumer"; then
     head -3 "$WORK/linalg.err"
     bad "consumer-opt on a linalg function"
   fi
-  fusion_name=$(sed -n 's/^ *fusion\.fusion @\([A-Za-z0-9_]*\).*/\1/p' "$example" | head -1)
+  fusion_name=$(sed -n '/^ *fusion\.fusion @/{s/^ *fusion\.fusion @\([A-Za-z0-9_]*\).*/\1/p;q;}' "$example")
   if "$PREFIX/bin/fusion-translate" --fusion-to-module --fusion="$fusion_name" "$example" -o "$WORK/m.fmod" 2>"$WORK/translate.err"; then
     for exe in module-info module-info-static; do
       if out=$("$WORK/consumer/$exe" "$WORK/m.fmod" 2>&1) && [[ "$out" == *"fusion $fusion_name for "* ]]; then
-        ok "$exe: $(echo "$out" | head -2 | paste -sd';' -)"
+        ok "$exe: ${out//$'\n'/; }"
       else
-        echo "$out" | head -3
+        printf '%s\n' "$out"
         bad "$exe $WORK/m.fmod"
       fi
     done
