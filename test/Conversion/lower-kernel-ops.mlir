@@ -5,8 +5,10 @@
 // fold of the slots from the identity state and a second barrier; a grid
 // arrival is a fence, a barrier, thread 0 (and `active`) adding 1 to its
 // group's counter and recording in the shared flag whether it saw the last
-// count, a barrier, and every thread reading the flag. No kernel-level op is
-// left.
+// count, a barrier, and every thread reading the flag; a staged store or
+// load is a volatile access of the module's dynamic shared memory (an
+// external shared array, declared once per module that stages, aligned to
+// the value's size) at the byte offset. No kernel-level op is left.
 // RUN: fusion-opt %s --fusion-lower-kernel-ops | FileCheck %s
 // RUN: fusion-opt %s --fusion-lower-kernel-ops | FileCheck %s --check-prefix=GONE
 
@@ -87,6 +89,22 @@
 // CHECK: scf.if %[[C]] {
 // CHECK: arith.trunci %[[S64]] : i64 to i32
 
+// CHECK-LABEL: gpu.module @staging
+// CHECK-NEXT: llvm.mlir.global external @fusion_dynamic_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// CHECK-NOT: llvm.mlir.global
+// CHECK-LABEL: gpu.func @stage
+// CHECK-SAME: (%[[V:.*]]: vector<8xbf16>, %[[X:.*]]: f32, %[[AT:.*]]: i32, %[[AT64:.*]]: i64)
+// CHECK: %[[B0:.*]] = llvm.mlir.addressof @fusion_dynamic_smem : !llvm.ptr<3>
+// CHECK-NEXT: %[[P0:.*]] = llvm.getelementptr %[[B0]][%[[AT]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: llvm.store volatile %[[V]], %[[P0]] {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<3>
+// CHECK: llvm.getelementptr %{{.*}}[%[[AT64]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: llvm.store volatile %[[X]], %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK: llvm.getelementptr %{{.*}}[%[[AT]]]
+// CHECK-NEXT: llvm.load volatile %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xbf16>
+// CHECK: llvm.getelementptr %{{.*}}[%[[AT64]]]
+// CHECK-NEXT: llvm.load volatile %{{.*}} {alignment = 2 : i64} : !llvm.ptr<3> -> f16
+// CHECK-LABEL: gpu.module @no_staging
+// CHECK-NOT: fusion_dynamic_smem
 module attributes {gpu.container_module} {
   gpu.module @m {
     gpu.func @warp(%x: f32, %v: f32, %i: i64) kernel {
@@ -132,6 +150,26 @@ module attributes {gpu.container_module} {
       %last64 = fusion.grid_arrive thread %tid64 if %valid
           counters(%counters : memref<?xi32>)[%group64] of %splits64
           flag(%flag : memref<1xi32, #gpu.address_space<workgroup>>) : i64
+      gpu.return
+    }
+  }
+}
+module attributes {gpu.container_module} {
+  gpu.module @staging {
+    gpu.func @stage(%v: vector<8xbf16>, %x: f32, %at: i32, %at64: i64) kernel {
+      fusion.stage_store %v, %at : vector<8xbf16>, i32
+      fusion.stage_store %x, %at64 : f32, i64
+      %w = fusion.stage_load %at : i32 -> vector<8xbf16>
+      %y = fusion.stage_load %at64 : i64 -> f16
+      gpu.return
+    }
+    gpu.func @stage_again(%x: f32, %at: i32) kernel {
+      fusion.stage_store %x, %at : f32, i32
+      gpu.return
+    }
+  }
+  gpu.module @no_staging {
+    gpu.func @plain() kernel {
       gpu.return
     }
   }

@@ -1,14 +1,16 @@
 // Staged rows (Note [Staged rows]): --inner-stage=1 marks the inner
 // reduction schedule `stage_row`; its vectorized persistent variant stores
 // the thread's prefetched vectors of the current row into dynamic shared
-// memory (volatile, one slot per thread and vector) and reloads them in
-// every pass; the launch asks for block size x bytes per thread. The scalar
+// memory (fusion.stage_store, one slot per thread and vector) and reloads
+// them in every pass (fusion.stage_load), volatile accesses once the
+// kernel-level ops are lowered; the launch asks for block size x bytes per thread. The scalar
 // variant keeps the row in registers. The PTX declares the dynamic shared
 // memory `.extern` (an internal global would be demoted to a one-byte
 // static array that the slots overrun).
 // RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-stage=1" | FileCheck %s --check-prefix=SCHED
 // RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-stage=0" | FileCheck %s --check-prefix=NOSCHED
-// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-stage=1" --fusion-lower-kernels --fusion-lower-kernel-ops | FileCheck %s
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-stage=1" --fusion-lower-kernels | FileCheck %s
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-stage=1" --fusion-lower-kernels --fusion-lower-kernel-ops | FileCheck %s --check-prefix=LOWERED
 // RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-stage=0" --fusion-lower-kernels --fusion-lower-kernel-ops | FileCheck %s --check-prefix=OFF
 // RUN: fusion-translate %s --inner-stage=1 --fusion-to-ptx --no-cubin -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
@@ -28,19 +30,29 @@
 // CHECK: %[[SMEM:.*]] = arith.muli %[[BLOCK:.*]], %c128{{.*}} : index
 // CHECK: launch @add_rmsnorm_kernels::@add_rmsnorm_k0_pv8_i32 if(%{{.*}}) grid(%{{.*}}) block(%[[BLOCK]], %{{.*}}) smem(%[[SMEM]])
 // CHECK: launch @add_rmsnorm_kernels::@add_rmsnorm_k0_ps_i32 {{.*}} smem(%c0
-// CHECK: llvm.mlir.global external @fusion_dynamic_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: gpu.func @add_rmsnorm_k0_pv8_i32
 // CHECK-SAME: fusion.stage_bytes_per_thread = 128
-// CHECK: llvm.mlir.addressof @fusion_dynamic_smem : !llvm.ptr<3>
 // CHECK: scf.for
-// CHECK-COUNT-8: llvm.store volatile {{.*}} : vector<8xbf16>, !llvm.ptr<3>
-// CHECK-COUNT-8: llvm.load volatile {{.*}} -> vector<8xbf16>
-// CHECK: gpu.barrier
-// CHECK-COUNT-8: llvm.load volatile {{.*}} -> vector<8xbf16>
+// CHECK-COUNT-8: fusion.stage_store %{{.*}}, %{{.*}} : vector<8xbf16>, i32
+// CHECK-COUNT-8: fusion.stage_load %{{.*}} : i32 -> vector<8xbf16>
+// CHECK: fusion.block_reduce
+// CHECK-COUNT-8: fusion.stage_load %{{.*}} : i32 -> vector<8xbf16>
 // CHECK: gpu.return
 // CHECK-LABEL: gpu.func @add_rmsnorm_k0_ps_i32
-// CHECK-NOT: fusion_dynamic_smem
+// CHECK-NOT: fusion.stage_
 // CHECK: gpu.return
+
+// LOWERED: llvm.mlir.global external @fusion_dynamic_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// LOWERED-LABEL: gpu.func @add_rmsnorm_k0_pv8_i32
+// LOWERED: scf.for
+// LOWERED-COUNT-8: llvm.store volatile {{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<3>
+// LOWERED-COUNT-8: llvm.load volatile {{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xbf16>
+// LOWERED: gpu.barrier
+// LOWERED-COUNT-8: llvm.load volatile {{.*}} -> vector<8xbf16>
+// LOWERED: gpu.return
+// LOWERED-LABEL: gpu.func @add_rmsnorm_k0_ps_i32
+// LOWERED-NOT: fusion_dynamic_smem
+// LOWERED: gpu.return
 
 // OFF-NOT: fusion_dynamic_smem
 // OFF-NOT: volatile

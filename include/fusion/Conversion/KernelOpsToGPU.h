@@ -14,6 +14,10 @@ namespace mlir::fusion {
 /// writes of grid-reduction partials with the counter other blocks read.
 void createGpuFence(OpBuilder &b, Location loc);
 
+/// The symbol of a gpu.module's dynamic shared memory, which
+/// fusion.stage_store and fusion.stage_load address (Note [Staged rows]).
+inline constexpr llvm::StringLiteral kDynamicSmemSymbol = "fusion_dynamic_smem";
+
 } // namespace mlir::fusion
 
 #endif // FUSION_CONVERSION_KERNELOPSTOGPU_H

@@ -49,8 +49,7 @@ private:
   SmallVector<Value> loadRow(Value r);
   Type elementOf(unsigned k);
   void planStaging();
-  Value stageAddress(unsigned j, int64_t item);
-  unsigned stageAlign(unsigned j);
+  Value stageOffset(unsigned j, int64_t item);
   std::vector<Item> makeItems(Value chunkBase);
   void activate(Item &item);
   void deactivate(Item &item);
@@ -103,7 +102,6 @@ private:
   // Staged rows (Note [Staged rows]).
   bool stage = false;
   SmallVector<Value> stageBases; // byte offset of each prefetched input
-  Value stagePtr;
 
   SmallVector<RowState> splitStates; // split rows: each part's block state
 };
@@ -152,8 +150,7 @@ LogicalResult KernelEmitter::RowKernelWriter::write() {
     for (int64_t item = 0; item < e.variant.items; ++item)
       for (unsigned j = 0; j < e.prefetch.size(); ++j) {
         Value x = current[item * e.prefetch.size() + j];
-        LLVM::StoreOp::create(b, loc, x, stageAddress(j, item), stageAlign(j),
-                              /*isVolatile=*/true);
+        StageStoreOp::create(b, loc, x, stageOffset(j, item));
       }
   }
 
@@ -294,10 +291,8 @@ Type KernelEmitter::RowKernelWriter::elementOf(unsigned k) {
 // into its own slots of dynamic shared memory and reads them back in
 // every pass, so values derived from them are recomputed per pass
 // instead of held in registers across the row's reductions.
-// Note [Staged rows]: the accesses are volatile through a pointer cast
-// from an integer: the dynamic shared memory is an internal global that
-// nothing else can reach, so LLVM would otherwise forward the stored
-// registers to every load (and drop the stores).
+// The slots are written and read with fusion.stage_store and
+// fusion.stage_load, volatile accesses of the dynamic shared memory.
 void KernelEmitter::RowKernelWriter::planStaging() {
   int64_t bytesPerThread = 0;
   for (auto &entry : e.prefetch)
@@ -312,23 +307,6 @@ void KernelEmitter::RowKernelWriter::planStaging() {
     return;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(rowLoop);
-  // The block's dynamic shared memory: an external zero-sized array
-  // (PTX `.extern .shared`), declared once per gpu.module. An internal
-  // one (what gpu.dynamic_shared_memory lowers to) is demoted by the
-  // NVPTX backend to a one-byte static array in the function, which the
-  // staged slots would then overrun.
-  auto gpuModule = func->getParentOfType<gpu::GPUModuleOp>();
-  auto sharedPtr = LLVM::LLVMPointerType::get(
-      ctx, static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
-  if (!SymbolTable::lookupSymbolIn(gpuModule, kDynamicSmemSymbol)) {
-    OpBuilder mb = OpBuilder::atBlockBegin(gpuModule.getBody());
-    LLVM::GlobalOp::create(
-        mb, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
-        /*isConstant=*/false, LLVM::Linkage::External, kDynamicSmemSymbol,
-        Attribute(), /*alignment=*/16,
-        static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
-  }
-  stagePtr = LLVM::AddressOfOp::create(b, loc, sharedPtr, kDynamicSmemSymbol);
   Value count =
       arith::MulIOp::create(b, loc, blockDim, constIdx(e.variant.items * v));
   Value offset = constIdx(0);
@@ -342,7 +320,7 @@ void KernelEmitter::RowKernelWriter::planStaging() {
                 b.getI64IntegerAttr(bytesPerThread));
 }
 
-Value KernelEmitter::RowKernelWriter::stageAddress(unsigned j, int64_t item) {
+Value KernelEmitter::RowKernelWriter::stageOffset(unsigned j, int64_t item) {
   // Byte offset: base_j + ((item * blockDim + threadId) * v) * bytes.
   Value slot = arith::MulIOp::create(
       b, loc,
@@ -350,13 +328,7 @@ Value KernelEmitter::RowKernelWriter::stageAddress(unsigned j, int64_t item) {
           b, loc, arith::MulIOp::create(b, loc, constIdx(item), blockDim),
           threadId),
       constIdx(v * storageBytes(elementOf(e.prefetch[j].first))));
-  Value offset = arith::AddIOp::create(b, loc, stageBases[j], slot);
-  return LLVM::GEPOp::create(b, loc, stagePtr.getType(), b.getI8Type(),
-                             stagePtr, ValueRange{offset});
-}
-
-unsigned KernelEmitter::RowKernelWriter::stageAlign(unsigned j) {
-  return unsigned(v * storageBytes(elementOf(e.prefetch[j].first)));
+  return arith::AddIOp::create(b, loc, stageBases[j], slot);
 }
 
 auto KernelEmitter::RowKernelWriter::makeItems(Value chunkBase)
@@ -387,9 +359,8 @@ void KernelEmitter::RowKernelWriter::activate(Item &item) {
     for (auto [j, entry] : llvm::enumerate(e.prefetch)) {
       Value x = current[item.index * e.prefetch.size() + j];
       if (stage)
-        x = LLVM::LoadOp::create(b, loc, x.getType(),
-                                 stageAddress(j, item.index), stageAlign(j),
-                                 /*isVolatile=*/true);
+        x = StageLoadOp::create(b, loc, x.getType(),
+                                stageOffset(j, item.index));
       e.stagedSlots[kernelBody.getArgument(entry.first)] = {
           Gen{x, isa<VectorType>(x.getType())}, entry.second};
     }

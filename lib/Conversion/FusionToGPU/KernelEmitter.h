@@ -71,8 +71,6 @@ struct Variant {
 /// Staged rows: the most dynamic shared memory a block's staged row may
 /// take (two such blocks fit an H100/H200 SM's 228 KB).
 inline constexpr int64_t kMaxStageBytes = 96 * 1024;
-/// The dynamic shared memory of a kernel (Note [Staged rows]).
-inline constexpr llvm::StringLiteral kDynamicSmemSymbol = "fusion_dynamic_smem";
 
 /// Writes the body of one gpu.func: one variant of a kernel of any
 /// schedule. The schedulers' lowerings (Pointwise.cpp, InnerReduction.cpp,

@@ -2,7 +2,8 @@
 // One rewrite pattern per kernel-level op (docs/lowering.md): reductions of
 // a state over the lanes of a warp and over the warps of a thread group,
 // with the op's combiner and identity regions inlined where they are used,
-// and the arrival counter of a grid reduction.
+// the arrival counter of a grid reduction, and the staging of values in
+// dynamic shared memory.
 //===----------------------------------------------------------------------===//
 
 #include "fusion/Conversion/KernelOpsToGPU.h"
@@ -12,6 +13,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
@@ -188,12 +190,86 @@ struct LowerGridArrive : OpRewritePattern<GridArriveOp> {
   }
 };
 
+/// Byte `offset` of the block's dynamic shared memory, as a shared pointer.
+Value dynamicSmemAt(OpBuilder &b, Location loc, Value offset) {
+  auto sharedPtr = LLVM::LLVMPointerType::get(
+      b.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+  Value base = LLVM::AddressOfOp::create(b, loc, sharedPtr, kDynamicSmemSymbol);
+  return LLVM::GEPOp::create(b, loc, sharedPtr, b.getI8Type(), base,
+                             ValueRange{offset});
+}
+
+/// A staged access's alignment: the size of the value in bytes.
+unsigned stagedBytes(Type type) {
+  int64_t count = 1;
+  if (auto vector = dyn_cast<VectorType>(type)) {
+    count = vector.getNumElements();
+    type = vector.getElementType();
+  }
+  return static_cast<unsigned>(count * type.getIntOrFloatBitWidth() / 8);
+}
+
+// Note [Staged rows]: the accesses are volatile through the address of the
+// dynamic shared memory: it is an external global that nothing else in the
+// kernel reaches, so LLVM would otherwise forward the stored registers to
+// every load (and drop the stores).
+struct LowerStageStore : OpRewritePattern<StageStoreOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(StageStoreOp op,
+                                PatternRewriter &rewriter) const override {
+    Value at = dynamicSmemAt(rewriter, op.getLoc(), op.getOffset());
+    rewriter.replaceOpWithNewOp<LLVM::StoreOp>(
+        op, op.getValue(), at, stagedBytes(op.getValue().getType()),
+        /*isVolatile=*/true);
+    return success();
+  }
+};
+
+struct LowerStageLoad : OpRewritePattern<StageLoadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(StageLoadOp op,
+                                PatternRewriter &rewriter) const override {
+    Value at = dynamicSmemAt(rewriter, op.getLoc(), op.getOffset());
+    Type type = op.getResult().getType();
+    rewriter.replaceOpWithNewOp<LLVM::LoadOp>(op, type, at, stagedBytes(type),
+                                              /*isVolatile=*/true);
+    return success();
+  }
+};
+
+/// Declares the dynamic shared memory in each gpu.module that stages
+/// values: an external zero-sized array (PTX `.extern .shared`). An internal
+/// one (what gpu.dynamic_shared_memory lowers to) is demoted by the NVPTX
+/// backend to a one-byte static array in the function, which the staged
+/// slots would then overrun.
+void declareDynamicSmem(Operation *root) {
+  root->walk([](gpu::GPUModuleOp module) {
+    bool stages = false;
+    module.walk([&](Operation *op) {
+      if (isa<StageStoreOp, StageLoadOp>(op)) {
+        stages = true;
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (!stages || SymbolTable::lookupSymbolIn(module, kDynamicSmemSymbol))
+      return;
+    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+    LLVM::GlobalOp::create(
+        b, module.getLoc(), LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+        /*isConstant=*/false, LLVM::Linkage::External, kDynamicSmemSymbol,
+        Attribute(), /*alignment=*/16,
+        static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+  });
+}
+
 struct FusionLowerKernelOpsPass
     : mlir::fusion::impl::FusionLowerKernelOpsBase<FusionLowerKernelOpsPass> {
   void runOnOperation() override {
+    declareDynamicSmem(getOperation());
     RewritePatternSet patterns(&getContext());
-    patterns.add<LowerWarpReduce, LowerBlockReduce, LowerGridArrive>(
-        &getContext());
+    patterns.add<LowerWarpReduce, LowerBlockReduce, LowerGridArrive,
+                 LowerStageStore, LowerStageLoad>(&getContext());
     // A walk, not the greedy driver: the ops are rewritten in place, in
     // order, and nothing else is folded, so the rewritten kernels are the
     // ones the lowering would have written directly.

@@ -218,3 +218,41 @@ func.func @arrive_types(%t: i32, %g: i64, %c: memref<?xi32>,
   %l = "fusion.grid_arrive"(%t, %c, %g, %t, %f) : (i32, memref<?xi32>, i64, i32, memref<1xi32, #gpu.address_space<workgroup>>) -> i1
   return
 }
+
+// -----
+
+func.func @stage_outside_gpu_module(%x: f32, %at: i32) {
+  // expected-error @+1 {{must be inside a gpu.module: it addresses the module's dynamic shared memory}}
+  fusion.stage_store %x, %at : f32, i32
+  return
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @stage_bits(%x: vector<8xi1>, %at: i32) kernel {
+    // expected-error @+1 {{stages integers or floats of whole bytes, got 'vector<8xi1>'}}
+    fusion.stage_store %x, %at : vector<8xi1>, i32
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @stage_2d(%at: i32) kernel {
+    // expected-error @+1 {{stages a fixed 1-d vector or a scalar, got 'vector<2x4xf32>'}}
+    %x = fusion.stage_load %at : i32 -> vector<2x4xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @stage_memref(%at: i32) kernel {
+    // expected-error @+1 {{stages integers or floats of whole bytes, got 'memref<4xf32>'}}
+    %x = fusion.stage_load %at : i32 -> memref<4xf32>
+    gpu.return
+  }
+}

@@ -1,5 +1,6 @@
 // Kernel-level ops round-trip through the custom syntax: a warp reduction of
-// a one- and a two-component state, and a block reduction with its slots.
+// a one- and a two-component state, a block reduction with its slots, a grid
+// arrival, and staged values in dynamic shared memory.
 // RUN: fusion-opt %s | FileCheck %s
 // RUN: fusion-opt %s | fusion-opt | FileCheck %s
 
@@ -18,6 +19,11 @@
 // CHECK-LABEL: gpu.func @arrive
 // CHECK: fusion.grid_arrive thread %{{.*}} counters(%{{.*}} : memref<?xi32>) [%{{.*}}] of %{{.*}} flag(%{{.*}} : memref<1xi32, #gpu.address_space<workgroup>>) : i32
 // CHECK: fusion.grid_arrive thread %{{.*}} if %{{.*}} counters(%{{.*}} : memref<?xi32>) [%{{.*}}] of %{{.*}} flag(%{{.*}} : memref<1xi32, #gpu.address_space<workgroup>>) : i64
+// CHECK-LABEL: gpu.func @stage
+// CHECK: fusion.stage_store %{{.*}}, %{{.*}} : vector<8xbf16>, i32
+// CHECK: fusion.stage_store %{{.*}}, %{{.*}} : f32, i64
+// CHECK: fusion.stage_load %{{.*}} : i32 -> vector<8xbf16>
+// CHECK: fusion.stage_load %{{.*}} : i64 -> f32
 module attributes {gpu.container_module} {
   gpu.module @m {
     gpu.func @warp(%x: f32, %v: f32, %i: i64) kernel {
@@ -63,6 +69,13 @@ module attributes {gpu.container_module} {
       %last64 = fusion.grid_arrive thread %tid64 if %valid
           counters(%counters : memref<?xi32>)[%group64] of %splits64
           flag(%flag : memref<1xi32, #gpu.address_space<workgroup>>) : i64
+      gpu.return
+    }
+    gpu.func @stage(%v: vector<8xbf16>, %x: f32, %at: i32, %at64: i64) kernel {
+      fusion.stage_store %v, %at : vector<8xbf16>, i32
+      fusion.stage_store %x, %at64 : f32, i64
+      %w = fusion.stage_load %at : i32 -> vector<8xbf16>
+      %y = fusion.stage_load %at64 : i64 -> f32
       gpu.return
     }
   }

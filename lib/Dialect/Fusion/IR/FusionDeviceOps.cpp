@@ -1,7 +1,8 @@
 //===- FusionDeviceOps.cpp - kernel-level ops -----------------------------===//
 // Result types and verifiers of the kernel-level ops (FusionDeviceOps.td):
 // the reduction states and the regions that combine them, and the grid
-// reduction's arrival counter.
+// reduction's arrival counter, and the staging of values in dynamic shared
+// memory.
 //===----------------------------------------------------------------------===//
 
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
@@ -119,4 +120,33 @@ LogicalResult GridArriveOp::verify() {
     return emitOpError() << "needs its counters in global memory, got "
                          << counters;
   return success();
+}
+
+/// A staged value: an integer or float of whole bytes, or a vector of them
+/// (the access's size, and so its alignment, is the value's size).
+static LogicalResult verifyStagedType(Operation *op, Type type) {
+  if (!op->getParentOfType<gpu::GPUModuleOp>())
+    return op->emitOpError(
+        "must be inside a gpu.module: it addresses the module's dynamic "
+        "shared memory");
+  Type element = type;
+  if (auto vector = dyn_cast<VectorType>(type)) {
+    if (vector.getRank() != 1 || vector.isScalable())
+      return op->emitOpError()
+             << "stages a fixed 1-d vector or a scalar, got " << type;
+    element = vector.getElementType();
+  }
+  if (!isa<IntegerType, FloatType>(element) ||
+      element.getIntOrFloatBitWidth() % 8 != 0)
+    return op->emitOpError()
+           << "stages integers or floats of whole bytes, got " << type;
+  return success();
+}
+
+LogicalResult StageStoreOp::verify() {
+  return verifyStagedType(*this, getValue().getType());
+}
+
+LogicalResult StageLoadOp::verify() {
+  return verifyStagedType(*this, getResult().getType());
 }

@@ -124,4 +124,48 @@ def Fusion_GridArriveOp : Fusion_Op<"grid_arrive", [
   let hasVerifier = 1;
 }
 
+def Fusion_StageStoreOp : Fusion_Op<"stage_store", [
+    MemoryEffects<[MemWrite<DefaultResource>]>]> {
+  let summary = "Stores a thread's value to the block's dynamic shared memory";
+  let description = [{
+    Note [Staged rows]: a thread keeps values it needs again later in a
+    slot of its own in the block's dynamic shared memory rather than in
+    registers. `value` (an integer or float of whole bytes, or a vector of
+    them) is stored at byte `offset` of the dynamic shared memory; `offset`
+    must be a multiple of the value's size in bytes, which is also the
+    access's alignment. The access is volatile, so the compiler neither
+    drops it nor forwards the stored registers to a later
+    `fusion.stage_load` (which would undo the staging). The launch provides
+    the dynamic shared memory; its size is the kernel's business (the
+    inner-reduction lowering records it in `fusion.stage_bytes_per_thread`).
+
+    ```mlir
+    fusion.stage_store %x, %offset : vector<8xbf16>, i32
+    ```
+  }];
+  let arguments = (ins AnyType:$value, AnySignlessInteger:$offset);
+  let assemblyFormat = [{
+    $value `,` $offset attr-dict `:` type($value) `,` type($offset)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fusion_StageLoadOp : Fusion_Op<"stage_load", [
+    MemoryEffects<[MemRead<DefaultResource>]>]> {
+  let summary = "Loads a value from the block's dynamic shared memory";
+  let description = [{
+    The counterpart of `fusion.stage_store`: a volatile load of a `result`
+    type at byte `offset` (a multiple of the type's size in bytes) of the
+    block's dynamic shared memory.
+
+    ```mlir
+    %x = fusion.stage_load %offset : i32 -> vector<8xbf16>
+    ```
+  }];
+  let arguments = (ins AnySignlessInteger:$offset);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$offset attr-dict `:` type($offset) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 #endif // FUSION_DEVICE_OPS_TD
