@@ -1,8 +1,13 @@
 // --fusion-lower-kernels writes the block reductions of an inner reduction
 // as fusion.block_reduce: softmax's online (max, sum) state with its identity
 // (-inf, 0) and the combiner of Note [Merging row states]; the split-row
-// variant and an outer reduction count their blocks with fusion.grid_arrive
-// (the split rows only where the row is valid); --fusion-lower-kernel-ops
+// variant and an outer reduction combine their blocks' partials with
+// fusion.grid_reduce (the split rows one partial per row at row * S + y,
+// counted only where the row is valid, each thread folding splits tid,
+// tid + T, ...; the outer reduction one per column at col + y * cols, each
+// row-thread folding splits ty, ty + 8, ... of its column where the column
+// is in range), whose last region holds the last block's block reduction or
+// fold across row-threads and the result's store; --fusion-lower-kernel-ops
 // then leaves none. The PTX passes ptxas.
 // RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule --fusion-lower-kernels | FileCheck %s
 // RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule --fusion-lower-kernels --fusion-lower-kernel-ops | FileCheck %s --check-prefix=LOWERED
@@ -24,14 +29,28 @@
 // CHECK: math.exp
 // CHECK: fusion.reduce_yield
 // CHECK-LABEL: gpu.func @rowmax_k0_gv4_i32
-// CHECK: fusion.grid_arrive thread %{{.*}} if %{{.*}} counters(%{{.*}} : memref<?xi32>) [%{{.*}}] of %{{.*}} flag(%{{.*}} : memref<1xi32, #gpu.address_space<workgroup>>) : i32
+// CHECK: %[[TID:.*]] = arith.index_cast %thread_id_x : index to i32
+// CHECK: fusion.grid_reduce %{{.*}} : f32 workspaces(%{{.*}} : memref<?xf32>) at %{{.*}} stride %c1_i32{{.*}} split %{{.*}} of %{{.*}} if %{{.*}} thread %{{.*}} if %{{.*}} counters(%{{.*}} : memref<?xi32>) [%{{.*}}] flag(%{{.*}} : memref<1xi32, #gpu.address_space<workgroup>>) fold from %{{.*}} step %{{.*}} : i32 identity {
+// CHECK: arith.constant 0xFF800000 : f32
+// CHECK: } combiner {
+// CHECK: arith.maximumf
+// CHECK: } last {
+// CHECK-NEXT: ^bb0(%[[FOLD:.*]]: f32):
+// CHECK: fusion.block_reduce %[[FOLD]] : f32
+// CHECK: memref.store
+// CHECK: fusion.reduce_yield
+// CHECK-NEXT: }
 // CHECK-LABEL: gpu.func @colsum_k0_
-// CHECK: %[[LAST:.*]] = fusion.grid_arrive thread %{{.*}} counters(%{{.*}} : memref<?xi32>) [%{{.*}}] of %{{.*}} flag(%{{.*}} : memref<1xi32, #gpu.address_space<workgroup>>) : i32
-// CHECK-NEXT: scf.if %[[LAST]] {
+// CHECK: fusion.grid_reduce %{{.*}} : vector<4xf32> workspaces(%{{.*}} : memref<?xf32>) at %{{.*}} stride %{{.*}} split %{{.*}} of %{{.*}} if %{{.*}} thread %{{.*}} counters(%{{.*}} : memref<?xi32>) [%{{.*}}] flag(%{{.*}} : memref<1xi32, #gpu.address_space<workgroup>>) fold from %{{.*}} step %c8_i32 if %{{.*}} : i32 identity {
+// CHECK: } last {
+// CHECK-NEXT: ^bb0(%[[COL:.*]]: vector<4xf32>):
+// CHECK: vector.store %[[COL]]
+// CHECK: gpu.barrier
 
 // LOWERED-NOT: fusion.block_reduce
 // LOWERED-NOT: fusion.warp_reduce
 // LOWERED-NOT: fusion.grid_arrive
+// LOWERED-NOT: fusion.grid_reduce
 // LOWERED: gpu.shuffle  xor
 
 fusion.fusion @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {

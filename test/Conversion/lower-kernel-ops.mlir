@@ -5,7 +5,13 @@
 // fold of the slots from the identity state and a second barrier; a grid
 // arrival is a fence, a barrier, thread 0 (and `active`) adding 1 to its
 // group's counter and recording in the shared flag whether it saw the last
-// count, a barrier, and every thread reading the flag; a staged store or
+// count, a barrier, and every thread reading the flag; a grid reduction
+// is the writers' stores of the partial at base + split * stride (a
+// vector as consecutive elements), the arrival, and in the last block (and
+// where `active` holds) a fence, thread 0 resetting the counter, the fold
+// of partials first, first + step, ... (where `in_range` is given, a load
+// only where it holds, else the identity) and the last region on the fold;
+// a staged store or
 // load is a volatile access of the module's dynamic shared memory (an
 // external shared array, declared once per module that stages, aligned to
 // the value's size) at the byte offset. No kernel-level op is left.
@@ -89,6 +95,44 @@
 // CHECK: scf.if %[[C]] {
 // CHECK: arith.trunci %[[S64]] : i64 to i32
 
+// CHECK-LABEL: gpu.func @grid
+// CHECK-SAME: (%[[X:[^:]*]]: f32, %[[V:[^:]*]]: vector<4xf32>, %[[BASE:[^:]*]]: i32, %[[STRIDE:[^:]*]]: i32, %[[SPLIT:[^:]*]]: i32, %[[SPLITS:[^:]*]]: i32, %[[WRITER:[^:]*]]: i1, %[[TID:[^:]*]]: i32, %[[VALID:[^:]*]]: i1, %[[GROUP:[^:]*]]: i32, %[[STEP:[^:]*]]: i32, %[[IN:[^:]*]]: i1, %[[WS:[^:]*]]: memref<?xf32>, %[[CNT:[^:]*]]: memref<?xi32>, %[[OUT:[^:]*]]: memref<?xf32>)
+// CHECK: scf.if %[[WRITER]] {
+// CHECK-NEXT: %[[M:.*]] = arith.muli %[[SPLIT]], %[[STRIDE]] : i32
+// CHECK-NEXT: %[[A:.*]] = arith.addi %[[BASE]], %[[M]] : i32
+// CHECK-NEXT: %[[AI:.*]] = arith.index_cast %[[A]] : i32 to index
+// CHECK-NEXT: memref.store %[[X]], %[[WS]][%[[AI]]] : memref<?xf32>
+// CHECK: llvm.inline_asm has_side_effects "fence.acq_rel.gpu;"
+// CHECK: memref.atomic_rmw addi
+// CHECK: %[[ARR:.*]] = arith.cmpi ne
+// CHECK-NEXT: %[[LAST:.*]] = arith.andi %[[VALID]], %[[ARR]] : i1
+// CHECK-NEXT: scf.if %[[LAST]] {
+// CHECK-NEXT: llvm.inline_asm has_side_effects "fence.acq_rel.gpu;"
+// CHECK: %[[T0:.*]] = arith.cmpi eq, %[[TID]], %{{.*}} : i32
+// CHECK-NEXT: scf.if %[[T0]] {
+// CHECK: memref.store %{{.*}}, %[[CNT]][%{{.*}}] : memref<?xi32>
+// CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[FOLD:.*]] = scf.for %[[I:.*]] = %[[TID]] to %[[SPLITS]] step %[[STEP]] iter_args(%[[ACC:.*]] = %[[Z]]) -> (f32)  : i32 {
+// CHECK-NEXT: arith.muli %[[I]], %[[STRIDE]] : i32
+// CHECK: %[[P:.*]] = memref.load %[[WS]]
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[ACC]], %[[P]] : f32
+// CHECK-NEXT: scf.yield %[[S]] : f32
+// CHECK: memref.store %[[FOLD]], %[[OUT]]
+// The vector state, with in_range and without active.
+// CHECK: scf.if %[[WRITER]] {
+// CHECK: vector.store %[[V]], %[[WS]][%{{.*}}] : memref<?xf32>, vector<4xf32>
+// CHECK: %[[ARR2:.*]] = arith.cmpi ne
+// CHECK-NEXT: scf.if %[[ARR2]] {
+// CHECK: scf.for
+// CHECK: %[[PV:.*]] = scf.if %[[IN]] -> (vector<4xf32>) {
+// CHECK-NEXT: %[[LV:.*]] = vector.load %[[WS]][%{{.*}}] : memref<?xf32>, vector<4xf32>
+// CHECK-NEXT: scf.yield %[[LV]] : vector<4xf32>
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[NV:.*]] = arith.constant dense<0xFF800000> : vector<4xf32>
+// CHECK-NEXT: scf.yield %[[NV]] : vector<4xf32>
+// CHECK: arith.maximumf %{{.*}}, %[[PV]] : vector<4xf32>
+// CHECK: vector.store
+// CHECK: gpu.return
 // CHECK-LABEL: gpu.module @staging
 // CHECK-NEXT: llvm.mlir.global external @fusion_dynamic_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // CHECK-NOT: llvm.mlir.global
@@ -150,6 +194,55 @@ module attributes {gpu.container_module} {
       %last64 = fusion.grid_arrive thread %tid64 if %valid
           counters(%counters : memref<?xi32>)[%group64] of %splits64
           flag(%flag : memref<1xi32, #gpu.address_space<workgroup>>) : i64
+      gpu.return
+    }
+  }
+}
+module attributes {gpu.container_module} {
+  gpu.module @grid_reduction {
+    gpu.func @grid(%x: f32, %v: vector<4xf32>, %base: i32, %stride: i32,
+                   %split: i32, %splits: i32, %writer: i1, %tid: i32,
+                   %valid: i1, %group: i32, %step: i32, %in: i1,
+                   %ws: memref<?xf32>, %counters: memref<?xi32>,
+                   %out: memref<?xf32>)
+        workgroup(%flag: memref<1xi32, #gpu.address_space<workgroup>>)
+        kernel {
+      fusion.grid_reduce %x : f32 workspaces(%ws : memref<?xf32>)
+          at %base stride %stride split %split of %splits if %writer
+          thread %tid if %valid counters(%counters : memref<?xi32>) [%group]
+          flag(%flag : memref<1xi32, #gpu.address_space<workgroup>>)
+          fold from %tid step %step : i32
+          identity {
+        %z = arith.constant 0.0 : f32
+        fusion.reduce_yield %z : f32
+      } combiner {
+      ^bb0(%a: f32, %b: f32):
+        %c = arith.addf %a, %b : f32
+        fusion.reduce_yield %c : f32
+      } last {
+      ^bb0(%total: f32):
+        %i = arith.index_cast %group : i32 to index
+        memref.store %total, %out[%i] : memref<?xf32>
+        fusion.reduce_yield
+      }
+      fusion.grid_reduce %v : vector<4xf32> workspaces(%ws : memref<?xf32>)
+          at %base stride %stride split %split of %splits if %writer
+          thread %tid counters(%counters : memref<?xi32>) [%group]
+          flag(%flag : memref<1xi32, #gpu.address_space<workgroup>>)
+          fold from %tid step %step if %in : i32
+          identity {
+        %z = arith.constant dense<0xFF800000> : vector<4xf32>
+        fusion.reduce_yield %z : vector<4xf32>
+      } combiner {
+      ^bb0(%a: vector<4xf32>, %b: vector<4xf32>):
+        %c = arith.maximumf %a, %b : vector<4xf32>
+        fusion.reduce_yield %c : vector<4xf32>
+      } last {
+      ^bb0(%total: vector<4xf32>):
+        %i = arith.index_cast %group : i32 to index
+        vector.store %total, %out[%i] : memref<?xf32>, vector<4xf32>
+        fusion.reduce_yield
+      }
       gpu.return
     }
   }

@@ -94,19 +94,24 @@ def FusionLowerKernels : Pass<"fusion-lower-kernels", "ModuleOp"> {
 }
 
 def FusionLowerKernelOps : Pass<"fusion-lower-kernel-ops"> {
-  let summary = "Lower the kernel-level ops to gpu, scf and memref";
+  let summary = "Lower the kernel-level ops to gpu, scf, memref, vector and llvm";
   let description = [{
     Rewrites each kernel-level op (`fusion.warp_reduce`,
-    `fusion.block_reduce`, `fusion.grid_arrive`) with its one pattern: xor
+    `fusion.block_reduce`, `fusion.grid_arrive`, `fusion.grid_reduce`,
+    `fusion.stage_store`, `fusion.stage_load`) with its one pattern: xor
     shuffles with the combiner region inlined at each step; for a block
     reduction the shared-memory slots, barriers and the fold loop; for a
-    grid arrival the fence, the atomic counter and the shared flag. Runs on any op; in
-    `--fusion-to-ptx` right after `--fusion-lower-kernels`.
+    grid arrival the fence, the atomic counter and the shared flag; for a
+    grid reduction the partials' stores, the arrival, and the last block's
+    counter reset, fold loop and `last` region; for staged values volatile
+    accesses of the module's dynamic shared memory (declared once per
+    gpu.module that stages). Runs on any op; in `--fusion-to-ptx` right
+    after `--fusion-lower-kernels`.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect"
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
   ];
 }
 

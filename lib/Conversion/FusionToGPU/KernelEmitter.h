@@ -158,6 +158,9 @@ public:
   /// The identity and combiner regions of a kernel-level reduction of
   /// `part`'s state (fusion.block_reduce).
   void buildStateRegions(RowPart &part, Region &identity, Region &combiner);
+  /// The same for the concatenated states of several parts.
+  void buildStateRegions(ArrayRef<RowPart *> parts, Region &identity,
+                         Region &combiner);
 
   void foldSplits(SmallVector<RowPart> &parts, ArrayRef<RowState> states,
                   Value row, Value valid, Value tid, Value threadId,
@@ -171,10 +174,6 @@ public:
   /// counters.
   LogicalResult emitOuterReduction(gpu::GPUFuncOp func,
                                    const OuterKernelInfo &info, int64_t unroll);
-
-  /// A GPU-scope acquire-release fence (orders the partials of a grid
-  /// reduction with the counter).
-  void fence();
 
   /// The tiled transpose variant of a pointwise kernel (Note [Tiled
   /// transpose]): inputs in `staged` are read along iteration dim `p` (their

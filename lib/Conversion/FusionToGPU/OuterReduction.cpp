@@ -52,7 +52,6 @@ private:
   Value foldRows(Part &part, Value partial);
   LogicalResult writeResults(ArrayRef<Value> totals);
   LogicalResult emitGridReduction(ArrayRef<Value> totals);
-  Value foldPartials(Part &part);
 
   const OuterKernelInfo &info;
   int64_t unroll;
@@ -283,77 +282,48 @@ KernelEmitter::OuterReductionWriter::writeResults(ArrayRef<Value> totals) {
 }
 
 // Note [Grid reduction]: each block writes its partials, makes them
-// visible (fence), and one thread counts the block in (fusion.grid_arrive,
-// its description has the protocol); the block that
-// brings the count to S folds all S partials and resets the counter.
+// visible (fence), and one thread counts the block in; the block that
+// brings the count to S resets the counter, folds all S partials and
+// writes the results (fusion.grid_reduce, its description has the
+// protocol). A thread folds its column's partials 8 splits apart; the
+// row-threads then fold theirs with foldRows.
 LogicalResult
 KernelEmitter::OuterReductionWriter::emitGridReduction(ArrayRef<Value> totals) {
   Value writer = andI(colOk, cmp(arith::CmpIPredicate::eq, ty, constIdx(0)));
-  Value partialAt = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, blockY, cols), col);
-  {
-    auto ifWriter = scf::IfOp::create(b, loc, writer, false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(ifWriter.thenBlock()->getTerminator());
-    for (auto [part, total] : llvm::zip(parts, totals)) {
-      if (v > 1)
-        vector::StoreOp::create(b, loc, total, part.workspace,
-                                toIndex(partialAt));
-      else
-        memref::StoreOp::create(b, loc, total, part.workspace,
-                                toIndex(partialAt));
-    }
-  }
-  Value lastBlock = GridArriveOp::create(b, loc, threadId, Value(), counters,
-                                         blockX, splits, flag);
-  auto ifLast = scf::IfOp::create(b, loc, lastBlock, false);
-  b.setInsertionPoint(ifLast.thenBlock()->getTerminator());
-  e.fence();
-  SmallVector<Value> finals;
+  SmallVector<Value> workspaces;
   for (Part &part : parts)
-    finals.push_back(foldRows(part, foldPartials(part)));
-  if (failed(writeResults(finals)))
-    return failure();
-  Value isThread0 = cmp(arith::CmpIPredicate::eq, threadId, constIdx(0));
-  auto ifFirst = scf::IfOp::create(b, loc, isThread0, false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(ifFirst.thenBlock()->getTerminator());
-  memref::StoreOp::create(
-      b, loc, arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)),
-      counters, toIndex(blockX));
-  return success();
-}
-
-/// The last block: a thread's fold of its column's S partials, 8 splits
-/// apart (the row-threads then fold theirs with foldRows).
-Value KernelEmitter::OuterReductionWriter::foldPartials(Part &part) {
-  auto fold = scf::ForOp::create(
-      b, loc, ty, splits, constIdx(kRows),
-      ValueRange{e.neutral(part.kind, part.isFloat, accType(part))});
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(fold.getBody());
-  Value at = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, fold.getInductionVar(), cols), col);
-  auto ifCol = scf::IfOp::create(b, loc, TypeRange{accType(part)}, colOk, true);
+    workspaces.push_back(part.workspace);
+  auto op = GridReduceOp::create(b, loc, totals, workspaces, col, cols, blockY,
+                                 splits, writer, threadId, Value(), counters,
+                                 blockX, flag, ty, constIdx(kRows), colOk);
+  SmallVector<Type> types(ValueRange(totals).getTypes());
   {
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(ifCol.thenBlock());
-    Value x = v > 1
-                  ? vector::LoadOp::create(b, loc, accType(part),
-                                           part.workspace, toIndex(at))
-                        .getResult()
-                  : memref::LoadOp::create(b, loc, part.workspace, toIndex(at))
-                        .getResult();
-    scf::YieldOp::create(b, loc, x);
-    b.setInsertionPointToStart(ifCol.elseBlock());
-    scf::YieldOp::create(b, loc,
-                         e.neutral(part.kind, part.isFloat, accType(part)));
+    OpBuilder::InsertionGuard guard(b);
+    b.createBlock(&op.getIdentity());
+    SmallVector<Value> neutral;
+    for (Part &part : parts)
+      neutral.push_back(e.neutral(part.kind, part.isFloat, accType(part)));
+    ReduceYieldOp::create(b, loc, neutral);
+    SmallVector<Type> pairs(types);
+    pairs.append(types);
+    Block *block = b.createBlock(&op.getCombiner(), {}, pairs,
+                                 SmallVector<Location>(pairs.size(), loc));
+    SmallVector<Value> combined;
+    for (auto [k, part] : llvm::enumerate(parts))
+      combined.push_back(e.combine(part.kind, part.isFloat,
+                                   block->getArgument(k),
+                                   block->getArgument(types.size() + k)));
+    ReduceYieldOp::create(b, loc, combined);
   }
-  scf::YieldOp::create(b, loc,
-                       e.combine(part.kind, part.isFloat,
-                                 fold.getRegionIterArgs()[0],
-                                 ifCol.getResult(0)));
-  return fold.getResult(0);
+  OpBuilder::InsertionGuard guard(b);
+  Block *last = b.createBlock(&op.getLast(), {}, types,
+                              SmallVector<Location>(types.size(), loc));
+  ReduceYieldOp::create(b, loc, ValueRange());
+  b.setInsertionPoint(last->getTerminator());
+  SmallVector<Value> finals;
+  for (auto [k, part] : llvm::enumerate(parts))
+    finals.push_back(foldRows(part, last->getArgument(k)));
+  return writeResults(finals);
 }
 
 // Note [Outer reduction lowering]: columns are the kept (trailing) dims,

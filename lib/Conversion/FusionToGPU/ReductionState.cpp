@@ -209,32 +209,50 @@ KernelEmitter::RowState KernelEmitter::blockReduceState(RowPart &part,
 
 void KernelEmitter::buildStateRegions(RowPart &part, Region &identity,
                                       Region &combiner) {
+  RowPart *one[] = {&part};
+  buildStateRegions(one, identity, combiner);
+}
+
+void KernelEmitter::buildStateRegions(ArrayRef<RowPart *> parts,
+                                      Region &identity, Region &combiner) {
   OpBuilder &b = *builder;
   OpBuilder::InsertionGuard guard(b);
   SmallVector<Type> types;
-  for (size_t c = 0; c < part.width(); ++c)
-    types.push_back(part.componentType(c, b.getContext()));
+  for (RowPart *part : parts)
+    for (size_t c = 0; c < part->width(); ++c)
+      types.push_back(part->componentType(c, b.getContext()));
   b.createBlock(&identity);
-  ReduceYieldOp::create(b, loc, ValueRange(neutralState(part)));
+  SmallVector<Value> neutral;
+  for (RowPart *part : parts)
+    llvm::append_range(neutral, neutralState(*part));
+  ReduceYieldOp::create(b, loc, neutral);
   SmallVector<Type> pairs(types);
   pairs.append(types);
   Block *block = b.createBlock(&combiner, {}, pairs,
                                SmallVector<Location>(pairs.size(), loc));
-  RowState a(block->args_begin(), block->args_begin() + types.size());
-  RowState x(block->args_begin() + types.size(), block->args_end());
-  ReduceYieldOp::create(b, loc, ValueRange(combineState(part, a, x)));
+  SmallVector<Value> combined;
+  size_t at = 0;
+  for (RowPart *part : parts) {
+    auto args = block->getArguments();
+    RowState a(args.begin() + at, args.begin() + at + part->width());
+    RowState x(args.begin() + types.size() + at,
+               args.begin() + types.size() + at + part->width());
+    at += part->width();
+    llvm::append_range(combined, combineState(*part, a, x));
+  }
+  ReduceYieldOp::create(b, loc, combined);
 }
 
 // Note [Split rows]: with few long rows and per-row results only (one
 // pass), a row is split over gridDim.y blocks of T = blockDim threads:
 // block y streams a span of whole chunks, reduces it across the block,
 // and thread 0 writes the state to the workspaces (one buffer per state
-// component, slot row * S + y). Then, as in Note [Grid reduction], a
-// fence and a per-row counter: the block that completes the count folds
-// the S states (each thread a strided share, then across the block),
-// resets the counter for the next launch, and computes and writes the
-// row's results. Extra buffers: the workspaces of every part's
-// components in order, then the counters (zeroed by the runtime).
+// component, slot row * S + y). Then, as in Note [Grid reduction]
+// (fusion.grid_reduce), a fence and a per-row counter: the block that
+// completes the count resets the counter for the next launch, folds the S
+// states (each thread a strided share, then across the block), and
+// computes and writes the row's results. Extra buffers: the workspaces of every
+// part's components in order, then the counters (zeroed by the runtime).
 void KernelEmitter::foldSplits(
     SmallVector<RowPart> &parts, ArrayRef<RowState> states, Value row,
     Value valid, Value tid, Value threadId, Value threadsPerRow, Value lastFlag,
@@ -252,58 +270,34 @@ void KernelEmitter::foldSplits(
   Value splits = toIdx(gpu::GridDimOp::create(b, loc, gpu::Dimension::y));
   Value counters = extraBuffers.back();
   Value rowBase = arith::MulIOp::create(b, loc, row, splits);
-  {
-    Value writer = arith::AndIOp::create(
-        b, loc, valid, cmp(arith::CmpIPredicate::eq, tid, constIdx(0)));
-    auto ifWriter = scf::IfOp::create(b, loc, writer, false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(ifWriter.thenBlock()->getTerminator());
-    Value at = toIndex(arith::AddIOp::create(b, loc, rowBase, splitId));
-    unsigned k = 0;
-    for (const RowState &state : states)
-      for (Value c : state)
-        memref::StoreOp::create(b, loc, c, extraBuffers[k++], at);
-  }
-  Value zero32 = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
-  Value arrived = GridArriveOp::create(b, loc, threadId, valid, counters, row,
-                                       splits, lastFlag);
-  Value last = arith::AndIOp::create(b, loc, valid, arrived);
-  auto ifLast = scf::IfOp::create(b, loc, last, false);
-  // The caller's per-row results follow inside this region.
-  b.setInsertionPoint(ifLast.thenBlock()->getTerminator());
-  fence();
-  {
-    auto ifFirst = scf::IfOp::create(
-        b, loc, cmp(arith::CmpIPredicate::eq, threadId, constIdx(0)), false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(ifFirst.thenBlock()->getTerminator());
-    memref::StoreOp::create(b, loc, zero32, counters, toIndex(row));
-  }
+  Value writer = arith::AndIOp::create(
+      b, loc, valid, cmp(arith::CmpIPredicate::eq, tid, constIdx(0)));
+  SmallVector<Value> flat;
+  for (const RowState &state : states)
+    flat.append(state.begin(), state.end());
+  SmallVector<Value> workspaces(extraBuffers.begin(),
+                                extraBuffers.begin() + flat.size());
+  auto op = GridReduceOp::create(
+      b, loc, flat, workspaces, rowBase, constIdx(1), splitId, splits, writer,
+      threadId, valid, counters, row, lastFlag, tid, threadsPerRow, Value());
+  SmallVector<RowPart *> partList;
+  for (RowPart &part : parts)
+    partList.push_back(&part);
+  buildStateRegions(partList, op.getIdentity(), op.getCombiner());
+  SmallVector<Type> types(ValueRange(flat).getTypes());
+  Block *last = b.createBlock(&op.getLast(), {}, types,
+                              SmallVector<Location>(types.size(), loc));
+  ReduceYieldOp::create(b, loc, ValueRange());
+  // The caller's per-row results follow inside the last block's region.
+  b.setInsertionPoint(last->getTerminator());
   unsigned k = 0;
   for (RowPart &part : parts) {
-    RowState init = neutralState(part);
-    auto loop = scf::ForOp::create(b, loc, tid, splits, threadsPerRow,
-                                   ValueRange(init));
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value at = toIndex(
-          arith::AddIOp::create(b, loc, rowBase, loop.getInductionVar()));
-      RowState loaded;
-      for (size_t c = 0; c < part.width(); ++c)
-        loaded.push_back(
-            memref::LoadOp::create(b, loc, extraBuffers[k + c], at));
-      RowState acc(loop.getRegionIterArgs().begin(),
-                   loop.getRegionIterArgs().end());
-      scf::YieldOp::create(b, loc, ValueRange(combineState(part, acc, loaded)));
-    }
+    RowState folded(last->args_begin() + k,
+                    last->args_begin() + k + part.width());
     k += part.width();
-    RowState folded(loop.getResults().begin(), loop.getResults().end());
     finish(part, blockReduceState(part, folded, lane, warp, slot0, warpsPerRow,
                                   multiWarp));
   }
 }
-
-void KernelEmitter::fence() { createGpuFence(*builder, loc); }
 
 } // namespace mlir::fusion::lowering

@@ -2,7 +2,8 @@
 // One rewrite pattern per kernel-level op (docs/lowering.md): reductions of
 // a state over the lanes of a warp and over the warps of a thread group,
 // with the op's combiner and identity regions inlined where they are used,
-// the arrival counter of a grid reduction, and the staging of values in
+// the arrival counter of a grid reduction and the whole grid reduction
+// around it, and the staging of values in
 // dynamic shared memory.
 //===----------------------------------------------------------------------===//
 
@@ -16,7 +17,9 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
@@ -141,51 +144,157 @@ struct LowerBlockReduce : OpRewritePattern<BlockReduceOp> {
 /// Fence, barrier, one atomic increment of the group's counter by thread 0
 /// (the old value tells whether this block is the last), the answer through
 /// the shared flag, barrier, and every thread reads the flag.
+Value emitGridArrive(OpBuilder &b, Location loc, Value thread, Value active,
+                     Value counters, Value group, Value splits, Value flag) {
+  createGpuFence(b, loc);
+  gpu::BarrierOp::create(b, loc);
+  Type countType = thread.getType();
+  Value counting = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq, thread,
+      arith::ConstantOp::create(b, loc, IntegerAttr::get(countType, 0)));
+  if (active)
+    counting = arith::AndIOp::create(b, loc, active, counting);
+  {
+    auto ifCounting = scf::IfOp::create(b, loc, counting, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifCounting.thenBlock()->getTerminator());
+    Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
+    Value old =
+        memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi, one,
+                                    counters, toIndex(b, loc, group));
+    Value splits32 =
+        splits.getType().isInteger(32)
+            ? splits
+            : arith::TruncIOp::create(b, loc, b.getI32Type(), splits)
+                  .getResult();
+    Value last = arith::SubIOp::create(b, loc, splits32, one);
+    Value isLast = arith::ExtUIOp::create(
+        b, loc, b.getI32Type(),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, old, last));
+    Value zero =
+        arith::ConstantOp::create(b, loc, IntegerAttr::get(group.getType(), 0));
+    memref::StoreOp::create(b, loc, isLast, flag, toIndex(b, loc, zero));
+  }
+  gpu::BarrierOp::create(b, loc);
+  Value zero =
+      arith::ConstantOp::create(b, loc, IntegerAttr::get(group.getType(), 0));
+  Value read = memref::LoadOp::create(b, loc, flag, toIndex(b, loc, zero));
+  return arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ne, read,
+      arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
+}
+
 struct LowerGridArrive : OpRewritePattern<GridArriveOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(GridArriveOp op,
                                 PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, emitGridArrive(rewriter, op.getLoc(), op.getThread(),
+                                          op.getActive(), op.getCounters(),
+                                          op.getGroup(), op.getSplits(),
+                                          op.getFlag()));
+    return success();
+  }
+};
+
+/// A component of a state in a workspace: a vector as consecutive elements.
+void storeComponent(OpBuilder &b, Location loc, Value x, Value workspace,
+                    Value at) {
+  if (isa<VectorType>(x.getType()))
+    vector::StoreOp::create(b, loc, x, workspace, at);
+  else
+    memref::StoreOp::create(b, loc, x, workspace, at);
+}
+
+Value loadComponent(OpBuilder &b, Location loc, Type type, Value workspace,
+                    Value at) {
+  if (isa<VectorType>(type))
+    return vector::LoadOp::create(b, loc, type, workspace, at);
+  return memref::LoadOp::create(b, loc, workspace, at);
+}
+
+/// Note [Grid reduction]: the writers store the partial at base + split *
+/// stride, the blocks arrive, and the last block (after a fence of its own)
+/// resets the counter, folds the partials each thread takes, and runs the
+/// `last` region on its fold.
+struct LowerGridReduce : OpRewritePattern<GridReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GridReduceOp op,
+                                PatternRewriter &rewriter) const override {
     OpBuilder &b = rewriter;
     Location loc = op.getLoc();
-    createGpuFence(b, loc);
-    gpu::BarrierOp::create(b, loc);
-    Type countType = op.getThread().getType();
-    Value counting = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq, op.getThread(),
-        arith::ConstantOp::create(b, loc, IntegerAttr::get(countType, 0)));
-    if (op.getActive())
-      counting = arith::AndIOp::create(b, loc, op.getActive(), counting);
+    auto slotOf = [&](Value i) -> Value {
+      Value offset =
+          matchPattern(op.getStride(), m_One())
+              ? i
+              : arith::MulIOp::create(b, loc, i, op.getStride()).getResult();
+      return toIndex(b, loc,
+                     arith::AddIOp::create(b, loc, op.getBase(), offset));
+    };
     {
-      auto ifCounting = scf::IfOp::create(b, loc, counting, false);
+      auto ifWriter = scf::IfOp::create(b, loc, op.getWriter(), false);
       OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(ifCounting.thenBlock()->getTerminator());
-      Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
-      Value old = memref::AtomicRMWOp::create(
-          b, loc, arith::AtomicRMWKind::addi, one, op.getCounters(),
-          toIndex(b, loc, op.getGroup()));
-      Value splits = op.getSplits();
-      Value splits32 =
-          splits.getType().isInteger(32)
-              ? splits
-              : arith::TruncIOp::create(b, loc, b.getI32Type(), splits)
-                    .getResult();
-      Value last = arith::SubIOp::create(b, loc, splits32, one);
-      Value isLast = arith::ExtUIOp::create(
-          b, loc, b.getI32Type(),
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, old, last));
-      Value zero = arith::ConstantOp::create(
-          b, loc, IntegerAttr::get(op.getGroup().getType(), 0));
-      memref::StoreOp::create(b, loc, isLast, op.getFlag(),
-                              toIndex(b, loc, zero));
+      b.setInsertionPoint(ifWriter.thenBlock()->getTerminator());
+      Value at = slotOf(op.getSplit());
+      for (auto [x, workspace] : llvm::zip(op.getState(), op.getWorkspaces()))
+        storeComponent(b, loc, x, workspace, at);
     }
-    gpu::BarrierOp::create(b, loc);
-    Value zero = arith::ConstantOp::create(
-        b, loc, IntegerAttr::get(op.getGroup().getType(), 0));
-    Value flag =
-        memref::LoadOp::create(b, loc, op.getFlag(), toIndex(b, loc, zero));
-    rewriter.replaceOpWithNewOp<arith::CmpIOp>(
-        op, arith::CmpIPredicate::ne, flag,
-        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
+    Value last =
+        emitGridArrive(b, loc, op.getThread(), op.getActive(), op.getCounters(),
+                       op.getGroup(), op.getSplits(), op.getFlag());
+    if (op.getActive())
+      last = arith::AndIOp::create(b, loc, op.getActive(), last);
+    auto ifLast = scf::IfOp::create(b, loc, last, false);
+    b.setInsertionPoint(ifLast.thenBlock()->getTerminator());
+    createGpuFence(b, loc);
+    {
+      Type countType = op.getThread().getType();
+      auto ifFirst = scf::IfOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                op.getThread(),
+                                arith::ConstantOp::create(
+                                    b, loc, IntegerAttr::get(countType, 0))),
+          false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifFirst.thenBlock()->getTerminator());
+      memref::StoreOp::create(
+          b, loc, arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)),
+          op.getCounters(), toIndex(b, loc, op.getGroup()));
+    }
+    SmallVector<Value> init = inlineStateRegion(b, op.getIdentity(), {});
+    auto fold = scf::ForOp::create(b, loc, op.getFirst(), op.getSplits(),
+                                   op.getStep(), ValueRange(init));
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(fold.getBody());
+      Value at = slotOf(fold.getInductionVar());
+      auto loadAll = [&]() {
+        SmallVector<Value> loaded;
+        for (auto [x, workspace] : llvm::zip(op.getState(), op.getWorkspaces()))
+          loaded.push_back(loadComponent(b, loc, x.getType(), workspace, at));
+        return loaded;
+      };
+      SmallVector<Value> partial;
+      if (Value inRange = op.getInRange()) {
+        auto ifIn = scf::IfOp::create(b, loc, op.getState().getTypes(), inRange,
+                                      /*withElseRegion=*/true);
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(ifIn.thenBlock());
+        scf::YieldOp::create(b, loc, ValueRange(loadAll()));
+        b.setInsertionPointToStart(ifIn.elseBlock());
+        scf::YieldOp::create(
+            b, loc, ValueRange(inlineStateRegion(b, op.getIdentity(), {})));
+        partial.assign(ifIn.getResults().begin(), ifIn.getResults().end());
+      } else {
+        partial = loadAll();
+      }
+      SmallVector<Value> args(fold.getRegionIterArgs());
+      args.append(partial);
+      scf::YieldOp::create(
+          b, loc, ValueRange(inlineStateRegion(b, op.getCombiner(), args)));
+    }
+    inlineStateRegion(b, op.getLast(), fold.getResults());
+    rewriter.eraseOp(op);
     return success();
   }
 };
@@ -269,7 +378,8 @@ struct FusionLowerKernelOpsPass
     declareDynamicSmem(getOperation());
     RewritePatternSet patterns(&getContext());
     patterns.add<LowerWarpReduce, LowerBlockReduce, LowerGridArrive,
-                 LowerStageStore, LowerStageLoad>(&getContext());
+                 LowerGridReduce, LowerStageStore, LowerStageLoad>(
+        &getContext());
     // A walk, not the greedy driver: the ops are rewritten in place, in
     // order, and nothing else is folded, so the rewritten kernels are the
     // ones the lowering would have written directly.

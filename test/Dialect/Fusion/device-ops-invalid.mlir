@@ -68,7 +68,7 @@ func.func @yield_type(%x: f32, %y: i64) {
 // -----
 
 func.func @yield_outside(%x: f32) {
-  // expected-error @+1 {{expects parent op to be one of 'fusion.warp_reduce, fusion.block_reduce'}}
+  // expected-error @+1 {{expects parent op to be one of 'fusion.warp_reduce, fusion.block_reduce, fusion.grid_reduce'}}
   fusion.reduce_yield %x : f32
 }
 
@@ -253,6 +253,174 @@ gpu.module @m {
   gpu.func @stage_memref(%at: i32) kernel {
     // expected-error @+1 {{stages integers or floats of whole bytes, got 'memref<4xf32>'}}
     %x = fusion.stage_load %at : i32 -> memref<4xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @grid_two_workspaces(%x: f32, %i: i32, %w: i1, %ws: memref<?xf32>, %c: memref<?xi32>,
+                   %flag: memref<1xi32, #gpu.address_space<workgroup>>) kernel {
+    // expected-error @+1 {{needs one workspace per state component (1), got 2}}
+    fusion.grid_reduce %x : f32 workspaces(%ws, %ws : memref<?xf32>, memref<?xf32>)
+        at %i stride %i split %i of %i if %w thread %i
+        counters(%c : memref<?xi32>) [%i] flag(%flag : memref<1xi32, #gpu.address_space<workgroup>>)
+        fold from %i step %i : i32
+        identity {
+      %z = arith.constant 0.0 : f32
+      fusion.reduce_yield %z : f32
+    } combiner {
+    ^bb0(%a: f32, %b: f32):
+      fusion.reduce_yield %a : f32
+    } last {
+    ^bb0(%t: f32):
+      fusion.reduce_yield
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @grid_workspace_type(%x: f32, %i: i32, %w: i1, %ws: memref<?xf16>, %c: memref<?xi32>,
+                   %flag: memref<1xi32, #gpu.address_space<workgroup>>) kernel {
+    // expected-error @+1 {{workspace 0 has type 'memref<?xf16>'; expected a 1-d global memref of 'f32'}}
+    fusion.grid_reduce %x : f32 workspaces(%ws : memref<?xf16>)
+        at %i stride %i split %i of %i if %w thread %i
+        counters(%c : memref<?xi32>) [%i] flag(%flag : memref<1xi32, #gpu.address_space<workgroup>>)
+        fold from %i step %i : i32
+        identity {
+      %z = arith.constant 0.0 : f32
+      fusion.reduce_yield %z : f32
+    } combiner {
+    ^bb0(%a: f32, %b: f32):
+      fusion.reduce_yield %a : f32
+    } last {
+    ^bb0(%t: f32):
+      fusion.reduce_yield
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @grid_workspace_shared(%x: f32, %i: i32, %w: i1, %ws: memref<?xf32, #gpu.address_space<workgroup>>, %c: memref<?xi32>,
+                   %flag: memref<1xi32, #gpu.address_space<workgroup>>) kernel {
+    // expected-error @+1 {{workspace 0 has type 'memref<?xf32, #gpu.address_space<workgroup>>'; expected a 1-d global memref of 'f32'}}
+    fusion.grid_reduce %x : f32 workspaces(%ws : memref<?xf32, #gpu.address_space<workgroup>>)
+        at %i stride %i split %i of %i if %w thread %i
+        counters(%c : memref<?xi32>) [%i] flag(%flag : memref<1xi32, #gpu.address_space<workgroup>>)
+        fold from %i step %i : i32
+        identity {
+      %z = arith.constant 0.0 : f32
+      fusion.reduce_yield %z : f32
+    } combiner {
+    ^bb0(%a: f32, %b: f32):
+      fusion.reduce_yield %a : f32
+    } last {
+    ^bb0(%t: f32):
+      fusion.reduce_yield
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @grid_last_args(%x: f32, %i: i32, %w: i1, %ws: memref<?xf32>, %c: memref<?xi32>,
+                   %flag: memref<1xi32, #gpu.address_space<workgroup>>) kernel {
+    // expected-error @+1 {{expects the last region to take 1 arguments, got 2}}
+    fusion.grid_reduce %x : f32 workspaces(%ws : memref<?xf32>)
+        at %i stride %i split %i of %i if %w thread %i
+        counters(%c : memref<?xi32>) [%i] flag(%flag : memref<1xi32, #gpu.address_space<workgroup>>)
+        fold from %i step %i : i32
+        identity {
+      %z = arith.constant 0.0 : f32
+      fusion.reduce_yield %z : f32
+    } combiner {
+    ^bb0(%a: f32, %b: f32):
+      fusion.reduce_yield %a : f32
+    } last {
+    ^bb0(%t: f32, %u: f32):
+      fusion.reduce_yield
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @grid_identity_type(%x: f32, %i: i32, %w: i1, %ws: memref<?xf32>, %c: memref<?xi32>,
+                   %flag: memref<1xi32, #gpu.address_space<workgroup>>) kernel {
+    fusion.grid_reduce %x : f32 workspaces(%ws : memref<?xf32>)
+        at %i stride %i split %i of %i if %w thread %i
+        counters(%c : memref<?xi32>) [%i] flag(%flag : memref<1xi32, #gpu.address_space<workgroup>>)
+        fold from %i step %i : i32
+        identity {
+      %z = arith.constant 0.0 : f64
+      // expected-error @+1 {{yields 'f64' as component 0, the state has 'f32'}}
+      fusion.reduce_yield %z : f64
+    } combiner {
+    ^bb0(%a: f32, %b: f32):
+      fusion.reduce_yield %a : f32
+    } last {
+    ^bb0(%t: f32):
+      fusion.reduce_yield
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @grid_flag(%x: f32, %i: i32, %w: i1, %ws: memref<?xf32>, %c: memref<?xi32>,
+                   %flag: memref<1xi32>) kernel {
+    // expected-error @+1 {{needs a one-element workgroup memref as its flag, got 'memref<1xi32>'}}
+    fusion.grid_reduce %x : f32 workspaces(%ws : memref<?xf32>)
+        at %i stride %i split %i of %i if %w thread %i
+        counters(%c : memref<?xi32>) [%i] flag(%flag : memref<1xi32>)
+        fold from %i step %i : i32
+        identity {
+      %z = arith.constant 0.0 : f32
+      fusion.reduce_yield %z : f32
+    } combiner {
+    ^bb0(%a: f32, %b: f32):
+      fusion.reduce_yield %a : f32
+    } last {
+    ^bb0(%t: f32):
+      fusion.reduce_yield
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @grid_vector_2d(%x: vector<2x2xf32>, %i: i32, %w: i1, %ws: memref<?xf32>, %c: memref<?xi32>,
+                   %flag: memref<1xi32, #gpu.address_space<workgroup>>) kernel {
+    // expected-error @+1 {{state component 0 has type 'vector<2x2xf32>'; expected an integer, a float or a 1-d vector of them}}
+    fusion.grid_reduce %x : vector<2x2xf32> workspaces(%ws : memref<?xf32>)
+        at %i stride %i split %i of %i if %w thread %i
+        counters(%c : memref<?xi32>) [%i] flag(%flag : memref<1xi32, #gpu.address_space<workgroup>>)
+        fold from %i step %i : i32
+        identity {
+      %z = arith.constant dense<0.0> : vector<2x2xf32>
+      fusion.reduce_yield %z : vector<2x2xf32>
+    } combiner {
+    ^bb0(%a: vector<2x2xf32>, %b: vector<2x2xf32>):
+      fusion.reduce_yield %a : vector<2x2xf32>
+    } last {
+    ^bb0(%t: vector<2x2xf32>):
+      fusion.reduce_yield
+    }
     gpu.return
   }
 }

@@ -19,6 +19,12 @@
 // CHECK-LABEL: gpu.func @arrive
 // CHECK: fusion.grid_arrive thread %{{.*}} counters(%{{.*}} : memref<?xi32>) [%{{.*}}] of %{{.*}} flag(%{{.*}} : memref<1xi32, #gpu.address_space<workgroup>>) : i32
 // CHECK: fusion.grid_arrive thread %{{.*}} if %{{.*}} counters(%{{.*}} : memref<?xi32>) [%{{.*}}] of %{{.*}} flag(%{{.*}} : memref<1xi32, #gpu.address_space<workgroup>>) : i64
+// CHECK-LABEL: gpu.func @grid
+// CHECK: fusion.grid_reduce %{{.*}} : f32 workspaces(%{{.*}} : memref<?xf32>) at %{{.*}} stride %{{.*}} split %{{.*}} of %{{.*}} if %{{.*}} thread %{{.*}} if %{{.*}} counters(%{{.*}} : memref<?xi32>) [%{{.*}}] flag(%{{.*}} : memref<1xi32, #gpu.address_space<workgroup>>) fold from %{{.*}} step %{{.*}} : i32 identity {
+// CHECK: } combiner {
+// CHECK: } last {
+// CHECK-NEXT: ^bb0(%{{.*}}: f32):
+// CHECK: fusion.grid_reduce %{{.*}} : vector<4xf32> {{.*}} fold from %{{.*}} step %{{.*}} if %{{.*}} : i32 identity {
 // CHECK-LABEL: gpu.func @stage
 // CHECK: fusion.stage_store %{{.*}}, %{{.*}} : vector<8xbf16>, i32
 // CHECK: fusion.stage_store %{{.*}}, %{{.*}} : f32, i64
@@ -69,6 +75,51 @@ module attributes {gpu.container_module} {
       %last64 = fusion.grid_arrive thread %tid64 if %valid
           counters(%counters : memref<?xi32>)[%group64] of %splits64
           flag(%flag : memref<1xi32, #gpu.address_space<workgroup>>) : i64
+      gpu.return
+    }
+    gpu.func @grid(%x: f32, %v: vector<4xf32>, %base: i32, %stride: i32,
+                   %split: i32, %splits: i32, %writer: i1, %tid: i32,
+                   %valid: i1, %group: i32, %step: i32, %in: i1,
+                   %ws: memref<?xf32>, %counters: memref<?xi32>,
+                   %out: memref<?xf32>)
+        workgroup(%flag: memref<1xi32, #gpu.address_space<workgroup>>)
+        kernel {
+      fusion.grid_reduce %x : f32 workspaces(%ws : memref<?xf32>)
+          at %base stride %stride split %split of %splits if %writer
+          thread %tid if %valid counters(%counters : memref<?xi32>) [%group]
+          flag(%flag : memref<1xi32, #gpu.address_space<workgroup>>)
+          fold from %tid step %step : i32
+          identity {
+        %z = arith.constant 0.0 : f32
+        fusion.reduce_yield %z : f32
+      } combiner {
+      ^bb0(%a: f32, %b: f32):
+        %c = arith.addf %a, %b : f32
+        fusion.reduce_yield %c : f32
+      } last {
+      ^bb0(%total: f32):
+        %i = arith.index_cast %group : i32 to index
+        memref.store %total, %out[%i] : memref<?xf32>
+        fusion.reduce_yield
+      }
+      fusion.grid_reduce %v : vector<4xf32> workspaces(%ws : memref<?xf32>)
+          at %base stride %stride split %split of %splits if %writer
+          thread %tid counters(%counters : memref<?xi32>) [%group]
+          flag(%flag : memref<1xi32, #gpu.address_space<workgroup>>)
+          fold from %tid step %step if %in : i32
+          identity {
+        %z = arith.constant dense<0xFF800000> : vector<4xf32>
+        fusion.reduce_yield %z : vector<4xf32>
+      } combiner {
+      ^bb0(%a: vector<4xf32>, %b: vector<4xf32>):
+        %c = arith.maximumf %a, %b : vector<4xf32>
+        fusion.reduce_yield %c : vector<4xf32>
+      } last {
+      ^bb0(%total: vector<4xf32>):
+        %i = arith.index_cast %group : i32 to index
+        vector.store %total, %out[%i] : memref<?xf32>, vector<4xf32>
+        fusion.reduce_yield
+      }
       gpu.return
     }
     gpu.func @stage(%v: vector<8xbf16>, %x: f32, %at: i32, %at64: i64) kernel {

@@ -106,20 +106,60 @@ LogicalResult BlockReduceOp::verifyRegions() {
   return success();
 }
 
-LogicalResult GridArriveOp::verify() {
-  auto flag = cast<MemRefType>(getFlag().getType());
+/// The arrival counter's buffers: a one-element workgroup flag, and the
+/// counters in global memory.
+static LogicalResult verifyArrival(Operation *op, Value flagValue,
+                                   Value countersValue) {
+  auto flag = cast<MemRefType>(flagValue.getType());
   auto space =
       dyn_cast_if_present<gpu::AddressSpaceAttr>(flag.getMemorySpace());
   if (!flag.hasStaticShape() || flag.getNumElements() != 1 || !space ||
       space.getValue() != gpu::AddressSpace::Workgroup)
-    return emitOpError() << "needs a one-element workgroup memref as its "
-                            "flag, got "
-                         << flag;
-  auto counters = cast<MemRefType>(getCounters().getType());
+    return op->emitOpError() << "needs a one-element workgroup memref as its "
+                                "flag, got "
+                             << flag;
+  auto counters = cast<MemRefType>(countersValue.getType());
   if (isa_and_present<gpu::AddressSpaceAttr>(counters.getMemorySpace()))
-    return emitOpError() << "needs its counters in global memory, got "
-                         << counters;
+    return op->emitOpError()
+           << "needs its counters in global memory, got " << counters;
   return success();
+}
+
+LogicalResult GridArriveOp::verify() {
+  return verifyArrival(*this, getFlag(), getCounters());
+}
+
+LogicalResult GridReduceOp::verifyRegions() {
+  TypeRange state = getState().getTypes();
+  if (state.empty())
+    return emitOpError("needs a state of at least one component");
+  if (failed(verifyArrival(*this, getFlag(), getCounters())))
+    return failure();
+  if (getWorkspaces().size() != state.size())
+    return emitOpError() << "needs one workspace per state component ("
+                         << state.size() << "), got " << getWorkspaces().size();
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(getWorkspaces(), state))) {
+    auto workspace = cast<MemRefType>(std::get<0>(pair).getType());
+    Type type = std::get<1>(pair);
+    Type element = type;
+    if (auto vector = dyn_cast<VectorType>(type))
+      element = vector.getRank() == 1 ? vector.getElementType() : Type();
+    if (!element || !isa<IntegerType, FloatType>(element))
+      return emitOpError() << "state component " << i << " has type " << type
+                           << "; expected an integer, a float or a 1-d "
+                              "vector of them";
+    if (workspace.getRank() != 1 || workspace.getElementType() != element ||
+        isa_and_present<gpu::AddressSpaceAttr>(workspace.getMemorySpace()))
+      return emitOpError() << "workspace " << i << " has type " << workspace
+                           << "; expected a 1-d global memref of " << element;
+  }
+  SmallVector<Type> pairs(state.begin(), state.end());
+  pairs.append(state.begin(), state.end());
+  if (failed(verifyStateRegion(*this, getCombiner(), "combiner", pairs, state)))
+    return failure();
+  if (failed(verifyStateRegion(*this, getIdentity(), "identity", {}, state)))
+    return failure();
+  return verifyStateRegion(*this, getLast(), "last", state, {});
 }
 
 /// A staged value: an integer or float of whole bytes, or a vector of them

@@ -8,7 +8,7 @@
 #define FUSION_DEVICE_OPS_TD
 
 def Fusion_ReduceYieldOp : Fusion_Op<"reduce_yield", [Pure, Terminator,
-    ReturnLike, ParentOneOf<["WarpReduceOp", "BlockReduceOp"]>]> {
+    ReturnLike, ParentOneOf<["WarpReduceOp", "BlockReduceOp", "GridReduceOp"]>]> {
   let summary = "Yields a reduction state from a combiner or identity region";
   let arguments = (ins Variadic<AnyType>:$values);
   let builders = [OpBuilder<(ins), [{ /* nothing */ }]>];
@@ -166,6 +166,79 @@ def Fusion_StageLoadOp : Fusion_Op<"stage_load", [
   let results = (outs AnyType:$result);
   let assemblyFormat = "$offset attr-dict `:` type($offset) `->` type($result)";
   let hasVerifier = 1;
+}
+
+def Fusion_GridReduceOp : Fusion_Op<"grid_reduce", [AttrSizedOperandSegments,
+    AllTypesMatch<["base", "stride", "split", "splits", "thread", "group",
+                   "first", "step"]>,
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Combines the partial states of a group's blocks in the last block";
+  let description = [{
+    Note [Grid reduction]: a group's `splits` blocks (block `split` of them
+    here) each hold a partial reduction state; the last block to finish
+    combines all of them and runs the `last` region on the result.
+
+    1. Where `writer` holds (one thread per partial), the state's
+       components go to the `workspaces` (one 1-d global buffer per
+       component, of its element type: a vector component is stored as
+       consecutive elements) at slot `base + split * stride`.
+    2. The blocks arrive as in `fusion.grid_arrive` (`thread`, `active`,
+       `counters[group]`, `flag`).
+    3. In the last block (where `active` also holds): a GPU-scope fence,
+       thread 0 resets the counter to 0 for the next launch, and each
+       thread folds the partials `i = first, first + step, ...` below
+       `splits` (slot `base + i * stride`; where `in_range` is given and
+       false, the thread reads nothing and keeps the `identity` state) with
+       the `combiner`, then runs the `last` region on its folded state (for
+       example a block reduction of the threads' folds and the result's
+       store). The region yields nothing.
+
+    The integer operands share one type. Every thread of the block must
+    reach the op.
+
+    ```mlir
+    fusion.grid_reduce %x : f32 workspaces(%ws : memref<?xf32>)
+        at %base stride %one split %y of %splits if %writer
+        thread %tid if %valid counters(%counters : memref<?xi32>) [%row]
+        flag(%flag : memref<1xi32, #gpu.address_space<workgroup>>)
+        fold from %tid step %threads : i32
+        identity {
+      %z = arith.constant 0.0 : f32
+      fusion.reduce_yield %z : f32
+    } combiner {
+    ^bb0(%a: f32, %b: f32):
+      %s = arith.addf %a, %b : f32
+      fusion.reduce_yield %s : f32
+    } last {
+    ^bb0(%folded: f32):
+      fusion.reduce_yield
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$state,
+                       Variadic<AnyMemRef>:$workspaces,
+                       AnySignlessInteger:$base, AnySignlessInteger:$stride,
+                       AnySignlessInteger:$split, AnySignlessInteger:$splits,
+                       I1:$writer, AnySignlessInteger:$thread,
+                       Optional<I1>:$active,
+                       MemRefRankOf<[I32], [1]>:$counters,
+                       AnySignlessInteger:$group,
+                       MemRefRankOf<[I32], [1]>:$flag,
+                       AnySignlessInteger:$first, AnySignlessInteger:$step,
+                       Optional<I1>:$in_range);
+  let regions = (region SizedRegion<1>:$identity, SizedRegion<1>:$combiner,
+                        SizedRegion<1>:$last);
+  let assemblyFormat = [{
+    $state `:` type($state)
+    `workspaces` `(` $workspaces `:` type($workspaces) `)`
+    `at` $base `stride` $stride `split` $split `of` $splits `if` $writer
+    `thread` $thread (`if` $active^)?
+    `counters` `(` $counters `:` type($counters) `)` `[` $group `]`
+    `flag` `(` $flag `:` type($flag) `)`
+    `fold` `from` $first `step` $step (`if` $in_range^)? `:` type($base)
+    `identity` $identity `combiner` $combiner `last` $last attr-dict
+  }];
+  let hasRegionVerifier = 1;
 }
 
 #endif // FUSION_DEVICE_OPS_TD
