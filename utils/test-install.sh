@@ -50,7 +50,8 @@ for f in include/fusion/Version.h include/fusion/Runtime/fusion_runtime.h \
          include/fusion/Runtime/fusion_module_generated.h \
          include/fusion/Dialect/Fusion/IR/FusionOps.h.inc \
          include/fusion/Dialect/Fusion/IR/FusionOps.td \
-         include/fusion/Transforms/Passes.h.inc include/fusion/Registration.h \
+         include/fusion/Dialect/Fusion/Transforms/Passes.h.inc include/fusion/Registration.h \
+         include/fusion/Conversion/Passes.h.inc include/fusion/Pipeline/Pipeline.h \
          lib/libFusionRuntime.a "lib/libfusion_runtime.so.$version" \
          lib/libFusionRegistration.a lib/libFusionDialect.a \
          lib/cmake/fusion/FusionConfig.cmake \

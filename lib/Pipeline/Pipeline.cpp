@@ -3,11 +3,11 @@
 // gpu-module-to-binary. Every step is also a pass a test can run alone.
 //===----------------------------------------------------------------------===//
 
+#include "fusion/Pipeline/Pipeline.h"
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
-#include "fusion/Transforms/Passes.h"
 
+#include "fusion/Dialect/Fusion/Transforms/KernelModules.h"
 #include "fusion/Runtime/ModuleFormat.h"
-#include "fusion/Transforms/KernelModules.h"
 
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"

@@ -7,8 +7,8 @@
 #include "fusion/Registration.h"
 
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "fusion/Pipeline/Pipeline.h"
 #include "fusion/Runtime/ModuleFormat.h"
-#include "fusion/Transforms/Passes.h"
 #include "fusion/Version.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -73,6 +73,7 @@ void mlir::fusion::registerAllDialects(DialectRegistry &registry) {
 
 void mlir::fusion::registerAllPasses() {
   registerFusionPasses();
+  registerFusionConversionPasses();
   registerFusionPipelines();
   registerCanonicalizerPass();
   registerCSEPass();

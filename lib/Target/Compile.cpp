@@ -5,7 +5,7 @@
 #include "fusion/Target/ModuleWriter.h"
 
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
-#include "fusion/Transforms/Passes.h"
+#include "fusion/Pipeline/Pipeline.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/PassManager.h"
 

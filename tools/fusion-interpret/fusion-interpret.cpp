@@ -3,12 +3,12 @@
 // or seeded random inputs, and prints the outputs or writes them as .npy.
 //===----------------------------------------------------------------------===//
 
+#include "fusion/Dialect/Fusion/Transforms/Passes.h"
 #include "fusion/Interpreter/Interpreter.h"
 #include "fusion/Interpreter/Npy.h"
 #include "fusion/Interpreter/Philox.h"
 #include "fusion/Registration.h"
 #include "fusion/Support/ToolLimits.h"
-#include "fusion/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"

@@ -5,7 +5,7 @@
 
 #include "TestSupport.h"
 
-#include "fusion/Transforms/Passes.h"
+#include "fusion/Dialect/Fusion/Transforms/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
 

@@ -5,8 +5,8 @@
 
 #include "HostProgram.h"
 
+#include "fusion/Dialect/Fusion/Transforms/ShapeReification.h"
 #include "fusion/Runtime/ModuleFormat.h"
-#include "fusion/Transforms/ShapeReification.h"
 
 using namespace mlir;
 using namespace mlir::fusion;

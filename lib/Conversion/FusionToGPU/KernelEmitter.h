@@ -6,7 +6,7 @@
 #define FUSION_CONVERSION_FUSIONTOGPU_KERNELEMITTER_H
 
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
-#include "fusion/Transforms/RowKernel.h"
+#include "fusion/Dialect/Fusion/Transforms/RowKernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

@@ -7,13 +7,13 @@
 
 #include "HostProgram.h"
 
-#include "fusion/Transforms/Passes.h"
+#include "fusion/Conversion/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 namespace mlir::fusion {
 #define GEN_PASS_DEF_FUSIONLOWERKERNELS
-#include "fusion/Transforms/Passes.h.inc"
+#include "fusion/Conversion/Passes.h.inc"
 } // namespace mlir::fusion
 
 using namespace mlir;

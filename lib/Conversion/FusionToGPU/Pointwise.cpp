@@ -5,7 +5,7 @@
 
 #include "HostProgram.h"
 
-#include "fusion/Transforms/ShapeReification.h"
+#include "fusion/Dialect/Fusion/Transforms/ShapeReification.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"

@@ -8,8 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "fusion/Conversion/KernelOpsToGPU.h"
+#include "fusion/Conversion/Passes.h"
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
-#include "fusion/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -25,7 +25,7 @@
 
 namespace mlir::fusion {
 #define GEN_PASS_DEF_FUSIONLOWERKERNELOPS
-#include "fusion/Transforms/Passes.h.inc"
+#include "fusion/Conversion/Passes.h.inc"
 } // namespace mlir::fusion
 
 using namespace mlir;

@@ -1,7 +1,7 @@
 //===- Schedulers.cpp - which scheduler takes a kernel --------------------===//
 
-#include "fusion/Transforms/Schedulers.h"
-#include "fusion/Transforms/ShapeReification.h"
+#include "fusion/Dialect/Fusion/Transforms/Schedulers.h"
+#include "fusion/Dialect/Fusion/Transforms/ShapeReification.h"
 
 using namespace mlir;
 using namespace mlir::fusion;

@@ -3,7 +3,7 @@
 // one of its dims.
 //===----------------------------------------------------------------------===//
 
-#include "fusion/Transforms/ShapeReification.h"
+#include "fusion/Dialect/Fusion/Transforms/ShapeReification.h"
 
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -3,8 +3,8 @@
 // schedule attribute. Decisions are data: a hand-written schedule is kept.
 //===----------------------------------------------------------------------===//
 
-#include "fusion/Transforms/Passes.h"
-#include "fusion/Transforms/Schedulers.h"
+#include "fusion/Dialect/Fusion/Transforms/Passes.h"
+#include "fusion/Dialect/Fusion/Transforms/Schedulers.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
@@ -14,7 +14,7 @@
 
 namespace mlir::fusion {
 #define GEN_PASS_DEF_FUSIONSCHEDULE
-#include "fusion/Transforms/Passes.h.inc"
+#include "fusion/Dialect/Fusion/Transforms/Passes.h.inc"
 } // namespace mlir::fusion
 
 using namespace mlir;

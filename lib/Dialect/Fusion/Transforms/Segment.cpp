@@ -3,9 +3,9 @@
 // fusion.kernel regions, one per GPU kernel: as few as the schedulers allow.
 //===----------------------------------------------------------------------===//
 
-#include "fusion/Transforms/Passes.h"
-#include "fusion/Transforms/Schedulers.h"
-#include "fusion/Transforms/ShapeReification.h"
+#include "fusion/Dialect/Fusion/Transforms/Passes.h"
+#include "fusion/Dialect/Fusion/Transforms/Schedulers.h"
+#include "fusion/Dialect/Fusion/Transforms/ShapeReification.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
@@ -16,7 +16,7 @@
 
 namespace mlir::fusion {
 #define GEN_PASS_DEF_FUSIONSEGMENT
-#include "fusion/Transforms/Passes.h.inc"
+#include "fusion/Dialect/Fusion/Transforms/Passes.h.inc"
 } // namespace mlir::fusion
 
 using namespace mlir;

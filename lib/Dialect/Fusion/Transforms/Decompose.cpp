@@ -4,7 +4,7 @@
 // sets of dims the schedulers do not take into ones they do.
 //===----------------------------------------------------------------------===//
 
-#include "fusion/Transforms/Passes.h"
+#include "fusion/Dialect/Fusion/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/PatternMatch.h"
@@ -12,7 +12,7 @@
 
 namespace mlir::fusion {
 #define GEN_PASS_DEF_FUSIONDECOMPOSE
-#include "fusion/Transforms/Passes.h.inc"
+#include "fusion/Dialect/Fusion/Transforms/Passes.h.inc"
 } // namespace mlir::fusion
 
 using namespace mlir;

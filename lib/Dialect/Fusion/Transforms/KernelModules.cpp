@@ -9,7 +9,7 @@
 // gpu-module-to-binary does.
 //===----------------------------------------------------------------------===//
 
-#include "fusion/Transforms/KernelModules.h"
+#include "fusion/Dialect/Fusion/Transforms/KernelModules.h"
 
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"

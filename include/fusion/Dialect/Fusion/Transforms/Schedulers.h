@@ -6,7 +6,7 @@
 #ifndef FUSION_TRANSFORMS_SCHEDULERS_H
 #define FUSION_TRANSFORMS_SCHEDULERS_H
 
-#include "fusion/Transforms/RowKernel.h"
+#include "fusion/Dialect/Fusion/Transforms/RowKernel.h"
 
 #include <optional>
 #include <string>

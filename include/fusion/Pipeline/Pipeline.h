@@ -1,24 +1,14 @@
-//===- Passes.h - fusion passes ---------------------------------*- C++ -*-===//
-// Declarations and registration of the fusion pipeline's passes.
+//===- Pipeline.h - the registered pipeline --fusion-to-ptx ----*- C++ -*-===//
+// Its options, how to build it into a pass manager, and its registration.
 //===----------------------------------------------------------------------===//
-#ifndef FUSION_TRANSFORMS_PASSES_H
-#define FUSION_TRANSFORMS_PASSES_H
+#ifndef FUSION_PIPELINE_PIPELINE_H
+#define FUSION_PIPELINE_PIPELINE_H
 
-#include "fusion/Dialect/Fusion/IR/FusionOps.h"
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Pass/Pass.h"
+#include "fusion/Conversion/Passes.h"
+#include "fusion/Dialect/Fusion/Transforms/Passes.h"
 #include "mlir/Pass/PassOptions.h"
 
 namespace mlir::fusion {
-
-#define GEN_PASS_DECL
-#include "fusion/Transforms/Passes.h.inc"
 
 /// Options of the pipeline from definition to PTX.
 struct FusionToPTXOptions : public PassPipelineOptions<FusionToPTXOptions> {
@@ -71,9 +61,6 @@ struct FusionToPTXOptions : public PassPipelineOptions<FusionToPTXOptions> {
 void buildFusionToPTXPipeline(OpPassManager &pm,
                               const FusionToPTXOptions &options);
 void registerFusionPipelines();
-
-#define GEN_PASS_REGISTRATION
-#include "fusion/Transforms/Passes.h.inc"
 
 } // namespace mlir::fusion
 

@@ -1,6 +1,6 @@
 //===- RowKernel.cpp - kernels that reduce the innermost dim --------------===//
 
-#include "fusion/Transforms/RowKernel.h"
+#include "fusion/Dialect/Fusion/Transforms/RowKernel.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"

@@ -1,0 +1,57 @@
+//===- Passes.td - the lowering's passes -------------------*- tablegen -*-===//
+// The passes between the levels of docs/lowering.md, in pipeline order: the
+// scheduled kernels to gpu.func variants and a host program (on the module,
+// as it adds gpu.modules beside the fusions), then the kernel-level ops to
+// upstream gpu, scf, memref, vector and llvm ops.
+//===----------------------------------------------------------------------===//
+#ifndef FUSION_CONVERSION_PASSES_TD
+#define FUSION_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def FusionLowerKernels : Pass<"fusion-lower-kernels", "ModuleOp"> {
+  let summary = "Lower scheduled kernels to gpu.func plus a host launch program";
+  let description = [{
+    Every scheduled `fusion.kernel` becomes one or more `gpu.func` kernels in
+    a `gpu.module` (a vectorized variant and scalar fallbacks, with 32-bit or
+    64-bit index arithmetic), and the fusion's body becomes the host program:
+    `fusion.empty` buffers, size arithmetic, and guarded `fusion.launch` ops
+    that pick a variant at run time.
+  }];
+  let options = [
+    Option<"innerMinBlocks", "inner-min-blocks", "int64_t", /*default=*/"0",
+           "Persistent inner-reduction variants: blocks per SM to keep "
+           "resident (nvvm.minctasm; bounds registers per thread; 0: none)">,
+    Option<"transposeTile", "transpose-tile", "int64_t", /*default=*/"64",
+           "Tile edge of the tiled transpose variant (16, 32 or 64)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
+def FusionLowerKernelOps : Pass<"fusion-lower-kernel-ops"> {
+  let summary = "Lower the kernel-level ops to gpu, scf, memref, vector and llvm";
+  let description = [{
+    Rewrites each kernel-level op (`fusion.warp_reduce`,
+    `fusion.block_reduce`, `fusion.grid_arrive`, `fusion.grid_reduce`,
+    `fusion.stage_store`, `fusion.stage_load`) with its one pattern: xor
+    shuffles with the combiner region inlined at each step; for a block
+    reduction the shared-memory slots, barriers and the fold loop; for a
+    grid arrival the fence, the atomic counter and the shared flag; for a
+    grid reduction the partials' stores, the arrival, and the last block's
+    counter reset, fold loop and `last` region; for staged values volatile
+    accesses of the module's dynamic shared memory (declared once per
+    gpu.module that stages). Runs on any op; in `--fusion-to-ptx` right
+    after `--fusion-lower-kernels`.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
+#endif // FUSION_CONVERSION_PASSES_TD
