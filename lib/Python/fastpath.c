@@ -18,348 +18,11 @@
  * `get_device()`, `data_ptr()`, `as_strided()`), so the CPU tests drive this
  * code with fake tensors. Built against the stable ABI (Py_LIMITED_API
  * 3.11): one _fastpath.abi3.so loads in CPython 3.11 and later. */
-#ifndef Py_LIMITED_API
-#define Py_LIMITED_API 0x030B0000
-#endif
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "fastpath.h"
 
-#include <stdint.h>
-#include <string.h>
-
-#include "fusion/Runtime/fusion_runtime.h"
-
-/* Bumped when the Python side must change with this file. */
-#define FASTPATH_VERSION 2
-
-/* Words of a signature key per tensor input: device, dtype, rank, sizes,
- * strides. */
-#define TENSOR_KEY_WORDS (3 + 2 * FUSION_MAX_RANK)
-/* Per call scratch that fits on the stack (int64 words). */
-#define STACK_WORDS 1024
-
-typedef int (*run_packed_fn)(fusion_executable *, void *const *,
-                             const int64_t *, size_t, void **, const int64_t *,
-                             size_t, void *);
-typedef const char *(*error_message_fn)(void);
-/* cuCtxGetCurrent (CUresult cuCtxGetCurrent(CUcontext *)). */
-typedef int (*current_context_fn)(void **);
-typedef const char *(*error_name_fn)(int);
-
-/* Key codes per input slot (runtime.make_key). */
-enum { CODE_TENSOR = 0, CODE_SCALAR_TYPE = 1, CODE_SCALAR_VALUE = 2 };
-/* Scalar type tags in a key. */
-enum { TAG_BOOL = 1, TAG_INT = 2, TAG_FLOAT = 3 };
-
-static PyObject *str_dtype, *str_shape, *str_stride, *str_get_device,
-    *str_data_ptr, *str_as_strided, *str_device, *str_last_execution,
-    *str_current_device, *str_raw_stream, *str_empty, *str_empty_strided;
-
-/* Entries. */
-
-typedef struct {
-  Py_ssize_t alias; /* input index of a view output, or -1 */
-  PyObject *shape;  /* tuple */
-  PyObject *strides;
-  PyObject *args;   /* (shape,) or (shape, strides); NULL for views */
-  PyObject *kwargs; /* {"dtype": ..., "device": ...}; NULL for views */
-  int contiguous;
-  /* An input of the same dtype and shape, contiguous: the output is
-   * allocated with empty_like(input) (Note [Outputs like an input]), or -1. */
-  Py_ssize_t like;
-} OutputSpec;
-
-typedef struct Entry {
-  struct Entry *next; /* hash chain */
-  Py_ssize_t refs;    /* the table's and in-flight calls' (under the GIL) */
-  uint64_t hash;
-  Py_ssize_t key_len;
-  int64_t *key;
-  void *handle;
-  run_packed_fn run;
-  Py_ssize_t num_inputs, num_outputs;
-  int64_t *records;     /* num_inputs * FUSION_PACKED_WORDS */
-  int64_t *out_records; /* num_outputs * FUSION_PACKED_WORDS */
-  long device_index;
-  PyObject *device_index_obj;
-  OutputSpec *outputs;
-  /* The CUDA context current when the entry was added on its device, or
-   * NULL (Note [Context check]). */
-  void *context;
-  PyObject *owner; /* kept alive with the entry (the Executable), or NULL */
-  PyObject *tag;   /* set as target.last_execution on a hit, or NULL */
-} Entry;
-
-static void entry_release(Entry *e) {
-  if (--e->refs > 0)
-    return;
-  for (Py_ssize_t o = 0; e->outputs && o < e->num_outputs; ++o) {
-    OutputSpec *s = &e->outputs[o];
-    Py_XDECREF(s->shape);
-    Py_XDECREF(s->strides);
-    Py_XDECREF(s->args);
-    Py_XDECREF(s->kwargs);
-  }
-  Py_XDECREF(e->device_index_obj);
-  Py_XDECREF(e->owner);
-  Py_XDECREF(e->tag);
-  PyMem_Free(e->outputs);
-  PyMem_Free(e->key);
-  PyMem_Free(e->records);
-  PyMem_Free(e->out_records);
-  PyMem_Free(e);
-}
-
-/* The Cache type. */
-
-typedef struct {
-  PyObject_HEAD Py_ssize_t num_inputs;
-  unsigned char *codes;
-  PyObject *dtype_codes; /* dict: dtype object -> FUSION_DTYPE_* */
-  PyObject *current_device, *raw_stream, *empty, *empty_strided;
-  /* Optional: empty_like and the exact tensor type it is used for (Note
-   * [Outputs like an input]), or NULL. */
-  PyObject *empty_like, *tensor_type;
-  PyObject *error_type;
-  error_message_fn error_message;
-  error_name_fn error_name;
-  current_context_fn current_context; /* or NULL */
-  Entry **buckets;
-  size_t num_buckets, count, max_entries;
-  uint64_t hits, misses;
-} Cache;
-
-static uint64_t hash_words(const int64_t *w, Py_ssize_t n) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    h ^= (uint64_t)w[i];
-    h *= 0x100000001b3ull;
-    h ^= h >> 29;
-  }
-  return h;
-}
-
-static void cache_clear_entries(Cache *c) {
-  for (size_t b = 0; b < c->num_buckets; ++b) {
-    Entry *e = c->buckets[b];
-    c->buckets[b] = NULL;
-    while (e) {
-      Entry *next = e->next;
-      entry_release(e);
-      e = next;
-    }
-  }
-  c->count = 0;
-}
-
-static Entry *cache_find(Cache *c, const int64_t *key, Py_ssize_t len,
-                         uint64_t hash) {
-  for (Entry *e = c->buckets[hash & (c->num_buckets - 1)]; e; e = e->next)
-    if (e->hash == hash && e->key_len == len &&
-        memcmp(e->key, key, (size_t)len * sizeof(int64_t)) == 0)
-      return e;
-  return NULL;
-}
-
-/* Grows the table to keep chains short; on allocation failure keeps the old
- * one (longer chains, still correct). */
-static void cache_maybe_grow(Cache *c) {
-  if (c->count < c->num_buckets)
-    return;
-  size_t n = c->num_buckets * 2;
-  Entry **buckets = PyMem_Calloc(n, sizeof(Entry *));
-  if (!buckets)
-    return;
-  for (size_t b = 0; b < c->num_buckets; ++b) {
-    Entry *e = c->buckets[b];
-    while (e) {
-      Entry *next = e->next;
-      e->next = buckets[e->hash & (n - 1)];
-      buckets[e->hash & (n - 1)] = e;
-      e = next;
-    }
-  }
-  PyMem_Free(c->buckets);
-  c->buckets = buckets;
-  c->num_buckets = n;
-}
-
-static void cache_insert(Cache *c, Entry *e) {
-  Entry **slot = &c->buckets[e->hash & (c->num_buckets - 1)];
-  for (Entry **p = slot; *p; p = &(*p)->next) {
-    Entry *old = *p;
-    if (old->hash == e->hash && old->key_len == e->key_len &&
-        memcmp(old->key, e->key, (size_t)e->key_len * sizeof(int64_t)) == 0) {
-      e->next = old->next;
-      *p = e;
-      entry_release(old);
-      return;
-    }
-  }
-  if (c->count >= c->max_entries) {
-    cache_clear_entries(c);
-    slot = &c->buckets[e->hash & (c->num_buckets - 1)];
-  }
-  e->next = *slot;
-  *slot = e;
-  ++c->count;
-  cache_maybe_grow(c);
-}
-
-/* Reading inputs. */
-
-/* Reads an int attribute result; 0 with an exception set on failure. */
-static int read_int64(PyObject *obj, int64_t *out) {
-  if (!obj)
-    return 0;
-  long long v = PyLong_AsLongLong(obj);
-  Py_DECREF(obj);
-  if (v == -1 && PyErr_Occurred())
-    return 0;
-  *out = (int64_t)v;
-  return 1;
-}
-
-static int read_pointer(PyObject *obj, void **out) {
-  if (!obj)
-    return 0;
-  void *p = PyLong_AsVoidPtr(obj);
-  Py_DECREF(obj);
-  if (!p && PyErr_Occurred())
-    return 0;
-  *out = p;
-  return 1;
-}
-
-/* dtype, rank, sizes and strides of a tensor into `words` (dtype, rank,
- * sizes..., strides...); 0 (error set) when it has no such attributes, an
- * unknown dtype (the code is -1 when `unknown_ok`), or a rank above 8. */
-static int read_layout(Cache *c, PyObject *x, int64_t *words, int unknown_ok) {
-  PyObject *dtype = PyObject_GetAttr(x, str_dtype);
-  if (!dtype)
-    return 0;
-  PyObject *code = PyDict_GetItemWithError(c->dtype_codes, dtype);
-  Py_DECREF(dtype);
-  if (code) {
-    if (!read_int64((Py_INCREF(code), code), &words[0]))
-      return 0;
-  } else if (PyErr_Occurred() || !unknown_ok) {
-    if (!PyErr_Occurred())
-      PyErr_SetString(PyExc_TypeError, "unknown dtype");
-    return 0;
-  } else {
-    words[0] = -1;
-  }
-  PyObject *shape = PyObject_GetAttr(x, str_shape);
-  if (!shape)
-    return 0;
-  PyObject *strides = PyObject_CallMethodObjArgs(x, str_stride, NULL);
-  int ok = 0;
-  if (strides && PyTuple_Check(shape) && PyTuple_Check(strides)) {
-    Py_ssize_t rank = PyTuple_Size(shape);
-    if (rank <= FUSION_MAX_RANK && PyTuple_Size(strides) == rank) {
-      words[1] = rank;
-      ok = 1;
-      for (Py_ssize_t d = 0; ok && d < rank; ++d) {
-        PyObject *s = PyTuple_GetItem(shape, d);
-        PyObject *t = PyTuple_GetItem(strides, d);
-        Py_XINCREF(s);
-        Py_XINCREF(t);
-        ok =
-            read_int64(s, &words[2 + d]) && read_int64(t, &words[2 + rank + d]);
-        if (!ok && !PyErr_Occurred())
-          PyErr_SetString(PyExc_TypeError, "bad shape");
-      }
-    }
-  }
-  Py_DECREF(shape);
-  Py_XDECREF(strides);
-  if (!ok && !PyErr_Occurred())
-    PyErr_SetString(PyExc_TypeError, "not a tensor layout");
-  return ok;
-}
-
-/* The signature key of `inputs` into `key` (its length into *len), with the
- * tensors' data pointers into `ptrs` and the scalars' values into
- * `ivals`/`dvals`. 1: keyed; 0: not keyable here (no exception set);
- * -1: an exception that must propagate (MemoryError and the like are
- * cleared too: the Python path meets them again). */
-static int make_key(Cache *c, PyObject *inputs, int64_t *key, Py_ssize_t *len,
-                    void **ptrs, int64_t *ivals, double *dvals) {
-  Py_ssize_t n = c->num_inputs, k = 0;
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject *x = PySequence_GetItem(inputs, i);
-    if (!x)
-      goto fail;
-    if (c->codes[i] == CODE_TENSOR) {
-      int64_t *w = &key[k];
-      /* w[0] device, then dtype, rank, sizes, strides. */
-      if (!read_layout(c, x, &w[1], 0) ||
-          !read_int64(PyObject_CallMethodObjArgs(x, str_get_device, NULL),
-                      &w[0]) ||
-          !read_pointer(PyObject_CallMethodObjArgs(x, str_data_ptr, NULL),
-                        &ptrs[i])) {
-        Py_DECREF(x);
-        goto fail;
-      }
-      k += 3 + 2 * w[2];
-      ivals[i] = 0;
-      dvals[i] = 0;
-    } else {
-      int64_t tag, value;
-      ptrs[i] = NULL;
-      if (PyBool_Check(x)) {
-        tag = TAG_BOOL;
-        ivals[i] = value = x == Py_True;
-        dvals[i] = (double)ivals[i];
-      } else if (PyLong_CheckExact(x)) {
-        int overflow = 0;
-        long long v = PyLong_AsLongLongAndOverflow(x, &overflow);
-        if (overflow || (v == -1 && PyErr_Occurred())) {
-          Py_DECREF(x);
-          goto fail;
-        }
-        tag = TAG_INT;
-        ivals[i] = value = (int64_t)v;
-        dvals[i] = (double)v;
-      } else if (PyFloat_CheckExact(x)) {
-        tag = TAG_FLOAT;
-        dvals[i] = PyFloat_AsDouble(x);
-        ivals[i] = 0;
-        memcpy(&value, &dvals[i], sizeof value);
-      } else {
-        Py_DECREF(x);
-        goto fail;
-      }
-      key[k++] = tag;
-      if (c->codes[i] == CODE_SCALAR_VALUE)
-        key[k++] = value;
-    }
-    Py_DECREF(x);
-  }
-  *len = k;
-  return 1;
-fail:
-  PyErr_Clear();
-  return 0;
-}
-
-/* Scratch memory. */
-
-typedef struct {
-  int64_t stack[STACK_WORDS];
-  int64_t *heap;
-} Scratch;
-
-static int64_t *scratch_get(Scratch *s, size_t words) {
-  s->heap = NULL;
-  if (words <= STACK_WORDS)
-    return s->stack;
-  s->heap = PyMem_Malloc(words * sizeof(int64_t));
-  if (!s->heap)
-    PyErr_NoMemory();
-  return s->heap;
-}
+PyObject *str_dtype, *str_shape, *str_stride, *str_get_device, *str_data_ptr,
+    *str_as_strided, *str_device, *str_last_execution, *str_current_device,
+    *str_raw_stream, *str_empty, *str_empty_strided;
 
 /* Cache methods. */
 
@@ -390,19 +53,6 @@ static PyObject *raise_runtime_error(Cache *c, int code) {
   return NULL;
 }
 
-static int is_float_dtype(int64_t code) {
-  return code == FUSION_DTYPE_F64 || code == FUSION_DTYPE_F32 ||
-         code == FUSION_DTYPE_F16 || code == FUSION_DTYPE_BF16 ||
-         code == FUSION_DTYPE_F8E4M3 || code == FUSION_DTYPE_F8E5M2;
-}
-
-/* Words of per-call scratch for n inputs and m outputs: key, input records,
- * output records, pointers and scalar values. */
-static size_t scratch_words(Py_ssize_t n, Py_ssize_t m) {
-  return (size_t)n * (TENSOR_KEY_WORDS + FUSION_PACKED_WORDS + 3) +
-         (size_t)m * (FUSION_PACKED_WORDS + 1) + 4;
-}
-
 PyDoc_STRVAR(cache_call_doc,
              "call(inputs, outputs, stream, target) -> list, outputs or None\n"
              "\n"
@@ -416,6 +66,133 @@ PyDoc_STRVAR(cache_call_doc,
              "current device, a\nwrong number of outputs): take the Python "
              "path. Raises FusionError\nwhen the runtime fails; nothing is "
              "launched or returned then.");
+
+/* The entry's input records with this call's scalar values. */
+static void bind_scalars(const Entry *e, int64_t *records, const int64_t *ivals,
+                         const double *dvals) {
+  Py_ssize_t n = e->num_inputs;
+  if (n)
+    memcpy(records, e->records,
+           (size_t)n * FUSION_PACKED_WORDS * sizeof(int64_t));
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    int64_t *r = &records[i * FUSION_PACKED_WORDS];
+    if (r[FUSION_PACKED_KIND] != FUSION_ARG_SCALAR)
+      continue;
+    if (is_float_dtype(r[FUSION_PACKED_DTYPE]))
+      memcpy(&r[FUSION_PACKED_VALUE], &dvals[i], sizeof(double));
+    else
+      r[FUSION_PACKED_VALUE] = ivals[i];
+  }
+}
+
+/* The stream of a call of `e` into *stream: 1; 0 with an exception set;
+ * -1 when Python takes the call (another current device, a stream that is
+ * not an int).
+ *
+ * The device: as runtime.Executable.launch, another current device is
+ * handled in Python (with a device guard). Note [Context check]: the
+ * backend's current_device() costs ~0.3 us per call with torch; when the
+ * CUDA context current now is the one that was current on the entry's
+ * device when it was added, that device is still current (a context
+ * belongs to one device), so the driver is asked instead (~20 ns). */
+static int call_stream(Cache *c, const Entry *e, PyObject *stream_arg,
+                       void **stream) {
+  int device_ok = 0;
+  if (c->current_context && e->context) {
+    void *context = NULL;
+    device_ok = c->current_context(&context) == 0 && context == e->context;
+  }
+  if (!device_ok) {
+    int64_t current = 0;
+    if (!read_int64(PyObject_CallNoArgs(c->current_device), &current))
+      return 0;
+    if (current != e->device_index)
+      return -1;
+  }
+  if (stream_arg) {
+    if (!PyLong_Check(stream_arg))
+      return -1; /* ctypes' conversion in Python explains */
+    return read_pointer((Py_INCREF(stream_arg), stream_arg), stream);
+  }
+  return read_pointer(
+      PyObject_CallFunctionObjArgs(c->raw_stream, e->device_index_obj, NULL),
+      stream);
+}
+
+/* Provided outputs (their layout is checked by the runtime): their records
+ * and pointers, 1; -1 when Python takes them (not a sequence of m tensors
+ * this code can read). */
+static int read_outputs(Cache *c, PyObject *outputs, Py_ssize_t m,
+                        int64_t *out_records, void **out_data) {
+  if (!(PyTuple_Check(outputs) || PyList_Check(outputs)) ||
+      PySequence_Size(outputs) != m) {
+    PyErr_Clear();
+    return -1;
+  }
+  memset(out_records, 0, (size_t)m * FUSION_PACKED_WORDS * sizeof(int64_t));
+  for (Py_ssize_t o = 0; o < m; ++o) {
+    int64_t *r = &out_records[o * FUSION_PACKED_WORDS];
+    int64_t w[1 + 2 * FUSION_MAX_RANK + 1];
+    PyObject *t = PySequence_GetItem(outputs, o);
+    int ok = t && read_layout(c, t, w, 1) &&
+             read_pointer(PyObject_CallMethodObjArgs(t, str_data_ptr, NULL),
+                          &out_data[o]);
+    Py_XDECREF(t);
+    if (!ok) {
+      PyErr_Clear();
+      return -1;
+    }
+    r[FUSION_PACKED_DTYPE] = w[0];
+    r[FUSION_PACKED_RANK] = w[1];
+    for (int64_t d = 0; d < w[1]; ++d) {
+      r[FUSION_PACKED_SIZES + d] = w[2 + d];
+      r[FUSION_PACKED_STRIDES + d] = w[2 + w[1] + d];
+    }
+  }
+  return 1;
+}
+
+/* New outputs of a call of `e` (a list) and their pointers; NULL with an
+ * exception set. */
+static PyObject *new_outputs(Cache *c, const Entry *e, PyObject *inputs,
+                             void **out_data) {
+  Py_ssize_t m = e->num_outputs;
+  PyObject *list = PyList_New(m);
+  if (!list)
+    return NULL;
+  for (Py_ssize_t o = 0; o < m; ++o) {
+    OutputSpec *s = &e->outputs[o];
+    PyObject *t;
+    if (s->alias >= 0) {
+      PyObject *src = PySequence_GetItem(inputs, s->alias);
+      t = src ? PyObject_CallMethodObjArgs(src, str_as_strided, s->shape,
+                                           s->strides, NULL)
+              : NULL;
+      Py_XDECREF(src);
+      out_data[o] = NULL; /* the runtime passes the input's pointer */
+    } else {
+      PyObject *like =
+          s->like >= 0 ? PySequence_GetItem(inputs, s->like) : NULL;
+      if (like && (PyObject *)Py_TYPE(like) == c->tensor_type)
+        t = PyObject_CallFunctionObjArgs(c->empty_like, like, NULL);
+      else
+        t = PyObject_Call(s->contiguous ? c->empty : c->empty_strided, s->args,
+                          s->kwargs);
+      Py_XDECREF(like);
+      if (t && !read_pointer(PyObject_CallMethodObjArgs(t, str_data_ptr, NULL),
+                             &out_data[o])) {
+        Py_DECREF(t);
+        t = NULL;
+      }
+    }
+    if (!t) {
+      Py_DECREF(list);
+      return NULL;
+    }
+    PyList_SetItem(list, o, t);
+  }
+  return list;
+}
 
 static PyObject *cache_call(Cache *c, PyObject *const *args, Py_ssize_t nargs) {
   if (nargs < 1 || nargs > 4) {
@@ -454,7 +231,7 @@ static PyObject *cache_call(Cache *c, PyObject *const *args, Py_ssize_t nargs) {
     Py_RETURN_NONE;
   }
   ++e->refs; /* the table may drop it while Python code runs below */
-  PyObject *result = NULL, *new_outputs = NULL;
+  PyObject *result = NULL, *created = NULL;
   Py_ssize_t m = e->num_outputs;
 
   /* Per-call records: the entry's template with this call's scalars. */
@@ -466,122 +243,23 @@ static PyObject *cache_call(Cache *c, PyObject *const *args, Py_ssize_t nargs) {
   int64_t *records = mem2;
   int64_t *out_records = records + n * FUSION_PACKED_WORDS;
   void **out_data = (void **)(out_records + m * FUSION_PACKED_WORDS);
-  if (n)
-    memcpy(records, e->records,
-           (size_t)n * FUSION_PACKED_WORDS * sizeof(int64_t));
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    int64_t *r = &records[i * FUSION_PACKED_WORDS];
-    if (r[FUSION_PACKED_KIND] != FUSION_ARG_SCALAR)
-      continue;
-    if (is_float_dtype(r[FUSION_PACKED_DTYPE]))
-      memcpy(&r[FUSION_PACKED_VALUE], &dvals[i], sizeof(double));
-    else
-      r[FUSION_PACKED_VALUE] = ivals[i];
-  }
+  bind_scalars(e, records, ivals, dvals);
 
-  /* The device: as runtime.Executable.launch, another current device is
-   * handled in Python (with a device guard). Note [Context check]: the
-   * backend's current_device() costs ~0.3 us per call with torch; when the
-   * CUDA context current now is the one that was current on the entry's
-   * device when it was added, that device is still current (a context
-   * belongs to one device), so the driver is asked instead (~20 ns). */
-  int device_ok = 0;
-  if (c->current_context && e->context) {
-    void *context = NULL;
-    device_ok = c->current_context(&context) == 0 && context == e->context;
-  }
-  if (!device_ok) {
-    int64_t current = 0;
-    if (!read_int64(PyObject_CallNoArgs(c->current_device), &current))
-      goto done;
-    if (current != e->device_index) {
-      result = Py_None;
-      Py_INCREF(result);
-      goto done;
-    }
-  }
   void *stream = NULL;
-  if (stream_arg) {
-    if (!PyLong_Check(stream_arg)) {
-      result = Py_None; /* ctypes' conversion in Python explains */
-      Py_INCREF(result);
-      goto done;
-    }
-    if (!read_pointer((Py_INCREF(stream_arg), stream_arg), &stream))
-      goto done;
-  } else if (!read_pointer(PyObject_CallFunctionObjArgs(
-                               c->raw_stream, e->device_index_obj, NULL),
-                           &stream)) {
+  int found = call_stream(c, e, stream_arg, &stream);
+  if (found <= 0) {
+    result = found < 0 ? Py_NewRef(Py_None) : NULL;
     goto done;
   }
-
   const int64_t *out_records_arg = e->out_records;
   if (outputs) {
-    /* Provided outputs: their layout is checked by the runtime. */
-    if (!(PyTuple_Check(outputs) || PyList_Check(outputs)) ||
-        PySequence_Size(outputs) != m) {
-      PyErr_Clear();
-      result = Py_None;
-      Py_INCREF(result);
+    if (read_outputs(c, outputs, m, out_records, out_data) < 0) {
+      result = Py_NewRef(Py_None);
       goto done;
-    }
-    memset(out_records, 0, (size_t)m * FUSION_PACKED_WORDS * sizeof(int64_t));
-    for (Py_ssize_t o = 0; o < m; ++o) {
-      int64_t *r = &out_records[o * FUSION_PACKED_WORDS];
-      int64_t w[1 + 2 * FUSION_MAX_RANK + 1];
-      PyObject *t = PySequence_GetItem(outputs, o);
-      int ok = t && read_layout(c, t, w, 1) &&
-               read_pointer(PyObject_CallMethodObjArgs(t, str_data_ptr, NULL),
-                            &out_data[o]);
-      Py_XDECREF(t);
-      if (!ok) {
-        PyErr_Clear();
-        result = Py_None;
-        Py_INCREF(result);
-        goto done;
-      }
-      r[FUSION_PACKED_DTYPE] = w[0];
-      r[FUSION_PACKED_RANK] = w[1];
-      for (int64_t d = 0; d < w[1]; ++d) {
-        r[FUSION_PACKED_SIZES + d] = w[2 + d];
-        r[FUSION_PACKED_STRIDES + d] = w[2 + w[1] + d];
-      }
     }
     out_records_arg = out_records;
-  } else {
-    new_outputs = PyList_New(m);
-    if (!new_outputs)
-      goto done;
-    for (Py_ssize_t o = 0; o < m; ++o) {
-      OutputSpec *s = &e->outputs[o];
-      PyObject *t;
-      if (s->alias >= 0) {
-        PyObject *src = PySequence_GetItem(inputs, s->alias);
-        t = src ? PyObject_CallMethodObjArgs(src, str_as_strided, s->shape,
-                                             s->strides, NULL)
-                : NULL;
-        Py_XDECREF(src);
-        out_data[o] = NULL; /* the runtime passes the input's pointer */
-      } else {
-        PyObject *like =
-            s->like >= 0 ? PySequence_GetItem(inputs, s->like) : NULL;
-        if (like && (PyObject *)Py_TYPE(like) == c->tensor_type)
-          t = PyObject_CallFunctionObjArgs(c->empty_like, like, NULL);
-        else
-          t = PyObject_Call(s->contiguous ? c->empty : c->empty_strided,
-                            s->args, s->kwargs);
-        Py_XDECREF(like);
-        if (t &&
-            !read_pointer(PyObject_CallMethodObjArgs(t, str_data_ptr, NULL),
-                          &out_data[o])) {
-          Py_DECREF(t);
-          t = NULL;
-        }
-      }
-      if (!t)
-        goto done;
-      PyList_SetItem(new_outputs, o, t);
-    }
+  } else if (!(created = new_outputs(c, e, inputs, out_data))) {
+    goto done;
   }
 
   /* The GIL stays held during the launch (a few us in the driver), as
@@ -599,15 +277,14 @@ static PyObject *cache_call(Cache *c, PyObject *const *args, Py_ssize_t nargs) {
       PyObject_SetAttr(target, str_last_execution, e->tag) < 0)
     goto done;
   if (outputs) {
-    result = outputs;
-    Py_INCREF(result);
+    result = Py_NewRef(outputs);
   } else {
-    result = new_outputs;
-    new_outputs = NULL;
+    result = created;
+    created = NULL;
   }
 
 done:
-  Py_XDECREF(new_outputs);
+  Py_XDECREF(created);
   entry_release(e);
   PyMem_Free(scratch.heap);
   PyMem_Free(scratch2.heap);
