@@ -5,7 +5,7 @@
 #   find_package(Fusion REQUIRED)                        # the runtime alone
 #   find_package(Fusion REQUIRED COMPONENTS Compiler)    # and the compiler
 #   target_link_libraries(app PRIVATE Fusion::Runtime)   # or RuntimeShared,
-#                                                        # Compiler
+#                                                        # Compiler, CAPI
 #
 # Two export sets: FusionRuntimeTargets (no MLIR or LLVM) and
 # FusionCompilerTargets (the compiler's static libraries; their link
@@ -26,6 +26,8 @@ install(DIRECTORY ${FUSION_BINARY_DIR}/include/fusion
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h" PATTERN "*.inc"
         PATTERN "CMakeFiles" EXCLUDE)
+install(DIRECTORY ${FUSION_SOURCE_DIR}/include/fusion-c
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${FUSION_SCHEMA} DESTINATION ${CMAKE_INSTALL_DATADIR}/fusion)
 
 # The runtime.
@@ -48,7 +50,7 @@ if(FUSION_ENABLE_COMPILER AND NOT FUSION_STATIC_LLVM)
   set(FUSION_COMPILER_LIBRARIES
       FusionDialect FusionDialectUtils FusionTransforms FusionKernelOpsToGPU
       FusionToGPU FusionPipeline FusionTarget FusionRegistration
-      FusionInterpreter)
+      FusionInterpreter FusionCAPI)
   add_library(FusionCompiler INTERFACE)
   target_link_libraries(FusionCompiler INTERFACE ${FUSION_COMPILER_LIBRARIES}
                         FusionRuntime)
@@ -57,6 +59,11 @@ if(FUSION_ENABLE_COMPILER AND NOT FUSION_STATIC_LLVM)
     $<BUILD_INTERFACE:${FUSION_BINARY_DIR}/include>
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   set_target_properties(FusionCompiler PROPERTIES EXPORT_NAME Compiler)
+  # Fusion::CAPI: the compiler's C API (fusion-c/Fusion.h) with MLIR's.
+  target_include_directories(FusionCAPI INTERFACE
+    $<BUILD_INTERFACE:${FUSION_SOURCE_DIR}/include>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  set_target_properties(FusionCAPI PROPERTIES EXPORT_NAME CAPI)
   install(TARGETS ${FUSION_COMPILER_LIBRARIES} FusionCompiler
           EXPORT FusionCompilerTargets
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -6,8 +6,9 @@
 #      lib/cmake/fusion
 #   3. test/consumer configured against P alone, built and run: consumer-opt
 #      (Fusion beside every upstream dialect) runs the pipeline on an
-#      example; module-info (runtime C API, shared and static) reads a
-#      module file the installed fusion-translate wrote
+#      example; capi-compile (the compiler's C API, from C) compiles one and
+#      reports a bad one at its line; module-info (runtime C API, shared and
+#      static) reads a module file the installed fusion-translate wrote
 #   4. test/consumer again with the runtime only (MLIR made unfindable)
 # Prints "test-install: N passed, M failed" last; exits 1 on any failure.
 #
@@ -52,6 +53,7 @@ for f in include/fusion/Version.h include/fusion/Runtime/fusion_runtime.h \
          include/fusion/Dialect/Fusion/IR/FusionOps.td \
          include/fusion/Dialect/Fusion/Transforms/Passes.h.inc include/fusion/Registration.h \
          include/fusion/Conversion/Passes.h.inc include/fusion/Pipeline/Pipeline.h \
+         include/fusion-c/Fusion.h lib/libFusionCAPI.a \
          lib/libFusionRuntime.a "lib/libfusion_runtime.so.$version" \
          lib/libFusionRegistration.a lib/libFusionDialect.a \
          lib/cmake/fusion/FusionConfig.cmake \
@@ -102,6 +104,21 @@ if consumer "$WORK/consumer"; then
   else
     head -3 "$WORK/linalg.err"
     bad "consumer-opt on a linalg function"
+  fi
+  if out=$("$WORK/consumer/capi-compile" "$example" "$WORK/capi.fmod" 2>&1) &&
+     [[ "$out" == *"written by fusion $version"* ]]; then
+    ok "capi-compile (the compiler's C API, from C): ${out//$'\n'/; }"
+  else
+    printf '%s\n' "$out"
+    bad "capi-compile $example"
+  fi
+  if printf 'fusion.fusion @f(%%a: tensor<?xf32>) -> tensor<?xf32> {\n  %%0 = fusion.exp %%b : tensor<?xf32>\n  fusion.return %%0 : tensor<?xf32>\n}\n' >"$WORK/bad.mlir" &&
+     ! "$WORK/consumer/capi-compile" "$WORK/bad.mlir" "$WORK/bad.fmod" 2>"$WORK/bad.err" &&
+     grep -q "bad.mlir:2:.*undeclared SSA value" "$WORK/bad.err"; then
+    ok "capi-compile reports a bad fusion at its line: $(head -1 "$WORK/bad.err")"
+  else
+    cat "$WORK/bad.err"
+    bad "capi-compile on a bad fusion"
   fi
   fusion_name=$(sed -n '/^ *fusion\.fusion @/{s/^ *fusion\.fusion @\([A-Za-z0-9_]*\).*/\1/p;q;}' "$example")
   if "$PREFIX/bin/fusion-translate" --fusion-to-module --fusion="$fusion_name" "$example" -o "$WORK/m.fmod" 2>"$WORK/translate.err"; then

@@ -1,0 +1,98 @@
+/*===- fusion-c/Fusion.h - the compiler's C API -------------------*- C -*-===*\
+|* In MLIR's C-API style (mlir-c/): the fusion dialect's handle, one call   *|
+|* that registers what a host compiler needs, and one entry point that      *|
+|* compiles a fusion (text or an MlirModule) to module-file bytes, with its *|
+|* diagnostics returned as data. docs/embedding.md shows it in use.         *|
+\*===----------------------------------------------------------------------===*/
+#ifndef FUSION_C_FUSION_H
+#define FUSION_C_FUSION_H
+
+#include "mlir-c/IR.h"
+#include "mlir-c/Support.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* mlirGetDialectHandle__fusion__(): the fusion dialect, for
+ * mlirDialectHandleRegisterDialect and mlirDialectHandleLoadDialect. */
+MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Fusion, fusion);
+
+/* The fusion dialect and every upstream dialect, interface and translation
+ * the pipeline uses, into `registry`. */
+MLIR_CAPI_EXPORTED void fusionRegisterAllDialects(MlirDialectRegistry registry);
+
+/* Registers the fusion passes, the pipeline `fusion-to-ptx` and the upstream
+ * passes it builds on, so pass pipelines naming them parse
+ * (mlirParsePassPipeline). Call once, before parsing a pipeline. */
+MLIR_CAPI_EXPORTED void fusionRegisterAllPasses(void);
+
+/* Options of a compile; fusionCompileOptionsInit sets the defaults. */
+typedef struct {
+  /* The target SM, e.g. "sm_90a" (the default). */
+  MlirStringRef chip;
+  /* Multiprocessors of the target (132, an H100/H200). */
+  int64_t smCount;
+  /* The fusion to compile; empty: the module's only fusion. */
+  MlirStringRef fusionName;
+  /* Compile each kernel's PTX to a cubin when ptxas is found (true). */
+  bool emitCubin;
+} FusionCompileOptions;
+
+MLIR_CAPI_EXPORTED void fusionCompileOptionsInit(FusionCompileOptions *options);
+
+/* A compile's outcome: the module file bytes when it succeeded, and every
+ * diagnostic it emitted, in order. Owned by the caller:
+ * fusionCompilationDestroy. */
+typedef struct {
+  void *ptr;
+} FusionCompilation;
+
+typedef enum {
+  FusionDiagnosticError = 0,
+  FusionDiagnosticWarning = 1,
+  FusionDiagnosticNote = 2,
+  FusionDiagnosticRemark = 3
+} FusionDiagnosticSeverity;
+
+/* One diagnostic. The strings are owned by the compilation. `file` is the
+ * location's file (the source name given for text) or empty when the
+ * location has no file; `line` and `column` are 1-based, 0 without one. */
+typedef struct {
+  FusionDiagnosticSeverity severity;
+  MlirStringRef message;
+  MlirStringRef file;
+  unsigned line;
+  unsigned column;
+} FusionDiagnostic;
+
+/* Compiles the fusion of `source` (textual IR; `sourceName` names it in
+ * diagnostics) in `context`, which gets the dialects it needs. */
+MLIR_CAPI_EXPORTED FusionCompilation fusionCompileSource(
+    MlirContext context, MlirStringRef source, MlirStringRef sourceName,
+    const FusionCompileOptions *options);
+
+/* Compiles a fusion of `module`, which is left unchanged (a copy is
+ * lowered). */
+MLIR_CAPI_EXPORTED FusionCompilation
+fusionCompileModule(MlirModule module, const FusionCompileOptions *options);
+
+MLIR_CAPI_EXPORTED bool fusionCompilationSucceeded(FusionCompilation result);
+/* The module file (for fusion_executable_load of the runtime); empty when
+ * the compile failed. Owned by the compilation. */
+MLIR_CAPI_EXPORTED MlirStringRef
+fusionCompilationGetBytes(FusionCompilation result);
+MLIR_CAPI_EXPORTED intptr_t
+fusionCompilationGetNumDiagnostics(FusionCompilation result);
+MLIR_CAPI_EXPORTED FusionDiagnostic
+fusionCompilationGetDiagnostic(FusionCompilation result, intptr_t index);
+MLIR_CAPI_EXPORTED void fusionCompilationDestroy(FusionCompilation result);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FUSION_C_FUSION_H */

@@ -1,0 +1,178 @@
+/* The compiler's C API from C: the dialect handle, pass registration, and
+ * compiles of text and of an MlirModule, good and bad, checked through the
+ * bytes (loaded by the runtime) and the diagnostics. Exits non-zero with a
+ * message at the first check that fails. */
+#include "fusion-c/Fusion.h"
+#include "fusion/Runtime/fusion_runtime.h"
+#include "mlir-c/Pass.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0;
+#define CHECK(cond, ...)                                                       \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "capi-test:%d: check failed: %s: ", __LINE__, #cond);    \
+      fprintf(stderr, __VA_ARGS__);                                            \
+      fprintf(stderr, "\n");                                                   \
+      ++failures;                                                              \
+    }                                                                          \
+  } while (0)
+
+static MlirStringRef str(const char *s) {
+  return mlirStringRefCreateFromCString(s);
+}
+
+static int contains(MlirStringRef s, const char *needle) {
+  size_t n = strlen(needle);
+  for (size_t i = 0; i + n <= s.length; ++i)
+    if (memcmp(s.data + i, needle, n) == 0)
+      return 1;
+  return 0;
+}
+
+static const char *kTwo =
+    "fusion.fusion @add_relu(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> "
+    "tensor<?x?xf32> {\n"
+    "  %0 = fusion.add %a, %b : tensor<?x?xf32>\n"
+    "  %1 = fusion.relu %0 : tensor<?x?xf32>\n"
+    "  fusion.return %1 : tensor<?x?xf32>\n"
+    "}\n"
+    "fusion.fusion @neg(%a: tensor<?xf32>) -> tensor<?xf32> {\n"
+    "  %0 = fusion.neg %a : tensor<?xf32>\n"
+    "  fusion.return %0 : tensor<?xf32>\n"
+    "}\n";
+
+/* The bytes load in the runtime, with the fusion's name and producer. */
+static void checkModule(FusionCompilation c, const char *name, int inputs) {
+  MlirStringRef bytes = fusionCompilationGetBytes(c);
+  CHECK(bytes.length > 8 && memcmp(bytes.data + 4, "FUSN", 4) == 0,
+        "%zu bytes without the module file identifier", bytes.length);
+  fusion_executable *exe = NULL;
+  int code = fusion_executable_load(bytes.data, bytes.length, &exe);
+  CHECK(code == FUSION_OK, "load: %s", fusion_last_error_message());
+  if (code != FUSION_OK)
+    return;
+  CHECK(strcmp(fusion_executable_name(exe), name) == 0, "name %s",
+        fusion_executable_name(exe));
+  CHECK(fusion_executable_num_inputs(exe) == inputs, "%d inputs",
+        fusion_executable_num_inputs(exe));
+  char producer[64];
+  snprintf(producer, sizeof producer, "fusion %s", fusion_runtime_version());
+  CHECK(strcmp(fusion_executable_producer(exe), producer) == 0, "producer %s",
+        fusion_executable_producer(exe));
+  fusion_executable_destroy(exe);
+}
+
+int main(void) {
+  MlirContext ctx = mlirContextCreate();
+
+  /* The dialect handle. */
+  MlirDialectHandle handle = mlirGetDialectHandle__fusion__();
+  MlirStringRef ns = mlirDialectHandleGetNamespace(handle);
+  CHECK(ns.length == 6 && memcmp(ns.data, "fusion", 6) == 0, "namespace %.*s",
+        (int)ns.length, ns.data);
+  MlirDialect dialect = mlirDialectHandleLoadDialect(handle, ctx);
+  CHECK(!mlirDialectIsNull(dialect), "fusion dialect not loaded");
+
+  /* Passes: a pipeline naming them parses only once they are registered. */
+  MlirPassManager pm = mlirPassManagerCreate(ctx);
+  MlirOpPassManager opm = mlirPassManagerGetAsOpPassManager(pm);
+  fusionRegisterAllPasses();
+  MlirLogicalResult parsed = mlirParsePassPipeline(
+      opm,
+      str("builtin.module(fusion.fusion(fusion-decompose,fusion-segment))"),
+      NULL, NULL);
+  CHECK(mlirLogicalResultIsSuccess(parsed), "pipeline did not parse");
+  mlirPassManagerDestroy(pm);
+
+  FusionCompileOptions options;
+  fusionCompileOptionsInit(&options);
+  options.emitCubin = false; /* PTX only: no ptxas needed */
+
+  /* Text, with two fusions: one named. */
+  options.fusionName = str("neg");
+  FusionCompilation c =
+      fusionCompileSource(ctx, str(kTwo), str("two.mlir"), &options);
+  CHECK(fusionCompilationSucceeded(c), "%d diagnostics",
+        (int)fusionCompilationGetNumDiagnostics(c));
+  if (fusionCompilationSucceeded(c))
+    checkModule(c, "neg", 1);
+  fusionCompilationDestroy(c);
+
+  /* Two fusions and none named: an error that names both. */
+  options.fusionName = mlirStringRefCreate(NULL, 0);
+  c = fusionCompileSource(ctx, str(kTwo), str("two.mlir"), &options);
+  CHECK(!fusionCompilationSucceeded(c), "compiled with no fusion named");
+  CHECK(fusionCompilationGetBytes(c).length == 0, "bytes of a failed compile");
+  CHECK(fusionCompilationGetNumDiagnostics(c) >= 1, "no diagnostic");
+  if (fusionCompilationGetNumDiagnostics(c) >= 1) {
+    FusionDiagnostic d = fusionCompilationGetDiagnostic(c, 0);
+    CHECK(d.severity == FusionDiagnosticError, "severity %d", d.severity);
+    CHECK(contains(d.message, "@add_relu") && contains(d.message, "@neg"),
+          "message %.*s", (int)d.message.length, d.message.data);
+  }
+  fusionCompilationDestroy(c);
+
+  /* Malformed IR: the diagnostic points at the user's line and column. */
+  c = fusionCompileSource(
+      ctx,
+      str("fusion.fusion @f(%a: tensor<?xf32>) -> tensor<?xf32> {\n"
+          "  %0 = fusion.add %a, %b : tensor<?xf32>\n"
+          "  fusion.return %0 : tensor<?xf32>\n"
+          "}\n"),
+      str("model.mlir"), &options);
+  CHECK(!fusionCompilationSucceeded(c), "malformed IR compiled");
+  CHECK(fusionCompilationGetNumDiagnostics(c) >= 1, "no diagnostic");
+  if (fusionCompilationGetNumDiagnostics(c) >= 1) {
+    FusionDiagnostic d = fusionCompilationGetDiagnostic(c, 0);
+    CHECK(contains(d.message, "undeclared SSA value"), "message %.*s",
+          (int)d.message.length, d.message.data);
+    CHECK(d.file.length == 10 && memcmp(d.file.data, "model.mlir", 10) == 0,
+          "file %.*s", (int)d.file.length, d.file.data);
+    CHECK(d.line == 2 && d.column == 23, "at %u:%u", d.line, d.column);
+  }
+  FusionDiagnostic none = fusionCompilationGetDiagnostic(c, 1000);
+  CHECK(none.message.length == 0, "diagnostic past the end");
+  fusionCompilationDestroy(c);
+
+  /* An MlirModule, left as it was. */
+  MlirModule module = mlirModuleCreateParse(ctx, str(kTwo));
+  CHECK(!mlirModuleIsNull(module), "module did not parse");
+  options.fusionName = str("add_relu");
+  c = fusionCompileModule(module, &options);
+  CHECK(fusionCompilationSucceeded(c), "%d diagnostics",
+        (int)fusionCompilationGetNumDiagnostics(c));
+  if (fusionCompilationSucceeded(c))
+    checkModule(c, "add_relu", 2);
+  fusionCompilationDestroy(c);
+  MlirOperation op = mlirModuleGetOperation(module);
+  CHECK(mlirOperationVerify(op), "the caller's module changed");
+  MlirBlock body = mlirModuleGetBody(module);
+  int fusions = 0;
+  for (MlirOperation o = mlirBlockGetFirstOperation(body);
+       !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
+    ++fusions;
+  CHECK(fusions == 2, "%d ops left in the caller's module", fusions);
+
+  /* A bad option is an error, not a crash. */
+  options.smCount = 0;
+  c = fusionCompileModule(module, &options);
+  CHECK(!fusionCompilationSucceeded(c), "sm count 0 accepted");
+  if (fusionCompilationGetNumDiagnostics(c) >= 1) {
+    FusionDiagnostic d = fusionCompilationGetDiagnostic(c, 0);
+    CHECK(contains(d.message, "sm count must be at least 1"), "message %.*s",
+          (int)d.message.length, d.message.data);
+  }
+  fusionCompilationDestroy(c);
+
+  mlirModuleDestroy(module);
+  mlirContextDestroy(ctx);
+  if (failures)
+    fprintf(stderr, "capi-test: %d checks failed\n", failures);
+  else
+    printf("capi-test: all checks passed\n");
+  return failures ? 1 : 0;
+}
