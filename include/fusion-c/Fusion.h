@@ -8,6 +8,7 @@
 #define FUSION_C_FUSION_H
 
 #include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
 #include "mlir-c/Support.h"
 
 #include <stdbool.h>
@@ -40,6 +41,10 @@ typedef struct {
   MlirStringRef fusionName;
   /* Compile each kernel's PTX to a cubin when ptxas is found (true). */
   bool emitCubin;
+  /* More options of the fusion-to-ptx pipeline, as its textual form takes
+   * them (docs/passes.md), e.g. "unroll=2 inner-stage=1 split-kernels=0";
+   * they override chip and smCount. Empty: none. */
+  MlirStringRef pipelineOptions;
 } FusionCompileOptions;
 
 MLIR_CAPI_EXPORTED void fusionCompileOptionsInit(FusionCompileOptions *options);
@@ -68,6 +73,16 @@ typedef struct {
   unsigned line;
   unsigned column;
 } FusionDiagnostic;
+
+/* Adds the fusion-to-ptx pipeline (decompose, segment, schedule, the
+ * lowering, upstream's NVVM lowering and serialization to PTX) with the
+ * options' chip, smCount and pipelineOptions to `passManager`, which must
+ * be anchored on builtin.module. Fails, adding nothing, when
+ * pipelineOptions does not parse; the reason goes to `errorCallback` (may
+ * be NULL) with `userData`. */
+MLIR_CAPI_EXPORTED MlirLogicalResult fusionAddFusionToPTXPipeline(
+    MlirOpPassManager passManager, const FusionCompileOptions *options,
+    MlirStringCallback errorCallback, void *userData);
 
 /* Compiles the fusion of `source` (textual IR; `sourceName` names it in
  * diagnostics) in `context`, which gets the dialects it needs. */

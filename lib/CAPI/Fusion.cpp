@@ -8,14 +8,18 @@
 #include "fusion-c/Fusion.h"
 
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "fusion/Pipeline/Pipeline.h"
 #include "fusion/Registration.h"
 #include "fusion/Target/ModuleWriter.h"
 
 #include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Pass.h"
 #include "mlir/CAPI/Registration.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <string>
 #include <vector>
@@ -96,31 +100,56 @@ private:
   ScopedDiagnosticHandler handler;
 };
 
-fusion::CompileOptions compileOptions(const FusionCompileOptions *options,
-                                      std::string &fusionName) {
-  FusionCompileOptions defaults;
+const FusionCompileOptions &orDefaults(const FusionCompileOptions *options,
+                                       FusionCompileOptions &defaults) {
+  if (options)
+    return *options;
   fusionCompileOptionsInit(&defaults);
-  const FusionCompileOptions &o = options ? *options : defaults;
-  fusion::CompileOptions result;
+  return defaults;
+}
+
+/// The pipeline's options: chip and smCount, then the textual ones.
+LogicalResult pipelineOptions(const FusionCompileOptions &o,
+                              fusion::FusionToPTXOptions &pipeline,
+                              std::string &error) {
   if (o.chip.length)
-    result.chip = unwrap(o.chip).str();
-  result.smCount = o.smCount;
-  result.emitCubin = o.emitCubin;
-  fusionName = unwrap(o.fusionName).str();
-  return result;
+    pipeline.chip = unwrap(o.chip).str();
+  pipeline.smCount = o.smCount;
+  llvm::raw_string_ostream os(error);
+  if (o.pipelineOptions.length &&
+      failed(pipeline.parseFromString(unwrap(o.pipelineOptions), os)))
+    return failure();
+  if (pipeline.smCount < 1) {
+    os << "sm count must be at least 1, got " << pipeline.smCount;
+    return failure();
+  }
+  return success();
 }
 
 void compileInto(Compilation &c, ModuleOp module,
                  const FusionCompileOptions *options) {
-  std::string fusionName;
-  fusion::CompileOptions compile = compileOptions(options, fusionName);
-  if (compile.smCount < 1) {
-    emitError(module.getLoc())
-        << "sm count must be at least 1, got " << compile.smCount;
+  FusionCompileOptions defaults;
+  const FusionCompileOptions &o = orDefaults(options, defaults);
+  fusion::FusionToPTXOptions pipeline;
+  std::string error;
+  if (failed(pipelineOptions(o, pipeline, error))) {
+    emitError(module.getLoc()) << "bad compile options: " << error;
     return;
   }
+  fusion::CompileOptions compile;
+  compile.chip = pipeline.chip;
+  compile.smCount = pipeline.smCount;
+  compile.unroll = pipeline.unroll;
+  compile.blocksPerSM = pipeline.blocksPerSM;
+  compile.innerItems = pipeline.innerItems;
+  compile.innerBlock = pipeline.innerBlock;
+  compile.innerStage = pipeline.innerStage;
+  compile.innerMinBlocks = pipeline.innerMinBlocks;
+  compile.transposeTile = pipeline.transposeTile;
+  compile.splitKernels = pipeline.splitKernels;
+  compile.emitCubin = o.emitCubin;
   FailureOr<std::string> bytes =
-      fusion::compileToModuleFile(module, fusionName, compile);
+      fusion::compileToModuleFile(module, unwrap(o.fusionName), compile);
   if (failed(bytes))
     return;
   c.bytes = std::move(*bytes);
@@ -146,6 +175,23 @@ void fusionCompileOptionsInit(FusionCompileOptions *options) {
   options->smCount = 132;
   options->fusionName = mlirStringRefCreate(nullptr, 0);
   options->emitCubin = true;
+  options->pipelineOptions = mlirStringRefCreate(nullptr, 0);
+}
+
+MlirLogicalResult
+fusionAddFusionToPTXPipeline(MlirOpPassManager passManager,
+                             const FusionCompileOptions *options,
+                             MlirStringCallback errorCallback, void *userData) {
+  FusionCompileOptions defaults;
+  fusion::FusionToPTXOptions pipeline;
+  std::string error;
+  if (failed(pipelineOptions(orDefaults(options, defaults), pipeline, error))) {
+    if (errorCallback)
+      errorCallback(mlirStringRefCreate(error.data(), error.size()), userData);
+    return mlirLogicalResultFailure();
+  }
+  fusion::buildFusionToPTXPipeline(*unwrap(passManager), pipeline);
+  return mlirLogicalResultSuccess();
 }
 
 FusionCompilation fusionCompileSource(MlirContext context, MlirStringRef source,

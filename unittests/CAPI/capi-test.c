@@ -33,6 +33,15 @@ static int contains(MlirStringRef s, const char *needle) {
   return 0;
 }
 
+/* An MlirStringCallback appending to a char[512]. */
+static void appendTo(MlirStringRef s, void *userData) {
+  char *buffer = userData;
+  size_t used = strlen(buffer);
+  size_t n = s.length < 511 - used ? s.length : 511 - used;
+  memcpy(buffer + used, s.data, n);
+  buffer[used + n] = 0;
+}
+
 static const char *kTwo =
     "fusion.fusion @add_relu(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> "
     "tensor<?x?xf32> {\n"
@@ -169,6 +178,54 @@ int main(void) {
   fusionCompilationDestroy(c);
 
   mlirModuleDestroy(module);
+
+  /* The pipeline built from C, with textual options, run on a module. */
+  fusionCompileOptionsInit(&options);
+  options.pipelineOptions = str("unroll=2 split-kernels=0");
+  MlirPassManager ptx =
+      mlirPassManagerCreateOnOperation(ctx, str("builtin.module"));
+  MlirLogicalResult added = fusionAddFusionToPTXPipeline(
+      mlirPassManagerGetAsOpPassManager(ptx), &options, NULL, NULL);
+  CHECK(mlirLogicalResultIsSuccess(added), "pipeline not added");
+  MlirModule lowered = mlirModuleCreateParse(
+      ctx, str("fusion.fusion @neg(%a: tensor<?xf32>) -> tensor<?xf32> {\n"
+               "  %0 = fusion.neg %a : tensor<?xf32>\n"
+               "  fusion.return %0 : tensor<?xf32>\n"
+               "}\n"));
+  MlirLogicalResult ran =
+      mlirPassManagerRunOnOp(ptx, mlirModuleGetOperation(lowered));
+  CHECK(mlirLogicalResultIsSuccess(ran), "pipeline failed");
+  int binaries = 0;
+  for (MlirOperation o = mlirBlockGetFirstOperation(mlirModuleGetBody(lowered));
+       !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o)) {
+    MlirIdentifier name = mlirOperationGetName(o);
+    MlirStringRef n = mlirIdentifierStr(name);
+    binaries += n.length == 10 && memcmp(n.data, "gpu.binary", 10) == 0;
+  }
+  CHECK(binaries == 1, "%d gpu.binary ops (split-kernels=0 makes one)",
+        binaries);
+  mlirModuleDestroy(lowered);
+  mlirPassManagerDestroy(ptx);
+
+  /* Options that do not parse: an error, through the callback. */
+  options.pipelineOptions = str("no-such-option=1");
+  char reason[512] = "";
+  MlirPassManager bad =
+      mlirPassManagerCreateOnOperation(ctx, str("builtin.module"));
+  added = fusionAddFusionToPTXPipeline(mlirPassManagerGetAsOpPassManager(bad),
+                                       &options, appendTo, reason);
+  CHECK(mlirLogicalResultIsFailure(added), "bad pipeline options accepted");
+  CHECK(strstr(reason, "no-such-option") != NULL, "reason: %s", reason);
+  mlirPassManagerDestroy(bad);
+  c = fusionCompileSource(ctx, str(kTwo), str("two.mlir"), &options);
+  CHECK(!fusionCompilationSucceeded(c), "bad pipeline options compiled");
+  if (fusionCompilationGetNumDiagnostics(c) >= 1) {
+    FusionDiagnostic d = fusionCompilationGetDiagnostic(c, 0);
+    CHECK(contains(d.message, "bad compile options"), "message %.*s",
+          (int)d.message.length, d.message.data);
+  }
+  fusionCompilationDestroy(c);
+
   mlirContextDestroy(ctx);
   if (failures)
     fprintf(stderr, "capi-test: %d checks failed\n", failures);
