@@ -108,6 +108,12 @@ if consumer "$WORK/consumer"; then
   if out=$("$WORK/consumer/capi-compile" "$example" "$WORK/capi.fmod" 2>&1) &&
      [[ "$out" == *"written by fusion $version"* ]]; then
     ok "capi-compile (the compiler's C API, from C): ${out//$'\n'/; }"
+    if "$PREFIX/bin/fusion-translate" --fusion-to-module "$example" -o "$WORK/translate.fmod" 2>/dev/null &&
+       cmp -s "$WORK/capi.fmod" "$WORK/translate.fmod"; then
+      ok "capi-compile wrote the same module file as fusion-translate --fusion-to-module ($(wc -c <"$WORK/capi.fmod") bytes)"
+    else
+      bad "capi-compile and fusion-translate wrote different module files for $example"
+    fi
   else
     printf '%s\n' "$out"
     bad "capi-compile $example"
