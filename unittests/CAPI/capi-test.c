@@ -33,6 +33,18 @@ static int contains(MlirStringRef s, const char *needle) {
   return 0;
 }
 
+/* A compile that failed, its first diagnostic naming `needle`; destroys it. */
+static void failsWith(FusionCompilation c, const char *needle) {
+  CHECK(!fusionCompilationSucceeded(c), "compiled; expected: %s", needle);
+  CHECK(fusionCompilationGetNumDiagnostics(c) >= 1, "no diagnostic");
+  if (fusionCompilationGetNumDiagnostics(c) >= 1) {
+    FusionDiagnostic d = fusionCompilationGetDiagnostic(c, 0);
+    CHECK(contains(d.message, needle), "message %.*s", (int)d.message.length,
+          d.message.data);
+  }
+  fusionCompilationDestroy(c);
+}
+
 /* An MlirStringCallback appending to a char[512]. */
 static void appendTo(MlirStringRef s, void *userData) {
   char *buffer = userData;
@@ -168,14 +180,8 @@ int main(void) {
 
   /* A bad option is an error, not a crash. */
   options.smCount = 0;
-  c = fusionCompileModule(module, &options);
-  CHECK(!fusionCompilationSucceeded(c), "sm count 0 accepted");
-  if (fusionCompilationGetNumDiagnostics(c) >= 1) {
-    FusionDiagnostic d = fusionCompilationGetDiagnostic(c, 0);
-    CHECK(contains(d.message, "sm count must be at least 1"), "message %.*s",
-          (int)d.message.length, d.message.data);
-  }
-  fusionCompilationDestroy(c);
+  failsWith(fusionCompileModule(module, &options),
+            "sm count must be at least 1");
 
   mlirModuleDestroy(module);
 
@@ -217,14 +223,8 @@ int main(void) {
   CHECK(mlirLogicalResultIsFailure(added), "bad pipeline options accepted");
   CHECK(strstr(reason, "no-such-option") != NULL, "reason: %s", reason);
   mlirPassManagerDestroy(bad);
-  c = fusionCompileSource(ctx, str(kTwo), str("two.mlir"), &options);
-  CHECK(!fusionCompilationSucceeded(c), "bad pipeline options compiled");
-  if (fusionCompilationGetNumDiagnostics(c) >= 1) {
-    FusionDiagnostic d = fusionCompilationGetDiagnostic(c, 0);
-    CHECK(contains(d.message, "bad compile options"), "message %.*s",
-          (int)d.message.length, d.message.data);
-  }
-  fusionCompilationDestroy(c);
+  failsWith(fusionCompileSource(ctx, str(kTwo), str("two.mlir"), &options),
+            "bad compile options");
 
   mlirContextDestroy(ctx);
   if (failures)
