@@ -49,6 +49,7 @@ if(FUSION_ENABLE_COMPILER AND NOT FUSION_STATIC_LLVM)
   # that links them all.
   set(FUSION_COMPILER_LIBRARIES
       FusionDialect FusionDialectUtils FusionTransforms FusionKernelOpsToGPU
+      FusionLinalgToFusion
       FusionToGPU FusionPipeline FusionTarget FusionRegistration
       FusionInterpreter FusionCAPI)
   add_library(FusionCompiler INTERFACE)

@@ -9,6 +9,25 @@
 
 include "mlir/Pass/PassBase.td"
 
+def FusionImportLinalg : Pass<"fusion-import-linalg", "ModuleOp"> {
+  let summary = "Import functions of linalg and tensor ops into fusion.fusion ops";
+  let description = [{
+    Each func.func of ranked tensors whose ops all have a fusion form
+    becomes a fusion.fusion of the same name and type: element-wise
+    `linalg.generic` ops with `arith`/`math` bodies (inputs read whole or
+    through an ordered projection, which becomes `fusion.broadcast_in_dim`),
+    reductions (`linalg.generic` whose body ends in an add, mul, max or min
+    with the output, initialized by `linalg.fill` of its neutral value: sum,
+    prod, max, min), `linalg.softmax`, `linalg.transpose` (permute) and
+    `linalg.broadcast`; `tensor.empty`, `linalg.fill` and `tensor.dim` as
+    their inits and sizes. A function with an op the pass cannot express
+    stays as it is, and the pass warns on that op, saying why.
+  }];
+  let dependentDialects = [
+    "::mlir::fusion::FusionDialect", "::mlir::arith::ArithDialect"
+  ];
+}
+
 def FusionLowerKernels : Pass<"fusion-lower-kernels", "ModuleOp"> {
   let summary = "Lower scheduled kernels to gpu.func plus a host launch program";
   let description = [{
