@@ -39,6 +39,14 @@
 // CHECK: %[[T:.*]] = permute %[[P]] [1, 0] : tensor<8x16xbf16> -> tensor<16x8xbf16>
 // CHECK: return %[[T]]
 
+// Named structured ops go the same way as generics: linalg.add, linalg.exp,
+// linalg.reduce.
+// CHECK-LABEL: fusion.fusion @named_ew
+// CHECK: %[[AD:.*]] = add %{{.*}}, %{{.*}} : tensor<?x?xf32>
+// CHECK: %[[EX:.*]] = exp %[[AD]] : tensor<?x?xf32>
+// CHECK: %[[SU:.*]] = sum %[[EX]] [1] : tensor<?x?xf32> -> tensor<?xf32>
+// CHECK: return %[[SU]]
+
 // Constants in a body become broadcast scalars; casts become fusion.cast.
 // CHECK-LABEL: fusion.fusion @scale_cast
 // CHECK: %[[W:.*]] = cast %{{.*}} : tensor<?xbf16> to tensor<?xf32>
@@ -99,6 +107,25 @@ func.func @named(%a: tensor<8x16xbf16>, %v: tensor<16xbf16>) -> tensor<16x8xbf16
   %et = tensor.empty() : tensor<16x8xbf16>
   %t = linalg.transpose ins(%p : tensor<8x16xbf16>) outs(%et : tensor<16x8xbf16>) permutation = [1, 0]
   return %t : tensor<16x8xbf16>
+}
+
+func.func @named_ew(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %a, %c0 : tensor<?x?xf32>
+  %n = tensor.dim %a, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %s = linalg.add ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %x = linalg.exp ins(%s : tensor<?x?xf32>) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %zero = arith.constant 0.0 : f32
+  %r = tensor.empty(%m) : tensor<?xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%r : tensor<?xf32>) -> tensor<?xf32>
+  %sum = linalg.reduce ins(%x : tensor<?x?xf32>) outs(%f : tensor<?xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %y = arith.addf %in, %init : f32
+      linalg.yield %y : f32
+    }
+  return %sum : tensor<?xf32>
 }
 
 #vec = affine_map<(d0) -> (d0)>

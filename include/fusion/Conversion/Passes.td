@@ -14,7 +14,8 @@ def FusionImportLinalg : Pass<"fusion-import-linalg", "ModuleOp"> {
   let description = [{
     Each func.func of ranked tensors whose ops all have a fusion form
     becomes a fusion.fusion of the same name and type: element-wise
-    `linalg.generic` ops with `arith`/`math` bodies (inputs read whole or
+    `linalg.generic` ops and named structured ops (`linalg.add`,
+    `linalg.exp`, `linalg.reduce`, ...) with `arith`/`math` bodies (inputs read whole or
     through an ordered projection, which becomes `fusion.broadcast_in_dim`),
     reductions (`linalg.generic` whose body ends in an add, mul, max or min
     with the output, initialized by `linalg.fill` of its neutral value: sum,

@@ -48,7 +48,9 @@ public:
 
 private:
   LogicalResult importOp(Operation *op, Reason &why);
-  LogicalResult importGeneric(linalg::GenericOp op, Reason &why);
+  /// linalg.generic and the named structured ops with a payload region
+  /// (linalg.add, linalg.exp, linalg.reduce, ...).
+  LogicalResult importGeneric(linalg::LinalgOp op, Reason &why);
   /// The dynamic sizes of a tensor of the domain, from `like`'s dims.
   SmallVector<Value> sizesOf(Value like, RankedTensorType type);
   Value indexValue(Value v, Reason &why);
@@ -197,7 +199,18 @@ bool neutralInit(Value init, Combine c) {
   return false;
 }
 
-LogicalResult Importer::importGeneric(linalg::GenericOp op, Reason &why) {
+LogicalResult Importer::importGeneric(linalg::LinalgOp op, Reason &why) {
+  if (linalg::isaContractionOpInterface(op) ||
+      isa<linalg::ConvolutionOpInterface>(op.getOperation())) {
+    why = "'" + op->getName().getStringRef().str() +
+          "' is a contraction or convolution, which has no fusion "
+          "counterpart";
+    return failure();
+  }
+  if (!op.hasPureTensorSemantics() || op->getNumResults() != 1) {
+    why = "a structured op that is not on tensors with one result";
+    return failure();
+  }
   if (op.getNumDpsInits() != 1) {
     why = "a generic with several outputs";
     return failure();
@@ -218,7 +231,7 @@ LogicalResult Importer::importGeneric(linalg::GenericOp op, Reason &why) {
     return failure();
   }
   auto domain = cast<RankedTensorType>(like.getType());
-  Block &body = op.getRegion().front();
+  Block &body = *op.getBlock();
   IRMapping values;
   for (OpOperand *in : op.getDpsInputOperands()) {
     Value v = map.lookupOrNull(in->get());
@@ -297,7 +310,7 @@ LogicalResult Importer::importGeneric(linalg::GenericOp op, Reason &why) {
     Value other = combineOp->getOperand(0) == outArg ? combineOp->getOperand(1)
                                                      : combineOp->getOperand(0);
     Value x = values.lookupOrNull(other);
-    auto type = cast<RankedTensorType>(op.getResult(0).getType());
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
     if (!x || !op.getMatchingIndexingMap(out).isProjectedPermutation()) {
       why = "a reduction whose output map is not a projection";
       return failure();
@@ -323,7 +336,7 @@ LogicalResult Importer::importGeneric(linalg::GenericOp op, Reason &why) {
     why = "its yield is not computed from its inputs";
     return failure();
   }
-  map.map(op.getResult(0), result);
+  map.map(op->getResult(0), result);
   return success();
 }
 
@@ -340,8 +353,6 @@ LogicalResult Importer::importOp(Operation *op, Reason &why) {
     map.map(constant.getResult(), b.clone(*op)->getResult(0));
     return success();
   }
-  if (auto generic = dyn_cast<linalg::GenericOp>(op))
-    return importGeneric(generic, why);
   auto input = [&](Value v) -> Value {
     Value mapped = map.lookupOrNull(v);
     if (!mapped)
@@ -391,6 +402,8 @@ LogicalResult Importer::importOp(Operation *op, Reason &why) {
             BroadcastInDimOp::create(b, loc, type, x, kept, sizes));
     return success();
   }
+  if (auto structured = dyn_cast<linalg::LinalgOp>(op))
+    return importGeneric(structured, why);
   why = "'" + op->getName().getStringRef().str() +
         "' has no fusion counterpart here";
   return failure();
