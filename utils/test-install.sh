@@ -6,7 +6,7 @@
 #      lib/cmake/fusion
 #   3. test/consumer configured against P alone, built and run: consumer-opt
 #      (Fusion beside every upstream dialect) runs the pipeline on an
-#      example; capi-compile (the compiler's C API, from C) compiles one and
+#      example and its own lit tests (ninja check-consumer); capi-compile (the compiler's C API, from C) compiles one and
 #      reports a bad one at its line; module-info (runtime C API, shared and
 #      static) reads a module file the installed fusion-translate wrote
 #   4. test/consumer again with the runtime only (MLIR made unfindable)
@@ -97,6 +97,13 @@ if consumer "$WORK/consumer"; then
   else
     head -5 "$WORK/opt.err"
     bad "consumer-opt --fusion-to-ptx $example"
+  fi
+  if ninja -C "$WORK/consumer" check-consumer >"$WORK/consumer-lit.log" 2>&1 &&
+     grep -q 'Passed: 2 ' "$WORK/consumer-lit.log"; then
+    ok "test/consumer's lit tests with consumer-opt: $(grep -o 'Passed: [0-9]* ([0-9.]*%)' "$WORK/consumer-lit.log")"
+  else
+    tail -20 "$WORK/consumer-lit.log"
+    bad "ninja check-consumer"
   fi
   if printf 'func.func @f(%%t: tensor<4xf32>) -> tensor<4xf32> {\n  %%c = arith.constant 0.0 : f32\n  %%r = linalg.fill ins(%%c : f32) outs(%%t : tensor<4xf32>) -> tensor<4xf32>\n  return %%r : tensor<4xf32>\n}\n' |
      "$WORK/consumer/consumer-opt" - >/dev/null 2>"$WORK/linalg.err"; then
