@@ -161,6 +161,16 @@ public:
   /// The same for the concatenated states of several parts.
   void buildStateRegions(ArrayRef<RowPart *> parts, Region &identity,
                          Region &combiner);
+  /// The identity and combiner regions of any kernel-level reduction of a
+  /// state of `types`: `neutral` gives the identity state, `combine` the
+  /// combination of two states.
+  void buildReductionRegions(
+      Region &identity, Region &combiner, TypeRange types,
+      function_ref<SmallVector<Value>()> neutral,
+      function_ref<SmallVector<Value>(ValueRange, ValueRange)> combine);
+  /// The `last` region of a fusion.grid_reduce (arguments: the folded
+  /// state); the builder is left before its terminator.
+  Block *beginLastRegion(GridReduceOp op);
 
   void foldSplits(SmallVector<RowPart> &parts, ArrayRef<RowState> states,
                   Value row, Value valid, Value tid, Value threadId,

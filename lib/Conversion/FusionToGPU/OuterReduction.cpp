@@ -296,30 +296,22 @@ KernelEmitter::OuterReductionWriter::emitGridReduction(ArrayRef<Value> totals) {
   auto op = GridReduceOp::create(b, loc, totals, workspaces, col, cols, blockY,
                                  splits, writer, threadId, Value(), counters,
                                  blockX, flag, ty, constIdx(kRows), colOk);
-  SmallVector<Type> types(ValueRange(totals).getTypes());
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.createBlock(&op.getIdentity());
-    SmallVector<Value> neutral;
-    for (Part &part : parts)
-      neutral.push_back(e.neutral(part.kind, part.isFloat, accType(part)));
-    ReduceYieldOp::create(b, loc, neutral);
-    SmallVector<Type> pairs(types);
-    pairs.append(types);
-    Block *block = b.createBlock(&op.getCombiner(), {}, pairs,
-                                 SmallVector<Location>(pairs.size(), loc));
-    SmallVector<Value> combined;
-    for (auto [k, part] : llvm::enumerate(parts))
-      combined.push_back(e.combine(part.kind, part.isFloat,
-                                   block->getArgument(k),
-                                   block->getArgument(types.size() + k)));
-    ReduceYieldOp::create(b, loc, combined);
-  }
+  e.buildReductionRegions(
+      op.getIdentity(), op.getCombiner(), ValueRange(totals).getTypes(),
+      [&] {
+        SmallVector<Value> neutral;
+        for (Part &part : parts)
+          neutral.push_back(e.neutral(part.kind, part.isFloat, accType(part)));
+        return neutral;
+      },
+      [&](ValueRange a, ValueRange x) {
+        SmallVector<Value> combined;
+        for (auto [k, part] : llvm::enumerate(parts))
+          combined.push_back(e.combine(part.kind, part.isFloat, a[k], x[k]));
+        return combined;
+      });
   OpBuilder::InsertionGuard guard(b);
-  Block *last = b.createBlock(&op.getLast(), {}, types,
-                              SmallVector<Location>(types.size(), loc));
-  ReduceYieldOp::create(b, loc, ValueRange());
-  b.setInsertionPoint(last->getTerminator());
+  Block *last = e.beginLastRegion(op);
   SmallVector<Value> finals;
   for (auto [k, part] : llvm::enumerate(parts))
     finals.push_back(foldRows(part, last->getArgument(k)));

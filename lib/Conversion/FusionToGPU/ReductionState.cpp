@@ -215,32 +215,57 @@ void KernelEmitter::buildStateRegions(RowPart &part, Region &identity,
 
 void KernelEmitter::buildStateRegions(ArrayRef<RowPart *> parts,
                                       Region &identity, Region &combiner) {
-  OpBuilder &b = *builder;
-  OpBuilder::InsertionGuard guard(b);
   SmallVector<Type> types;
   for (RowPart *part : parts)
     for (size_t c = 0; c < part->width(); ++c)
-      types.push_back(part->componentType(c, b.getContext()));
+      types.push_back(part->componentType(c, builder->getContext()));
+  buildReductionRegions(
+      identity, combiner, types,
+      [&] {
+        SmallVector<Value> neutral;
+        for (RowPart *part : parts)
+          llvm::append_range(neutral, neutralState(*part));
+        return neutral;
+      },
+      [&](ValueRange a, ValueRange x) {
+        SmallVector<Value> combined;
+        size_t at = 0;
+        for (RowPart *part : parts) {
+          RowState ap(a.begin() + at, a.begin() + at + part->width());
+          RowState xp(x.begin() + at, x.begin() + at + part->width());
+          at += part->width();
+          llvm::append_range(combined, combineState(*part, ap, xp));
+        }
+        return combined;
+      });
+}
+
+void KernelEmitter::buildReductionRegions(
+    Region &identity, Region &combiner, TypeRange types,
+    function_ref<SmallVector<Value>()> neutral,
+    function_ref<SmallVector<Value>(ValueRange, ValueRange)> combine) {
+  OpBuilder &b = *builder;
+  OpBuilder::InsertionGuard guard(b);
   b.createBlock(&identity);
-  SmallVector<Value> neutral;
-  for (RowPart *part : parts)
-    llvm::append_range(neutral, neutralState(*part));
-  ReduceYieldOp::create(b, loc, neutral);
+  ReduceYieldOp::create(b, loc, ValueRange(neutral()));
   SmallVector<Type> pairs(types);
-  pairs.append(types);
+  pairs.append(types.begin(), types.end());
   Block *block = b.createBlock(&combiner, {}, pairs,
                                SmallVector<Location>(pairs.size(), loc));
-  SmallVector<Value> combined;
-  size_t at = 0;
-  for (RowPart *part : parts) {
-    auto args = block->getArguments();
-    RowState a(args.begin() + at, args.begin() + at + part->width());
-    RowState x(args.begin() + types.size() + at,
-               args.begin() + types.size() + at + part->width());
-    at += part->width();
-    llvm::append_range(combined, combineState(*part, a, x));
-  }
-  ReduceYieldOp::create(b, loc, combined);
+  ValueRange args = block->getArguments();
+  ReduceYieldOp::create(b, loc,
+                        ValueRange(combine(args.take_front(types.size()),
+                                           args.drop_front(types.size()))));
+}
+
+Block *KernelEmitter::beginLastRegion(GridReduceOp op) {
+  OpBuilder &b = *builder;
+  TypeRange types = op.getState().getTypes();
+  Block *last = b.createBlock(&op.getLast(), {}, types,
+                              SmallVector<Location>(types.size(), loc));
+  ReduceYieldOp::create(b, loc, ValueRange());
+  b.setInsertionPoint(last->getTerminator());
+  return last;
 }
 
 // Note [Split rows]: with few long rows and per-row results only (one
@@ -284,12 +309,8 @@ void KernelEmitter::foldSplits(
   for (RowPart &part : parts)
     partList.push_back(&part);
   buildStateRegions(partList, op.getIdentity(), op.getCombiner());
-  SmallVector<Type> types(ValueRange(flat).getTypes());
-  Block *last = b.createBlock(&op.getLast(), {}, types,
-                              SmallVector<Location>(types.size(), loc));
-  ReduceYieldOp::create(b, loc, ValueRange());
   // The caller's per-row results follow inside the last block's region.
-  b.setInsertionPoint(last->getTerminator());
+  Block *last = beginLastRegion(op);
   unsigned k = 0;
   for (RowPart &part : parts) {
     RowState folded(last->args_begin() + k,
