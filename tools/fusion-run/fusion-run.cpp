@@ -821,6 +821,22 @@ int runTool() {
       Sample sample = chooseSample(shape, seed, sampleSize);
       std::vector<Comparison> partial(numOutputs);
       sampled = !sample.boxes.empty();
+      // Index ops and random numbers depend on where an element is (a
+      // rand's counter is its position in the whole tensor; a slice, cat or
+      // gather reads elsewhere): a box of the inputs does not give the box
+      // of the output.
+      bool positional = false;
+      fusionOp.walk([&](Operation *op) {
+        positional |=
+            isa<fc::RandOp, fc::RandnOp, fc::IotaOp, fc::SliceOp, fc::PadOp,
+                fc::CatOp, fc::IndexSelectOp, fc::GatherOp>(op);
+      });
+      if (sampled && positional) {
+        llvm::outs() << "# note: index ops or random numbers; interpreting "
+                        "the full inputs\n";
+        sampled = false;
+        sample.boxes.clear();
+      }
       if (sampled &&
           !reductionsKeepSlices(fusionOp, sample.dim,
                                 static_cast<int64_t>(shape.size()))) {

@@ -107,7 +107,8 @@ Gen KernelEmitter::load(BlockArgument arg, ArrayRef<int64_t> map) {
   for (auto [d, it] : llvm::enumerate(map)) {
     if (it < 0)
       continue;
-    accesses.insert({arg.getArgNumber(), static_cast<int64_t>(d), it});
+    if (!isShifted(it))
+      accesses.insert({arg.getArgNumber(), static_cast<int64_t>(d), it});
     if (it == rank - 1)
       innerDim = d;
     offset = arith::AddIOp::create(
@@ -141,27 +142,52 @@ Gen KernelEmitter::load(BlockArgument arg, ArrayRef<int64_t> map) {
     });
     return {fromStorage(v), false};
   }
-  if (innerDim == tensor.getRank() - 1) {
+  if (innerDim == tensor.getRank() - 1 && laneStep == 1) {
     // Contiguous innermost dim (the run-time guard checked stride 1).
     vectorLoadedInputs.insert(arg.getArgNumber());
+    // Lanes shifted by an index op (Note [Index contexts]) may start
+    // anywhere: only the element's own alignment is known.
     int64_t align =
-        std::min<int64_t>(16, variant.vector * storageBytes(element));
+        innerAligned
+            ? std::min<int64_t>(16, variant.vector * storageBytes(element))
+            : storageBytes(element);
     Value v = guarded(vectorOf(stored), [&]() -> Value {
+      if (laneMask)
+        return vector::MaskedLoadOp::create(
+            b, loc, vectorOf(stored), param.memref, ValueRange{toIndex(offset)},
+            laneMask, zero(vectorOf(stored)), llvm::MaybeAlign(align));
       return vector::LoadOp::create(b, loc, vectorOf(stored), param.memref,
                                     toIndex(offset), false,
                                     llvm::MaybeAlign(align));
     });
     return {fromStorage(v), true};
   }
-  // The innermost iteration dim walks a strided dim of this input: gather.
+  // The innermost iteration dim walks a strided dim of this input (or a
+  // strided slice of its innermost one): gather.
   Value v = guarded(vectorOf(stored), [&]() -> Value {
     SmallVector<Value> lanes;
     for (int64_t j = 0; j < variant.vector; ++j) {
       Value laneOffset = arith::AddIOp::create(
           b, loc, offset,
-          arith::MulIOp::create(b, loc, constIdx(j), param.strides[innerDim]));
-      lanes.push_back(
-          memref::LoadOp::create(b, loc, param.memref, toIndex(laneOffset)));
+          arith::MulIOp::create(b, loc, constIdx(j * laneStep),
+                                param.strides[innerDim]));
+      auto loadLane = [&]() -> Value {
+        return memref::LoadOp::create(b, loc, param.memref,
+                                      toIndex(laneOffset));
+      };
+      if (!laneMask) {
+        lanes.push_back(loadLane());
+        continue;
+      }
+      Value valid =
+          vector::ExtractOp::create(b, loc, laneMask, ArrayRef<int64_t>{j});
+      auto ifOp = scf::IfOp::create(b, loc, TypeRange{stored}, valid, true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      scf::YieldOp::create(b, loc, loadLane());
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(b, loc, zero(stored));
+      lanes.push_back(ifOp.getResult(0));
     }
     return vector::FromElementsOp::create(b, loc, vectorOf(stored), lanes);
   });
@@ -169,8 +195,9 @@ Gen KernelEmitter::load(BlockArgument arg, ArrayRef<int64_t> map) {
 }
 
 FailureOr<Gen> KernelEmitter::generate(Value value, ArrayRef<int64_t> map) {
-  auto key = std::make_pair(value.getAsOpaquePointer(),
-                            std::vector<int64_t>(map.begin(), map.end()));
+  auto key =
+      std::make_tuple(value.getAsOpaquePointer(),
+                      std::vector<int64_t>(map.begin(), map.end()), contextId);
   auto it = memo.find(key);
   if (it != memo.end())
     return it->second;
@@ -199,8 +226,9 @@ LogicalResult KernelEmitter::generateOperandsFirst(Value value,
       return nullptr;
     ArrayRef<int64_t> m =
         isa<RankedTensorType>(v.getType()) ? map : ArrayRef<int64_t>();
-    auto key = std::make_pair(v.getAsOpaquePointer(),
-                              std::vector<int64_t>(m.begin(), m.end()));
+    auto key =
+        std::make_tuple(v.getAsOpaquePointer(),
+                        std::vector<int64_t>(m.begin(), m.end()), contextId);
     return memo.count(key) ? nullptr : op;
   };
   Operation *root = pending(value);
@@ -254,7 +282,8 @@ FailureOr<Gen> KernelEmitter::generateUncached(Value value,
     return it->second;
   if (auto arg = dyn_cast<BlockArgument>(value)) {
     if (auto it = stagedSlots.find(arg);
-        it != stagedSlots.end() && ArrayRef<int64_t>(it->second.second) == map)
+        contextId == 0 && it != stagedSlots.end() &&
+        ArrayRef<int64_t>(it->second.second) == map)
       return it->second.first;
     if (tensors.count(arg))
       return load(arg, map);
@@ -344,6 +373,8 @@ FailureOr<Gen> KernelEmitter::generateUncached(Value value,
   }
   if (op->hasTrait<FusionElementwise>())
     return elementwise(op, map);
+  if (isIndexingOp(op))
+    return generateIndexing(op, map);
   return op->emitOpError("is not supported by the pointwise lowering");
 }
 
@@ -656,7 +687,10 @@ FailureOr<Value> KernelEmitter::emitUnaryOp(Operation *op, ArrayRef<Value> v,
       .Case<AbsOp>([&](auto) -> Value {
         if (isFloat)
           return math::AbsFOp::create(b, loc, v[0]);
-        return math::AbsIOp::create(b, loc, v[0]);
+        // math.absi has no lowering to NVVM here: max(x, -x) (the minimum
+        // stays itself, as in two's complement abs).
+        return arith::MaxSIOp::create(
+            b, loc, v[0], arith::SubIOp::create(b, loc, zero(type), v[0]));
       })
       .Case<ExpOp>([&](auto) -> Value {
         if (variant.fastMath && element.isF32())

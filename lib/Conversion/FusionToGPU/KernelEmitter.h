@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <array>
 #include <functional>
 #include <map>
 #include <string>
@@ -379,17 +380,84 @@ private:
   DenseMap<Value, TensorParam> tensors;
   DenseMap<Value, Value> scalars;
   SmallVector<Value> iterIndex;
-  using Memo = std::map<std::pair<void *, std::vector<int64_t>>, Gen>;
+  /// Keyed by (value, index map, index context): Note [Index contexts].
+  using Memo =
+      std::map<std::tuple<void *, std::vector<int64_t>, unsigned>, Gen>;
   Memo memo;
   /// Results of the reductions computed so far for the current row.
   DenseMap<Value, Gen> reduced;
   /// When set, loads happen only where this i1 holds (zero otherwise).
   Value loadGuard;
+  /// Note [Index contexts] (Indexing.cpp): the current context, its lanes
+  /// (vector variants: lane j of the innermost iteration dim is at index
+  /// `iterIndex[rank - 1] + j * laneStep`; `innerAligned` when lane 0's
+  /// index is a multiple of the vector width), the lanes whose loads are
+  /// valid (null: all) and the iteration dims whose index no longer walks
+  /// the iteration extent (no size check applies to reads along them).
+  unsigned contextId = 0, nextContextId = 1;
+  int64_t laneStep = 1;
+  bool innerAligned = true;
+  Value laneMask;
+  SmallVector<bool> shiftedDims;
+  struct SavedContext {
+    SmallVector<Value> iterIndex;
+    SmallVector<bool> shiftedDims;
+    unsigned contextId;
+    int64_t laneStep;
+    bool innerAligned;
+    Value loadGuard, laneMask;
+  };
+  SavedContext enterContext();
+  void leaveContext(SavedContext saved);
+  bool isShifted(int64_t it) const {
+    return it >= rank ||
+           (it < static_cast<int64_t>(shiftedDims.size()) && shiftedDims[it]);
+  }
+  /// The index of tensor dim `d` under `map` (0 where it broadcasts).
+  Value indexAt(ArrayRef<int64_t> map, int64_t d);
+  /// Sets the index of operand dim `d` (result dim `d` under `map`) to
+  /// `index` in the current context and records it in `operandMap`.
+  void setOperandIndex(ArrayRef<int64_t> map, int64_t d, Value index,
+                       SmallVectorImpl<int64_t> &operandMap);
+  /// An index scalar of the kernel (a size operand) in the variant's index
+  /// type.
+  FailureOr<Value> indexScalar(Value v);
+  /// Extent of `value` along `d`: a constant or an extent parameter.
+  Value extentOf(Value value, int64_t d);
+  /// The lanes' indices along the innermost iteration dim minus `shift`, as
+  /// a vector of the index type.
+  Value laneIndices(Value shift);
+  Value andCond(Value x, Value y);
+  /// `cond ? a : b` over Gens (cond: i1 or a vector of i1).
+  Gen selectGen(Value cond, Gen a, Gen b);
+  FailureOr<Gen> generateIndexing(Operation *op, ArrayRef<int64_t> map);
+  FailureOr<Gen> generateSlice(SliceOp op, ArrayRef<int64_t> map);
+  FailureOr<Gen> generatePad(PadOp op, ArrayRef<int64_t> map);
+  FailureOr<Gen> generateCat(CatOp op, ArrayRef<int64_t> map);
+  FailureOr<Gen> generateSelect(Operation *op, ArrayRef<int64_t> map);
+  FailureOr<Gen> generateReshape(ReshapeOp op, ArrayRef<int64_t> map);
+  FailureOr<Gen> generateIota(IotaOp op, ArrayRef<int64_t> map);
+  FailureOr<Gen> generateRandom(Operation *op, ArrayRef<int64_t> map,
+                                bool normal);
+  /// Philox-4x32-10 of counter block `block` (i64) for `seed` and `offset`
+  /// (i64): four i32 words (docs/random.md).
+  std::array<Value, 4> philox(Value block, Value seed, Value offset);
+  /// Element `word` of a Philox block as the value of fusion.rand (or
+  /// fusion.randn from a word pair), as f32 or f64.
+  Value uniformOf(Value word, Type element);
   /// Tiled transpose: inputs whose element for the current item was staged
   /// in shared memory, with the map it was staged for.
   DenseMap<Value, std::pair<Gen, SmallVector<int64_t>>> stagedSlots;
 
 public:
+  /// Ops of the pointwise lowering that read their operands elsewhere than
+  /// at the result's index (Indexing.cpp).
+  static bool isIndexingOp(Operation *op);
+  /// The extents those ops need at run time, in order: they are index
+  /// parameters after the work count (static extents are constants).
+  static SmallVector<std::pair<Value, int64_t>> collectExtents(KernelOp kernel);
+  SmallVector<std::pair<Value, int64_t>> extents;
+
   /// When set, load() records the (input, map) pairs it reads.
   bool recordLoads = false;
   SmallVector<std::pair<unsigned, SmallVector<int64_t>>> loadLog;

@@ -173,11 +173,19 @@ LogicalResult KernelLowering::lowerPointwise(KernelOp kernel,
     variant.unroll = variant.vector > 1 ? schedule.getUnroll() : 1;
 
   gpu::GPUModuleOp gpuModule = gpuModuleFor(fusion);
-  FailureOr<EmittedVariants> emitted =
-      emitVariants(kernel, gpuModule, variants, iterType, schedule.getBlock(),
-                   [&](KernelEmitter &emitter, gpu::GPUFuncOp func) {
-                     return emitter.emit(func);
-                   });
+  // Index ops read extents at run time (Note [Index contexts]).
+  SmallVector<std::pair<Value, int64_t>> extents =
+      KernelEmitter::collectExtents(kernel);
+  bool hasIndexOps = false;
+  kernel.getBody().walk(
+      [&](Operation *op) { hasIndexOps |= KernelEmitter::isIndexingOp(op); });
+  FailureOr<EmittedVariants> emitted = emitVariants(
+      kernel, gpuModule, variants, iterType, schedule.getBlock(),
+      [&](KernelEmitter &emitter, gpu::GPUFuncOp func) {
+        emitter.extents = extents;
+        return emitter.emit(func);
+      },
+      extents.size());
   if (failed(emitted))
     return failure();
   auto &[funcs, vectorLoaded, accesses] = *emitted;
@@ -234,10 +242,72 @@ LogicalResult KernelLowering::lowerPointwise(KernelOp kernel,
   SmallVector<Value> args = launch->args;
   Value vecOk = launch->vecOk, fits32 = launch->fits32;
 
-  if (failed(lowerTransposeVariants(
+  if (!hasIndexOps &&
+      failed(lowerTransposeVariants(
           kernel, schedule, accesses, h,
           {gpuModule, iterType, base, sizes, numel, args, fits32, outputs})))
     return failure();
+
+  // The extents the index ops read, as host values.
+  SmallVector<Value> extentArgs;
+  auto toHost = [&](Value v) -> Value {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (arg && arg.getOwner() == &kernel.getBody().front())
+      return kernel.getInputs()[arg.getArgNumber()];
+    Block *block = v.getParentBlock();
+    Operation *owner = block ? block->getParentOp() : nullptr;
+    if (owner && kernel->isAncestor(owner))
+      return Value();
+    return v;
+  };
+  // The pieces of a cat agree off the cat dim; a gather's index is no
+  // larger than its input off the gathered dim (as PyTorch's gather).
+  WalkResult checked = kernel.getBody().walk([&](Operation *op) {
+    auto dimOf = [&](Value v, int64_t d) {
+      return reifyDim(b, loc, v, d, toHost);
+    };
+    if (auto cat = dyn_cast<CatOp>(op)) {
+      Value first = cat.getInputs()[0];
+      for (auto [k, input] : llvm::enumerate(cat.getInputs()))
+        for (int64_t d = 0; k > 0 && d < cat.getType().getRank(); ++d) {
+          if (d == static_cast<int64_t>(cat.getDim()))
+            continue;
+          FailureOr<Value> size = dimOf(input, d), expected = dimOf(first, d);
+          if (failed(size) || failed(expected))
+            return WalkResult::interrupt();
+          checkSameSize(h, *size, *expected,
+                        "operand " + Twine(k) + " of 'fusion.cat' dim " +
+                            Twine(d) + " must equal operand 0 dim " + Twine(d));
+        }
+    }
+    if (auto gather = dyn_cast<GatherOp>(op)) {
+      for (int64_t d = 0; d < gather.getType().getRank(); ++d) {
+        if (d == static_cast<int64_t>(gather.getDim()))
+          continue;
+        FailureOr<Value> size = dimOf(gather.getIndex(), d);
+        FailureOr<Value> bound = dimOf(gather.getInput(), d);
+        if (failed(size) || failed(bound))
+          return WalkResult::interrupt();
+        std::string message;
+        llvm::raw_string_ostream(message)
+            << "the index of 'fusion.gather' dim " << d
+            << " must not exceed its input's dim " << d;
+        CheckOp::create(b, loc, h.sub(h.c(1), h.lt(*bound, *size)), message,
+                        *size, *bound);
+      }
+    }
+    return WalkResult::advance();
+  });
+  if (checked.wasInterrupted())
+    return kernel.emitOpError("cannot express the sizes of an index op from "
+                              "the inputs");
+  for (auto [value, d] : extents) {
+    FailureOr<Value> extent = reifyDim(b, loc, value, d, toHost);
+    if (failed(extent))
+      return kernel.emitOpError("cannot express an extent an index op reads "
+                                "from the inputs");
+    extentArgs.push_back(*extent);
+  }
 
   Value blockSize = h.c(schedule.getBlock());
   for (auto [i, variant] : llvm::enumerate(variants)) {
@@ -256,6 +326,7 @@ LogicalResult KernelLowering::lowerPointwise(KernelOp kernel,
               h.c(1));
     SmallVector<Value> launchArgs(args);
     launchArgs.push_back(count);
+    launchArgs.append(extentArgs);
     Value smem = h.c(0);
     if (auto bytes = funcs[i]->getAttrOfType<IntegerAttr>(
             "fusion.stage_bytes_per_thread"))

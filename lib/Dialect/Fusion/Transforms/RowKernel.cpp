@@ -15,6 +15,11 @@ bool mlir::fusion::isPointwiseKernelOp(Operation *op) {
          op->getDialect()->getNamespace() == "arith";
 }
 
+bool mlir::fusion::isIndexKernelOp(Operation *op) {
+  return isa<SliceOp, PadOp, CatOp, IndexSelectOp, GatherOp, ReshapeOp, IotaOp,
+             RandOp, RandnOp>(op);
+}
+
 Value mlir::fusion::kernelInputOutside(KernelOp kernel, Value value) {
   auto arg = dyn_cast<BlockArgument>(value);
   if (arg && arg.getOwner() == &kernel.getBody().front())

@@ -6,6 +6,7 @@
 #include "fusion/Dialect/Fusion/Transforms/Passes.h"
 #include "fusion/Dialect/Fusion/Transforms/Schedulers.h"
 
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -143,6 +144,39 @@ struct FusionSchedulePass
   // capped at the resident blocks with a grid-stride loop reached 0.86-0.97
   // and 0.84-0.89, and four vectors per thread 0.91-0.94 on gelu_bias.
   // `blocks-per-sm` caps the grid (the grid-stride loop takes the rest).
+  // Note [Index contexts] (lib/Conversion/FusionToGPU/Indexing.cpp): index
+  // ops whose reads would differ from lane to lane in ways a vector cannot
+  // follow make the kernel scalar: gathers (data-dependent indices along
+  // any dim), index_select along the innermost dim (or with a permute that
+  // may move its dim there), slices with a symbolic step, reshapes that
+  // change the innermost extent.
+  static bool hasIrregularLanes(KernelOp kernel) {
+    bool permutes = false, selects = false, irregular = false;
+    kernel.getBody().walk([&](Operation *op) {
+      permutes |= isa<PermuteOp>(op);
+      if (isa<GatherOp>(op))
+        irregular = true;
+      if (auto select = dyn_cast<IndexSelectOp>(op)) {
+        selects = true;
+        irregular |= static_cast<int64_t>(select.getDim()) ==
+                     select.getType().getRank() - 1;
+      }
+      if (auto slice = dyn_cast<SliceOp>(op))
+        for (Value step : slice.getSteps())
+          irregular |= !matchPattern(step, m_Constant());
+      if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+        auto in = reshape.getInput().getType();
+        auto out = reshape.getType();
+        irregular |= in.getRank() == 0 || out.getRank() == 0 ||
+                     in.isDynamicDim(in.getRank() - 1) ||
+                     out.isDynamicDim(out.getRank() - 1) ||
+                     in.getDimSize(in.getRank() - 1) !=
+                         out.getDimSize(out.getRank() - 1);
+      }
+    });
+    return irregular || (permutes && selects);
+  }
+
   PointwiseScheduleAttr pointwise(KernelOp kernel) {
     int64_t minBytes = 8;
     bool allStatic = true;
@@ -156,11 +190,25 @@ struct FusionSchedulePass
       if (tensor.hasStaticShape())
         numel = std::max(numel, tensor.getNumElements());
     };
-    for (Type t : kernel.getInputs().getTypes())
-      visit(t);
+    // Index tensors of index_select and gather are read once per row or
+    // element they pick, not in vectors: their width does not bound the
+    // vector.
+    Block &body = kernel.getBody().front();
+    for (auto [t, arg] :
+         llvm::zip(kernel.getInputs().getTypes(), body.getArguments())) {
+      bool onlyIndices =
+          !arg.use_empty() && llvm::all_of(arg.getUses(), [](OpOperand &use) {
+            return isa<IndexSelectOp, GatherOp>(use.getOwner()) &&
+                   use.getOperandNumber() == 1;
+          });
+      if (!onlyIndices)
+        visit(t);
+    }
     for (Type t : kernel.getResultTypes())
       visit(t);
     int64_t vector = std::min<int64_t>(16 / minBytes, 8);
+    if (hasIrregularLanes(kernel))
+      vector = 1;
     int64_t block = 256;
     if (allStatic && numel < block * vector)
       block = std::max<int64_t>(32, (numel + vector - 1) / vector);

@@ -110,7 +110,7 @@ FailureOr<SchedulerChoice> mlir::fusion::chooseScheduler(KernelOp kernel,
   if (!hasReduction) {
     Operation *unsupported = nullptr;
     kernel.getBody().walk([&](Operation *op) {
-      if (!unsupported && !isPointwiseKernelOp(op))
+      if (!unsupported && !isPointwiseKernelOp(op) && !isIndexKernelOp(op))
         unsupported = op;
     });
     if (unsupported) {

@@ -72,7 +72,61 @@ FailureOr<Value> mlir::fusion::reifyDim(OpBuilder &builder, Location loc,
       return reifyDim(builder, loc, dimOp.getInput(), dimOp.getDim(), mapValue);
     return m;
   };
+  // An index operand (a bound or a step) at the insertion point.
+  auto indexOperand = [&](Value v) -> FailureOr<Value> {
+    APInt constant;
+    if (matchPattern(v, m_ConstantInt(&constant)))
+      return Value(arith::ConstantIndexOp::create(builder, loc,
+                                                  constant.getSExtValue()));
+    return mapped(v);
+  };
   return TypeSwitch<Operation *, FailureOr<Value>>(op)
+      .Case<SliceOp>([&](SliceOp s) -> FailureOr<Value> {
+        // As the interpreter: bounds clamped to [0, size], then
+        // ceil((stop - start) / step), at least 0.
+        FailureOr<Value> size =
+            reifyDim(builder, loc, s.getInput(), dim, mapValue);
+        FailureOr<Value> start = indexOperand(s.getStarts()[dim]);
+        FailureOr<Value> stop = indexOperand(s.getStops()[dim]);
+        FailureOr<Value> step = indexOperand(s.getSteps()[dim]);
+        if (failed(size) || failed(start) || failed(stop) || failed(step))
+          return failure();
+        Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+        auto clamp = [&](Value v) -> Value {
+          return arith::MinSIOp::create(
+              builder, loc, arith::MaxSIOp::create(builder, loc, v, zero),
+              *size);
+        };
+        Value diff =
+            arith::SubIOp::create(builder, loc, clamp(*stop), clamp(*start));
+        return Value(arith::MaxSIOp::create(
+            builder, loc, arith::CeilDivSIOp::create(builder, loc, diff, *step),
+            zero));
+      })
+      .Case<PadOp>([&](PadOp p) -> FailureOr<Value> {
+        FailureOr<Value> size =
+            reifyDim(builder, loc, p.getInput(), dim, mapValue);
+        if (failed(size))
+          return failure();
+        return Value(arith::AddIOp::create(
+            builder, loc, *size,
+            arith::ConstantIndexOp::create(
+                builder, loc, p.getLow()[dim] + p.getHigh()[dim])));
+      })
+      .Case<CatOp>([&](CatOp c) -> FailureOr<Value> {
+        if (dim != static_cast<int64_t>(c.getDim()))
+          return reifyDim(builder, loc, c.getInputs()[0], dim, mapValue);
+        Value total;
+        for (Value input : c.getInputs()) {
+          FailureOr<Value> size = reifyDim(builder, loc, input, dim, mapValue);
+          if (failed(size))
+            return failure();
+          total = total
+                      ? Value(arith::AddIOp::create(builder, loc, total, *size))
+                      : *size;
+        }
+        return total;
+      })
       .Case<BroadcastInDimOp, ExpandOp, ReshapeOp, FullOp, IotaOp, RandOp,
             RandnOp, EmptyOp>(
           [&](auto shapeOp) { return fromSizes(shapeOp.getSizes()); })

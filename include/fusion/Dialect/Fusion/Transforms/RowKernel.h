@@ -64,6 +64,13 @@ FailureOr<RowKernelInfo> analyzeRowKernel(KernelOp kernel, std::string &why,
 /// handle per element.
 bool isPointwiseKernelOp(Operation *op);
 
+/// Ops that read their operands at other indices than their result's
+/// (slice, pad, cat, index_select, gather, reshape) or compute values from
+/// the index (iota, rand, randn): the pointwise scheduler takes them (Note
+/// [Index contexts] in lib/Conversion/FusionToGPU/Indexing.cpp), the
+/// reduction schedulers do not yet.
+bool isIndexKernelOp(Operation *op);
+
 /// A value of `kernel`'s body seen from outside it: a block argument of the
 /// body is the kernel's input; other values are themselves (for reifyDim).
 Value kernelInputOutside(KernelOp kernel, Value value);
