@@ -220,8 +220,10 @@ FailureOr<Gen> KernelEmitter::generateSlice(SliceOp op, ArrayRef<int64_t> map) {
     std::optional<int64_t> start = constantIndex(op.getStarts()[d]);
     std::optional<int64_t> step = constantIndex(op.getSteps()[d]);
     if (map[d] == rank - 1 && variant.vector > 1) {
-      if (!step)
+      if (!step) {
+        leaveContext(std::move(saved));
         return op.emitOpError("has a symbolic step along the vectorized dim");
+      }
       innerAligned &= *step == 1 && start && *start % variant.vector == 0;
       laneStep *= *step;
     }
@@ -469,9 +471,8 @@ FailureOr<Gen> KernelEmitter::generateReshape(ReshapeOp op,
       operandMap[d] = rank - 1;
       continue;
     }
-    operandMap[d] = iterIndex.size();
-    iterIndex.push_back(index);
-    shiftedDims.push_back(true);
+    // A slot past the iteration rank (setOperandIndex of an unmapped dim).
+    setOperandIndex(operandMap, d, index, operandMap);
   }
   FailureOr<Gen> result = generate(op.getInput(), operandMap);
   leaveContext(std::move(saved));
