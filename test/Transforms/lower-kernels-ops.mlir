@@ -115,11 +115,32 @@ fusion.fusion @to_f8(%a: tensor<?xf32>, %e: tensor<?xf8E5M2>) -> (tensor<?xf8E4M
 
 // -----
 
-// Results of different symbolic shapes in one kernel: checked at run time
-// with a message that says why, before anything launches.
+// Results of different symbolic shapes in one hand-written kernel (the
+// segmenter would split them: Note [Results of one shape]): checked at run
+// time with a message that says why, before anything launches.
 // CHECK-LABEL: fusion.fusion @two_shapes
 // CHECK: check %{{.*}}, "result 1 dim 0 must equal result 0 dim 0: outputs of different shapes in one pointwise kernel are not supported yet"
 fusion.fusion @two_shapes(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %r:2 = fusion.kernel @two_shapes_k0 schedule = #fusion.pointwise<vector = 4, unroll = 1, block = 128, max_grid = 100, index64 = false, fast_math = false> (%a, %b) : (tensor<?x?xf32>, tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  ^bb0(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>):
+    %0 = fusion.add %x, %y : tensor<?x?xf32>
+    %t = fusion.permute %x [1, 0] : tensor<?x?xf32> -> tensor<?x?xf32>
+    %1 = fusion.neg %t : tensor<?x?xf32>
+    fusion.yield %0, %1 : tensor<?x?xf32>, tensor<?x?xf32>
+  }
+  fusion.return %r#0, %r#1 : tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// -----
+
+// The same fusion as the segmenter cuts it: a + b and -(a^T) have shapes
+// that differ unless a is square, so they come from two kernels.
+// CHECK-LABEL: fusion.fusion @two_shapes_split
+// CHECK-NOT: outputs of different shapes
+// CHECK: launch @two_shapes_split_kernels::@two_shapes_split_k0_v4_i32
+// CHECK: launch @two_shapes_split_kernels::@two_shapes_split_k1_t64_i32
+// CHECK: return
+fusion.fusion @two_shapes_split(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
   %0 = fusion.add %a, %b : tensor<?x?xf32>
   %t = fusion.permute %a [1, 0] : tensor<?x?xf32> -> tensor<?x?xf32>
   %1 = fusion.neg %t : tensor<?x?xf32>

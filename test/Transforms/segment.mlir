@@ -261,3 +261,65 @@ fusion.fusion @interleaved(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> (tensor<
   %d = fusion.sub %x, %e : tensor<?x?xf32>
   fusion.return %d, %s : tensor<?x?xf32>, tensor<?xf32>
 }
+
+// -----
+
+// Note [Results of one shape]: `x + expand(b)` is ?x?, `b * b` is 1x?: a
+// static 1 beside a symbolic extent could differ at run time, so the
+// results come from two kernels (the expand of b is recomputed where read).
+// CHECK-LABEL: fusion.fusion @one_beside_symbolic
+// CHECK: kernel @one_beside_symbolic_k0 {{.*}} -> tensor<?x?xf32>
+// CHECK: kernel @one_beside_symbolic_k1 (%arg1) : (tensor<1x?xf32>) -> tensor<1x?xf32>
+// CHECK-NOT: kernel
+fusion.fusion @one_beside_symbolic(%x: tensor<?x?xf32>, %b: tensor<1x?xf32>) -> (tensor<?x?xf32>, tensor<1x?xf32>) {
+  %m = fusion.dim %x, 0 : tensor<?x?xf32>
+  %n = fusion.dim %x, 1 : tensor<?x?xf32>
+  %e = fusion.expand %b (%m, %n) : tensor<1x?xf32> -> tensor<?x?xf32>
+  %s = fusion.add %x, %e : tensor<?x?xf32>
+  %q = fusion.mul %b, %b : tensor<1x?xf32>
+  fusion.return %s, %q : tensor<?x?xf32>, tensor<1x?xf32>
+}
+
+// -----
+
+// Results over the dims of two unrelated inputs: two kernels.
+// CHECK-LABEL: fusion.fusion @unrelated_inputs
+// CHECK: kernel @unrelated_inputs_k0 (%arg0)
+// CHECK: kernel @unrelated_inputs_k1 (%arg1)
+// CHECK-NOT: kernel
+fusion.fusion @unrelated_inputs(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %a = fusion.exp %x : tensor<?x?xf32>
+  %b = fusion.neg %y : tensor<?x?xf32>
+  fusion.return %a, %b : tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// -----
+
+// The dims of x and y are tied by `x + y` (the kernel checks them equal at
+// run time): `exp(x)` and `neg(y)` beside it stay in one kernel.
+// CHECK-LABEL: fusion.fusion @tied_inputs
+// CHECK: kernel @tied_inputs_k0 (%arg0, %arg1) : (tensor<?x?xf32>, tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>)
+// CHECK-NOT: kernel
+fusion.fusion @tied_inputs(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) {
+  %s = fusion.add %x, %y : tensor<?x?xf32>
+  %a = fusion.exp %x : tensor<?x?xf32>
+  %b = fusion.neg %y : tensor<?x?xf32>
+  fusion.return %s, %a, %b : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// -----
+
+// Note [Index ops in row kernels]: a gather that a reduction reads is
+// computed at the columns of the row, which a row kernel does not do: it
+// gets a pointwise kernel, the sum a kernel of its own.
+// CHECK-LABEL: fusion.fusion @gather_then_sum
+// CHECK: kernel @gather_then_sum_k0
+// CHECK: gather
+// CHECK: kernel @gather_then_sum_k1
+// CHECK: sum
+// CHECK-NOT: kernel
+fusion.fusion @gather_then_sum(%x: tensor<?x?xf32>, %i: tensor<?x?xi64>) -> tensor<?xf32> {
+  %g = fusion.gather %x, %i dim = 1 : tensor<?x?xf32>, tensor<?x?xi64> -> tensor<?x?xf32>
+  %s = fusion.sum %g [1] : tensor<?x?xf32> -> tensor<?xf32>
+  fusion.return %s : tensor<?xf32>
+}

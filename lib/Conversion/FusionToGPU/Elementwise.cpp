@@ -717,7 +717,15 @@ FailureOr<Value> KernelEmitter::emitUnaryOp(Operation *op, ArrayRef<Value> v,
       .Case<FloorOp>([&](auto) { return unaryF(math::FloorOp()); })
       .Case<CeilOp>([&](auto) { return unaryF(math::CeilOp()); })
       .Case<RoundOp>([&](auto) { return unaryF(math::RoundEvenOp()); })
-      .Case<TruncOp>([&](auto) { return unaryF(math::TruncOp()); })
+      .Case<TruncOp>([&](auto) -> Value {
+        // math.trunc has no lowering to LLVM here (found by the op table,
+        // docs/ops.md): floor above zero, ceil below (NaN stays NaN, -0.5
+        // gives -0).
+        Value positive =
+            cmp(P::OGE, IP::sge, v[0], isFloat ? floatConst(type, 0) : v[0]);
+        return arith::SelectOp::create(
+            b, loc, positive, unaryF(math::FloorOp()), unaryF(math::CeilOp()));
+      })
       .Case<ReciprocalOp>([&](auto) -> Value {
         return arith::DivFOp::create(b, loc, one(), v[0]);
       })

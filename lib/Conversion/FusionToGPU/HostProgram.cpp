@@ -349,4 +349,74 @@ Value KernelLowering::plainGuard(HostBuilder &h, const Variant &variant,
   return variant.index64 ? Value() : launch.fits32;
 }
 
+FailureOr<SmallVector<Value>>
+KernelLowering::indexOpHostArgs(KernelOp kernel, HostBuilder &h,
+                                ArrayRef<std::pair<Value, int64_t>> extents) {
+  OpBuilder &b = h.builder();
+  Location loc = h.location();
+  // Values of the kernel's body seen from the host: its block arguments are
+  // the kernel's inputs; values computed inside have no host value (reifyDim
+  // walks through their producers).
+  auto toHost = [&](Value v) -> Value {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (arg && arg.getOwner() == &kernel.getBody().front())
+      return kernel.getInputs()[arg.getArgNumber()];
+    Block *block = v.getParentBlock();
+    Operation *owner = block ? block->getParentOp() : nullptr;
+    if (owner && kernel->isAncestor(owner))
+      return Value();
+    return v;
+  };
+  // The pieces of a cat agree off the cat dim; a gather's index is no
+  // larger than its input off the gathered dim (as PyTorch's gather).
+  WalkResult checked = kernel.getBody().walk([&](Operation *op) {
+    auto dimOf = [&](Value v, int64_t d) {
+      return reifyDim(b, loc, v, d, toHost);
+    };
+    if (auto cat = dyn_cast<CatOp>(op)) {
+      Value first = cat.getInputs()[0];
+      for (auto [k, input] : llvm::enumerate(cat.getInputs()))
+        for (int64_t d = 0; k > 0 && d < cat.getType().getRank(); ++d) {
+          if (d == static_cast<int64_t>(cat.getDim()))
+            continue;
+          FailureOr<Value> size = dimOf(input, d), expected = dimOf(first, d);
+          if (failed(size) || failed(expected))
+            return WalkResult::interrupt();
+          checkSameSize(h, *size, *expected,
+                        "operand " + Twine(k) + " of 'fusion.cat' dim " +
+                            Twine(d) + " must equal operand 0 dim " + Twine(d));
+        }
+    }
+    if (auto gather = dyn_cast<GatherOp>(op)) {
+      for (int64_t d = 0; d < gather.getType().getRank(); ++d) {
+        if (d == static_cast<int64_t>(gather.getDim()))
+          continue;
+        FailureOr<Value> size = dimOf(gather.getIndex(), d);
+        FailureOr<Value> bound = dimOf(gather.getInput(), d);
+        if (failed(size) || failed(bound))
+          return WalkResult::interrupt();
+        std::string message;
+        llvm::raw_string_ostream(message)
+            << "the index of 'fusion.gather' dim " << d
+            << " must not exceed its input's dim " << d;
+        CheckOp::create(b, loc, h.sub(h.c(1), h.lt(*bound, *size)), message,
+                        *size, *bound);
+      }
+    }
+    return WalkResult::advance();
+  });
+  if (checked.wasInterrupted())
+    return kernel.emitOpError("cannot express the sizes of an index op from "
+                              "the inputs");
+  SmallVector<Value> extentArgs;
+  for (auto [value, d] : extents) {
+    FailureOr<Value> extent = reifyDim(b, loc, value, d, toHost);
+    if (failed(extent))
+      return kernel.emitOpError("cannot express an extent an index op reads "
+                                "from the inputs");
+    extentArgs.push_back(*extent);
+  }
+  return extentArgs;
+}
+
 } // namespace mlir::fusion::lowering

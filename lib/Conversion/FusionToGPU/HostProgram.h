@@ -157,6 +157,15 @@ public:
       const llvm::SmallSetVector<unsigned, 4> &vectorLoaded, int64_t vector,
       ValueRange outputs);
 
+  /// The host side of the index ops of a kernel (Note [Index contexts]):
+  /// checks that a cat's pieces agree off the cat dim and that a gather's
+  /// index fits its input, and the host values of `extents` (the extents
+  /// the index ops read, KernelEmitter::collectExtents), returned as launch
+  /// arguments.
+  FailureOr<SmallVector<Value>>
+  indexOpHostArgs(KernelOp kernel, HostBuilder &h,
+                  ArrayRef<std::pair<Value, int64_t>> extents);
+
   /// The run-time guard of a plain variant (Note [Variant guards]): the
   /// vector checks and 32-bit offsets as the variant needs; null (always
   /// taken) for the scalar 64-bit one.
@@ -223,6 +232,8 @@ public:
     int64_t rank;
     Value rows, rowLength;
     const LaunchArgs *launch;
+    /// The extents the index ops read, after threads per row.
+    SmallVector<Value> extents;
   };
 
   /// The split-row launches (Note [Split rows]): the split count, the state

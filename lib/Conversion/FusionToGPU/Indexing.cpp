@@ -142,7 +142,7 @@ Value KernelEmitter::extentOf(Value value, int64_t d) {
     return constIdx(type.getDimSize(d));
   auto it = llvm::find(extents, std::make_pair(value, d));
   assert(it != extents.end() && "extent not collected");
-  return extraArgs[it - extents.begin()];
+  return extraArgs[extentBase + (it - extents.begin())];
 }
 
 Value KernelEmitter::laneIndices(Value shift) {

@@ -44,14 +44,24 @@ KernelLowering::lowerRowKernel(KernelOp kernel,
   RowVariants rv = rowVariants(*info, schedule, kernel.getSymName());
 
   gpu::GPUModuleOp gpuModule = gpuModuleFor(fusion);
+  // Per-row gathers read extents at run time (Note [Index ops in row
+  // kernels]): index parameters after threads per row.
+  SmallVector<std::pair<Value, int64_t>> extents =
+      KernelEmitter::collectExtents(kernel);
+  auto withExtents = [&](KernelEmitter &emitter) {
+    emitter.extents = extents;
+    emitter.extentBase = 1;
+  };
+  int64_t numExtra = 1 + static_cast<int64_t>(extents.size());
   SmallVector<gpu::GPUFuncOp> splitFuncs;
   if (!rv.split.empty()) {
     FailureOr<EmittedVariants> emittedSplit = emitVariants(
         kernel, gpuModule, rv.split, iterType, /*block=*/std::nullopt,
         [&](KernelEmitter &emitter, gpu::GPUFuncOp func) {
+          withExtents(emitter);
           return emitter.emitRowKernel(func, *info);
         },
-        /*numExtraParams=*/1, rv.stateElements);
+        numExtra, rv.stateElements);
     if (failed(emittedSplit))
       return failure();
     splitFuncs = emittedSplit->funcs;
@@ -59,9 +69,10 @@ KernelLowering::lowerRowKernel(KernelOp kernel,
   FailureOr<EmittedVariants> emitted = emitVariants(
       kernel, gpuModule, rv.plain, iterType, /*block=*/std::nullopt,
       [&](KernelEmitter &emitter, gpu::GPUFuncOp func) {
+        withExtents(emitter);
         return emitRowVariant(kernel, *info, emitter, func);
       },
-      /*numExtraParams=*/1);
+      numExtra);
   if (failed(emitted))
     return failure();
   auto &[funcs, vectorLoaded, accesses] = *emitted;
@@ -103,7 +114,11 @@ KernelLowering::lowerRowKernel(KernelOp kernel,
                           .str(),
                       answerable, h.c(1));
     }
-  RowLaunch rl{gpuModule, rank, rows, rowLength, &*launch};
+  FailureOr<SmallVector<Value>> extentArgs =
+      indexOpHostArgs(kernel, h, extents);
+  if (failed(extentArgs))
+    return failure();
+  RowLaunch rl{gpuModule, rank, rows, rowLength, &*launch, *extentArgs};
   if (!splitFuncs.empty())
     launchSplitRows(b, h, schedule, rl, rv, splitFuncs);
   launchRowVariants(b, h, schedule, rl, rv.plain, funcs);
@@ -176,7 +191,9 @@ LogicalResult KernelLowering::emitRowVariant(KernelOp kernel,
     // A probe emission finds the loads that depend on the row and
     // the column: those are prefetched (Note [Row prefetch]).
     KernelEmitter probe(kernel, emitter.getVariant(), info.domain);
-    probe.numExtraParams = 1;
+    probe.numExtraParams = emitter.numExtraParams;
+    probe.extents = emitter.extents;
+    probe.extentBase = emitter.extentBase;
     OpBuilder pb(func);
     auto probeFunc = gpu::GPUFuncOp::create(pb, kernel.getLoc(), "probe",
                                             probe.signature(&getContext()));
@@ -268,6 +285,7 @@ void KernelLowering::launchSplitRows(OpBuilder &b, HostBuilder &h,
   splitArgs.insert(splitArgs.end() - rl.rank, extra.begin(), extra.end());
   splitArgs.push_back(rows);
   splitArgs.push_back(h.c(kMaxRowThreads));
+  splitArgs.append(rl.extents);
   for (auto [variant, func] : llvm::zip(rv.split, splitFuncs)) {
     Value splits = splitsFor(variant.vector);
     Value guard = h.mul(h.lt(h.c(1), splits), launch.fits32);
@@ -312,6 +330,7 @@ void KernelLowering::launchRowVariants(OpBuilder &b, HostBuilder &h,
     SmallVector<Value> launchArgs(rl.launch->args);
     launchArgs.push_back(rows);
     launchArgs.push_back(threads);
+    launchArgs.append(rl.extents);
     Value smem = h.c(0);
     if (auto bytes = funcs[i]->getAttrOfType<IntegerAttr>(
             "fusion.stage_bytes_per_thread"))

@@ -715,8 +715,14 @@ LogicalResult KernelEmitter::RowKernelWriter::storeRowResults() {
   SmallVector<Gen> gens;
   for (Value value : rowValues) {
     auto type = cast<RankedTensorType>(value.getType());
-    FailureOr<Gen> gen = e.generate(
-        value, ArrayRef<int64_t>(identity).take_front(type.getRank()));
+    // A kept innermost dim of 1 is a broadcast of the row's one value: its
+    // reads are scalars, also in vector variants (a per-row gather's index
+    // and the element it picks: Note [Index ops in row kernels]).
+    SmallVector<int64_t> map(identity.begin(),
+                             identity.begin() + type.getRank());
+    if (type.getRank() == rank)
+      map.back() = -1;
+    FailureOr<Gen> gen = e.generate(value, map);
     if (failed(gen))
       return failure();
     gens.push_back(*gen);

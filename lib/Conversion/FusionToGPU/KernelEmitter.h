@@ -454,9 +454,11 @@ public:
   /// at the result's index (Indexing.cpp).
   static bool isIndexingOp(Operation *op);
   /// The extents those ops need at run time, in order: they are index
-  /// parameters after the work count (static extents are constants).
+  /// parameters after the work count (static extents are constants), from
+  /// extra parameter `extentBase` on (row kernels: after threads per row).
   static SmallVector<std::pair<Value, int64_t>> collectExtents(KernelOp kernel);
   SmallVector<std::pair<Value, int64_t>> extents;
+  int64_t extentBase = 0;
 
   /// When set, load() records the (input, map) pairs it reads.
   bool recordLoads = false;

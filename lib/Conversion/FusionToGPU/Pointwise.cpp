@@ -205,9 +205,10 @@ LogicalResult KernelLowering::lowerPointwise(KernelOp kernel,
   Value numel = h.c(1);
   for (Value s : sizes)
     numel = h.mul(numel, s);
-  // All results share the iteration space; symbolic sizes that could
-  // differ are checked before launching (segmentation puts results whose
-  // ranks or static sizes differ in separate kernels).
+  // All results share the iteration space; symbolic sizes that element-wise
+  // ops tie together are checked before launching (segmentation puts
+  // results that could differ in separate kernels: Note [Results of one
+  // shape]).
   for (unsigned r = 1; r < kernel.getNumResults(); ++r) {
     for (int64_t d = 0; d < rank; ++d) {
       FailureOr<Value> size = reifyDim(b, loc, kernel.getResult(r), d);
@@ -248,66 +249,10 @@ LogicalResult KernelLowering::lowerPointwise(KernelOp kernel,
           {gpuModule, iterType, base, sizes, numel, args, fits32, outputs})))
     return failure();
 
-  // The extents the index ops read, as host values.
-  SmallVector<Value> extentArgs;
-  auto toHost = [&](Value v) -> Value {
-    auto arg = dyn_cast<BlockArgument>(v);
-    if (arg && arg.getOwner() == &kernel.getBody().front())
-      return kernel.getInputs()[arg.getArgNumber()];
-    Block *block = v.getParentBlock();
-    Operation *owner = block ? block->getParentOp() : nullptr;
-    if (owner && kernel->isAncestor(owner))
-      return Value();
-    return v;
-  };
-  // The pieces of a cat agree off the cat dim; a gather's index is no
-  // larger than its input off the gathered dim (as PyTorch's gather).
-  WalkResult checked = kernel.getBody().walk([&](Operation *op) {
-    auto dimOf = [&](Value v, int64_t d) {
-      return reifyDim(b, loc, v, d, toHost);
-    };
-    if (auto cat = dyn_cast<CatOp>(op)) {
-      Value first = cat.getInputs()[0];
-      for (auto [k, input] : llvm::enumerate(cat.getInputs()))
-        for (int64_t d = 0; k > 0 && d < cat.getType().getRank(); ++d) {
-          if (d == static_cast<int64_t>(cat.getDim()))
-            continue;
-          FailureOr<Value> size = dimOf(input, d), expected = dimOf(first, d);
-          if (failed(size) || failed(expected))
-            return WalkResult::interrupt();
-          checkSameSize(h, *size, *expected,
-                        "operand " + Twine(k) + " of 'fusion.cat' dim " +
-                            Twine(d) + " must equal operand 0 dim " + Twine(d));
-        }
-    }
-    if (auto gather = dyn_cast<GatherOp>(op)) {
-      for (int64_t d = 0; d < gather.getType().getRank(); ++d) {
-        if (d == static_cast<int64_t>(gather.getDim()))
-          continue;
-        FailureOr<Value> size = dimOf(gather.getIndex(), d);
-        FailureOr<Value> bound = dimOf(gather.getInput(), d);
-        if (failed(size) || failed(bound))
-          return WalkResult::interrupt();
-        std::string message;
-        llvm::raw_string_ostream(message)
-            << "the index of 'fusion.gather' dim " << d
-            << " must not exceed its input's dim " << d;
-        CheckOp::create(b, loc, h.sub(h.c(1), h.lt(*bound, *size)), message,
-                        *size, *bound);
-      }
-    }
-    return WalkResult::advance();
-  });
-  if (checked.wasInterrupted())
-    return kernel.emitOpError("cannot express the sizes of an index op from "
-                              "the inputs");
-  for (auto [value, d] : extents) {
-    FailureOr<Value> extent = reifyDim(b, loc, value, d, toHost);
-    if (failed(extent))
-      return kernel.emitOpError("cannot express an extent an index op reads "
-                                "from the inputs");
-    extentArgs.push_back(*extent);
-  }
+  FailureOr<SmallVector<Value>> extentArgs =
+      indexOpHostArgs(kernel, h, extents);
+  if (failed(extentArgs))
+    return failure();
 
   Value blockSize = h.c(schedule.getBlock());
   for (auto [i, variant] : llvm::enumerate(variants)) {
@@ -326,7 +271,7 @@ LogicalResult KernelLowering::lowerPointwise(KernelOp kernel,
               h.c(1));
     SmallVector<Value> launchArgs(args);
     launchArgs.push_back(count);
-    launchArgs.append(extentArgs);
+    launchArgs.append(*extentArgs);
     Value smem = h.c(0);
     if (auto bytes = funcs[i]->getAttrOfType<IntegerAttr>(
             "fusion.stage_bytes_per_thread"))

@@ -64,16 +64,19 @@ static void walkProducers(Value root, function_ref<bool(Operation *)> visit) {
 }
 
 /// The reductions of `body` in order (those `isReduction` accepts); null
-/// and `bad` set to the first op that is neither one nor element-wise.
+/// and `bad` set to the first op that is neither one nor element-wise (nor
+/// one that `alsoAllowed` accepts).
 static SmallVector<Operation *>
 collectReductions(Block &body, function_ref<bool(Operation *)> isReduction,
-                  Operation *&bad) {
+                  Operation *&bad,
+                  function_ref<bool(Operation *)> alsoAllowed = nullptr) {
   SmallVector<Operation *> reductions;
   bad = nullptr;
   for (Operation &op : body) {
     if (isReduction(&op))
       reductions.push_back(&op);
-    else if (!isPointwiseKernelOp(&op) && !bad)
+    else if (!isPointwiseKernelOp(&op) && !(alsoAllowed && alsoAllowed(&op)) &&
+             !bad)
       bad = &op;
   }
   return reductions;
@@ -116,10 +119,12 @@ FailureOr<RowKernelInfo> mlir::fusion::analyzeRowKernel(KernelOp kernel,
   Block &body = kernel.getBody().front();
   Operation *bad = nullptr;
   SmallVector<Operation *> reductions = collectReductions(
-      body, [](Operation *op) { return reducedDims(op).has_value(); }, bad);
+      body, [](Operation *op) { return reducedDims(op).has_value(); }, bad,
+      [](Operation *op) { return isa<GatherOp, IndexSelectOp>(op); });
   if (bad)
     return reject(bad, "is neither element-wise nor a "
-                       "sum/prod/max/min/var_mean/argmax/argmin");
+                       "sum/prod/max/min/var_mean/argmax/argmin (nor a "
+                       "gather or index_select)");
   if (reductions.empty()) {
     why = "has no reduction";
     return failure();
@@ -223,6 +228,31 @@ FailureOr<RowKernelInfo> mlir::fusion::analyzeRowKernel(KernelOp kernel,
     }
     info.fullResult.push_back(false);
   }
+  // Note [Index ops in row kernels]: a gather or index_select reads its
+  // input where an index says, one element per row (the target logit of
+  // cross-entropy: `gather(x, target)` beside the row's max and sum of
+  // exp). The row kernel computes such a value with the per-row results,
+  // after the reductions, through the generator's index contexts; values
+  // that feed a reduction or a full-size result are computed at the
+  // columns of the row instead, where data-dependent indices cannot be
+  // vectorized, so those kernels are refused (segmentation gives the index
+  // op a kernel of its own).
+  DenseSet<Operation *> alongRows;
+  auto markAlongRows = [&](Value root) {
+    walkProducers(
+        root, [&](Operation *def) { return !alongRows.insert(def).second; });
+  };
+  for (Operation *op : reductions)
+    markAlongRows(op->getOperand(0));
+  for (auto [full, result] :
+       llvm::zip(info.fullResult, body.getTerminator()->getOperands()))
+    if (full)
+      markAlongRows(result);
+  for (Operation &op : body)
+    if (isa<GatherOp, IndexSelectOp>(&op) && alongRows.contains(&op))
+      return reject(&op, "is an index op that a reduction or a full-size "
+                         "result reads (index ops in inner-reduction kernels "
+                         "give per-row values only)");
   return info;
 }
 

@@ -64,6 +64,16 @@ struct FusionSchedulePass
       signalPassFailure();
   }
 
+  /// Index tensors of index_select and gather are read once per row or
+  /// element they pick, not in vectors: their width does not bound the
+  /// vector.
+  static bool readOnlyAsIndices(BlockArgument arg) {
+    return !arg.use_empty() && llvm::all_of(arg.getUses(), [](OpOperand &use) {
+      return isa<IndexSelectOp, GatherOp>(use.getOwner()) &&
+             use.getOperandNumber() == 1;
+    });
+  }
+
   // Note [Inner reduction heuristic]: 16-byte loads of the narrowest
   // input; each thread of a row takes 32 elements (`items` vectors) in the
   // persistent variant, so rows up to 512 * 32 = 16384 elements stay in
@@ -74,8 +84,11 @@ struct FusionSchedulePass
   InnerReductionScheduleAttr innerReductionSchedule(KernelOp kernel,
                                                     const RowKernelInfo &info) {
     int64_t minBytes = 8;
-    for (Type t : kernel.getInputs().getTypes())
-      if (auto tensor = dyn_cast<RankedTensorType>(t))
+    Block &body = kernel.getBody().front();
+    for (auto [t, arg] :
+         llvm::zip(kernel.getInputs().getTypes(), body.getArguments()))
+      if (auto tensor = dyn_cast<RankedTensorType>(t);
+          tensor && !readOnlyAsIndices(arg))
         minBytes = std::min(minBytes, storageBytes(tensor.getElementType()));
     int64_t vector = std::min<int64_t>(16 / minBytes, 8);
     int64_t items =
@@ -190,20 +203,11 @@ struct FusionSchedulePass
       if (tensor.hasStaticShape())
         numel = std::max(numel, tensor.getNumElements());
     };
-    // Index tensors of index_select and gather are read once per row or
-    // element they pick, not in vectors: their width does not bound the
-    // vector.
     Block &body = kernel.getBody().front();
     for (auto [t, arg] :
-         llvm::zip(kernel.getInputs().getTypes(), body.getArguments())) {
-      bool onlyIndices =
-          !arg.use_empty() && llvm::all_of(arg.getUses(), [](OpOperand &use) {
-            return isa<IndexSelectOp, GatherOp>(use.getOwner()) &&
-                   use.getOperandNumber() == 1;
-          });
-      if (!onlyIndices)
+         llvm::zip(kernel.getInputs().getTypes(), body.getArguments()))
+      if (!readOnlyAsIndices(arg))
         visit(t);
-    }
     for (Type t : kernel.getResultTypes())
       visit(t);
     int64_t vector = std::min<int64_t>(16 / minBytes, 8);

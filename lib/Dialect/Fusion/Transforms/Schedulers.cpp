@@ -3,6 +3,9 @@
 #include "fusion/Dialect/Fusion/Transforms/Schedulers.h"
 #include "fusion/Dialect/Fusion/Transforms/ShapeReification.h"
 
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+
 using namespace mlir;
 using namespace mlir::fusion;
 
@@ -17,6 +20,53 @@ static int sameHostSize(Value a, Value b) {
   return -1;
 }
 
+/// Host sizes of a kernel's values, built only to be compared: in a scratch
+/// block, erased when this goes away. (Built before the kernel they leaked
+/// when the kernel is the segmenter's detached trial: a builder with no
+/// block inserts nothing, so the listener never saw them. Found by
+/// fusion-fuzz-compile's leak check.)
+class HostSizes {
+public:
+  explicit HostSizes(KernelOp kernel)
+      : kernel(kernel), builder(kernel.getContext(), &collector) {
+    builder.setInsertionPointToStart(&scratch);
+  }
+  ~HostSizes() {
+    for (Operation *op : llvm::reverse(collector.created))
+      op->erase();
+  }
+  /// The size of `tensor` (a value of the kernel's body) along `dim`, or
+  /// null when the inputs do not express it.
+  Value of(Value tensor, int64_t dim) {
+    FailureOr<Value> size =
+        reifyDim(builder, kernel.getLoc(), tensor, dim,
+                 [&](Value v) { return kernelInputOutside(kernel, v); });
+    return succeeded(size) ? *size : Value();
+  }
+
+private:
+  struct Collector : OpBuilder::Listener {
+    SmallVector<Operation *> created;
+    void notifyOperationInserted(Operation *op,
+                                 OpBuilder::InsertPoint) override {
+      created.push_back(op);
+    }
+  } collector;
+  KernelOp kernel;
+  Block scratch;
+  OpBuilder builder;
+};
+
+/// A key naming a host size: the dim of a value (`fusion.dim`), a constant,
+/// or the value itself.
+static std::pair<void *, int64_t> sizeKey(Value size) {
+  if (auto dim = size.getDefiningOp<DimOp>())
+    return {dim.getInput().getAsOpaquePointer(), dim.getDim()};
+  if (std::optional<int64_t> c = getConstantIntValue(size))
+    return {nullptr, *c};
+  return {size.getAsOpaquePointer(), -1};
+}
+
 /// Note [Reduced domains agree]: a reduction kernel iterates over one domain;
 /// symbolic extents of several reductions are checked equal at run time. A
 /// reduction whose dim is another dim of the same tensor than the first
@@ -29,70 +79,99 @@ static LogicalResult reducedDomainsAgree(KernelOp kernel,
                                          Operation *&culprit) {
   if (reductions.size() < 2)
     return success();
-  auto toOutside = [&](Value v) { return kernelInputOutside(kernel, v); };
-  // Host expressions, built only to be compared, in a scratch block and
-  // erased below. (Built before the kernel they leaked when the kernel is
-  // the segmenter's detached trial: a builder with no block inserts nothing,
-  // so the listener never saw them. Found by fusion-fuzz-compile's leak
-  // check.)
-  struct Collector : OpBuilder::Listener {
-    SmallVector<Operation *> created;
-    void notifyOperationInserted(Operation *op,
-                                 OpBuilder::InsertPoint) override {
-      created.push_back(op);
-    }
-  } collector;
-  Block scratch;
-  OpBuilder builder(kernel.getContext(), &collector);
-  builder.setInsertionPointToStart(&scratch);
-  Location loc = kernel.getLoc();
+  HostSizes sizes(kernel);
   Value first = reductions.front()->getOperand(0);
   int64_t rank = cast<RankedTensorType>(first.getType()).getRank();
-  LogicalResult result = success();
-  for (int64_t d = 0; d < rank && succeeded(result); ++d) {
-    FailureOr<Value> a = reifyDim(builder, loc, first, d, toOutside);
-    if (failed(a))
+  for (int64_t d = 0; d < rank; ++d) {
+    Value a = sizes.of(first, d);
+    if (!a)
       continue;
     for (Operation *op : reductions.drop_front()) {
       Value operand = op->getOperand(0);
       if (cast<RankedTensorType>(operand.getType()).getRank() != rank)
         continue;
-      FailureOr<Value> b = reifyDim(builder, loc, operand, d, toOutside);
-      if (succeeded(b) && sameHostSize(*a, *b) == 0) {
+      Value b = sizes.of(operand, d);
+      if (b && sameHostSize(a, b) == 0) {
         culprit = op;
         why = "reduces a tensor whose dim " + std::to_string(d) +
               " is another dim of the same input than the kernel's first "
               "reduction's";
-        result = failure();
-        break;
+        return failure();
       }
     }
   }
-  for (Operation *op : llvm::reverse(collector.created))
-    op->erase();
-  return result;
+  return success();
 }
 
-/// A pointwise kernel iterates over the shape of its results, so they must
-/// share it (symbolic extents are checked at run time by the lowering).
+/// Note [Results of one shape]: a pointwise kernel iterates over the shape of
+/// its results, so they must share it. Static extents are compared here;
+/// symbolic ones must be the same host size, or sizes that an element-wise
+/// op of the kernel ties together (`x + y` for `x, y: ?x?` makes dim d of x
+/// and of y one size: the lowering checks them equal at run time, as it
+/// checks the operands of the op anyway). Results that could differ at run
+/// time (a static 1 beside a symbolic extent, the dims of two unrelated
+/// inputs) make the kernel unschedulable, so segmentation writes them from
+/// separate kernels.
 static LogicalResult checkPointwiseResults(KernelOp kernel, std::string &why,
                                            Operation *&culprit) {
   Block &body = kernel.getBody().front();
   ValueRange results = body.getTerminator()->getOperands();
   if (results.empty())
     return success();
-  auto first = cast<RankedTensorType>(results[0].getType());
+  Value first = results[0];
+  auto firstType = cast<RankedTensorType>(first.getType());
+  int64_t rank = firstType.getRank();
+  std::optional<HostSizes> sizes;
+  // Sizes tied by element-wise ops, built on the first symbolic mismatch.
+  std::optional<llvm::EquivalenceClasses<std::pair<void *, int64_t>>> tied;
+  auto buildTies = [&] {
+    tied.emplace();
+    for (Operation &op : body) {
+      if (!op.hasTrait<FusionElementwise>())
+        continue;
+      SmallVector<Value> tensors;
+      for (Value v : llvm::concat<Value>(op.getOperands(), op.getResults()))
+        if (auto t = dyn_cast<RankedTensorType>(v.getType());
+            t && t.getRank() == rank)
+          tensors.push_back(v);
+      for (int64_t d = 0; d < rank; ++d) {
+        Value a = tensors.empty() ? Value() : sizes->of(tensors[0], d);
+        if (!a)
+          continue;
+        for (Value t : ArrayRef(tensors).drop_front())
+          if (Value b = sizes->of(t, d))
+            tied->unionSets(sizeKey(a), sizeKey(b));
+      }
+    }
+  };
+  auto reject = [&](Value result) {
+    culprit = result.getDefiningOp();
+    why = "is a result of another shape than the kernel's first result "
+          "(a pointwise kernel writes one shape)";
+    return failure();
+  };
   for (Value result : results.drop_front()) {
     auto type = cast<RankedTensorType>(result.getType());
-    bool same = type.getRank() == first.getRank();
-    for (int64_t d = 0; same && d < type.getRank(); ++d)
-      same = type.isDynamicDim(d) || first.isDynamicDim(d) ||
-             type.getDimSize(d) == first.getDimSize(d);
-    if (!same) {
-      culprit = result.getDefiningOp();
-      why = "is a result of another shape than the kernel's first result "
-            "(a pointwise kernel writes one shape)";
-      return failure();
+    if (type.getRank() != rank)
+      return reject(result);
+    for (int64_t d = 0; d < rank; ++d) {
+      bool aDyn = firstType.isDynamicDim(d), bDyn = type.isDynamicDim(d);
+      if (!aDyn && !bDyn) {
+        if (type.getDimSize(d) != firstType.getDimSize(d))
+          return reject(result);
+        continue;
+      }
+      if (aDyn != bDyn)
+        return reject(result);
+      if (!sizes)
+        sizes.emplace(kernel);
+      Value a = sizes->of(first, d), b = sizes->of(result, d);
+      if (!a || !b || sameHostSize(a, b) == 1)
+        continue;
+      if (!tied)
+        buildTies();
+      if (!tied->isEquivalent(sizeKey(a), sizeKey(b)))
+        return reject(result);
     }
   }
   return success();
