@@ -64,6 +64,7 @@ cp examples/*.mlir "$stage/examples/"
 # The benchmark suite's cases that live in subfolders (bench/ comes below).
 cp -r examples/normalization "$stage/examples/"
 cp -r python bench utils/gpu-tests.sh "$stage/"
+mkdir -p "$stage/utils" && cp utils/opgen.py "$stage/utils/"
 cp build/lib/_fastpath.abi3.so "$stage/python/fusion/"
 python3 -m pip download -q --no-deps --only-binary=:all: -d "$stage/wheels" \
   lit pytest pluggy iniconfig packaging

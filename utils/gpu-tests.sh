@@ -37,6 +37,18 @@ else
   echo "== lit: skipped (no fusion-run in this bundle)"
 fi
 
+if [ -x bin/fusion-run ] && [ -f utils/opgen.py ]; then
+  # The property test (utils/opgen.py): random definitions over every op,
+  # compiled here and run against the interpreter.
+  echo "== property test: random definitions on the GPU"
+  rm -rf /tmp/opgen-prop
+  python3 utils/opgen.py --tools bin property --count "${PROPERTY_COUNT:-60}" \
+    --seed "${PROPERTY_SEED:-3}" --out /tmp/opgen-prop 2>&1 | tee "$out/property.log" | head -20
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  python3 utils/opgen.py --tools bin run /tmp/opgen-prop 2>&1 | tee -a "$out/property.log" | head -40
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+
 fi # SANITIZE_ONLY
 
 # compute-sanitizer over the GPU lit tests (Note [Sanitized GPU runs] in
