@@ -6,6 +6,8 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 
+#include <memory>
+
 using namespace mlir;
 using namespace mlir::fusion;
 
@@ -27,6 +29,8 @@ static int sameHostSize(Value a, Value b) {
 /// fusion-fuzz-compile's leak check.)
 class HostSizes {
 public:
+  HostSizes(const HostSizes &) = delete;
+  HostSizes &operator=(const HostSizes &) = delete;
   explicit HostSizes(KernelOp kernel)
       : kernel(kernel), builder(kernel.getContext(), &collector) {
     builder.setInsertionPointToStart(&scratch);
@@ -121,7 +125,7 @@ static LogicalResult checkPointwiseResults(KernelOp kernel, std::string &why,
   Value first = results[0];
   auto firstType = cast<RankedTensorType>(first.getType());
   int64_t rank = firstType.getRank();
-  std::optional<HostSizes> sizes;
+  std::unique_ptr<HostSizes> sizes; // built on the first symbolic dim
   // Sizes tied by element-wise ops, built on the first symbolic mismatch.
   std::optional<llvm::EquivalenceClasses<std::pair<void *, int64_t>>> tied;
   auto buildTies = [&] {
@@ -164,7 +168,7 @@ static LogicalResult checkPointwiseResults(KernelOp kernel, std::string &why,
       if (aDyn != bDyn)
         return reject(result);
       if (!sizes)
-        sizes.emplace(kernel);
+        sizes = std::make_unique<HostSizes>(kernel);
       Value a = sizes->of(first, d), b = sizes->of(result, d);
       if (!a || !b || sameHostSize(a, b) == 1)
         continue;
