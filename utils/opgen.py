@@ -418,19 +418,16 @@ class Def:
             self.emit(f"{c} = fusion.cat {a}, {b} dim = 1 : {F}, {F} -> {F}")
             self.used.add("slice")
             return self.add("F", c)
-        if op == "gather":
-            idx = self.input("gi", "tensor<?x?xi64>", "MxN")
+        if op in ("gather", "index_select"):
+            # Indices: abs() of an input (in range for extents above 50).
+            name, itype, spec, dim = (
+                ("gi", "tensor<?x?xi64>", "MxN", 1) if op == "gather"
+                else ("si", "tensor<?xi64>", "M", 0))
+            idx = self.input(name, itype, spec)
             a, g = self.new(), self.new()
-            self.emit(f"{a} = fusion.abs {idx} : tensor<?x?xi64>")
-            self.emit(f"{g} = fusion.gather {self.pick()}, {a} dim = 1 : {F}, "
-                      f"tensor<?x?xi64> -> {F}")
-            return self.add("F", g)
-        if op == "index_select":
-            idx = self.input("si", "tensor<?xi64>", "M")
-            a, g = self.new(), self.new()
-            self.emit(f"{a} = fusion.abs {idx} : tensor<?xi64>")
-            self.emit(f"{g} = fusion.index_select {self.pick()}, {a} dim = 0 : "
-                      f"{F}, tensor<?xi64> -> {F}")
+            self.emit(f"{a} = fusion.abs {idx} : {itype}")
+            self.emit(f"{g} = fusion.{op} {self.pick()}, {a} dim = {dim} : "
+                      f"{F}, {itype} -> {F}")
             return self.add("F", g)
         if op == "iota":
             start, stepc = self.const("0.5", "f32"), self.const("1.0e-03", "f32")

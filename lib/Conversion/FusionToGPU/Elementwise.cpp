@@ -722,7 +722,7 @@ FailureOr<Value> KernelEmitter::emitUnaryOp(Operation *op, ArrayRef<Value> v,
         // docs/ops.md): floor above zero, ceil below (NaN stays NaN, -0.5
         // gives -0).
         Value positive =
-            cmp(P::OGE, IP::sge, v[0], isFloat ? floatConst(type, 0) : v[0]);
+            arith::CmpFOp::create(b, loc, P::OGE, v[0], floatConst(type, 0));
         return arith::SelectOp::create(
             b, loc, positive, unaryF(math::FloorOp()), unaryF(math::CeilOp()));
       })

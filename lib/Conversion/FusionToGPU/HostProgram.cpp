@@ -354,19 +354,7 @@ KernelLowering::indexOpHostArgs(KernelOp kernel, HostBuilder &h,
                                 ArrayRef<std::pair<Value, int64_t>> extents) {
   OpBuilder &b = h.builder();
   Location loc = h.location();
-  // Values of the kernel's body seen from the host: its block arguments are
-  // the kernel's inputs; values computed inside have no host value (reifyDim
-  // walks through their producers).
-  auto toHost = [&](Value v) -> Value {
-    auto arg = dyn_cast<BlockArgument>(v);
-    if (arg && arg.getOwner() == &kernel.getBody().front())
-      return kernel.getInputs()[arg.getArgNumber()];
-    Block *block = v.getParentBlock();
-    Operation *owner = block ? block->getParentOp() : nullptr;
-    if (owner && kernel->isAncestor(owner))
-      return Value();
-    return v;
-  };
+  auto toHost = [&](Value v) { return kernelValueOnHost(kernel, v); };
   // The pieces of a cat agree off the cat dim; a gather's index is no
   // larger than its input off the gathered dim (as PyTorch's gather).
   WalkResult checked = kernel.getBody().walk([&](Operation *op) {

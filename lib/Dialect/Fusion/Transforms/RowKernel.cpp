@@ -27,6 +27,17 @@ Value mlir::fusion::kernelInputOutside(KernelOp kernel, Value value) {
   return value;
 }
 
+Value mlir::fusion::kernelValueOnHost(KernelOp kernel, Value value) {
+  auto arg = dyn_cast<BlockArgument>(value);
+  if (arg && arg.getOwner() == &kernel.getBody().front())
+    return kernel.getInputs()[arg.getArgNumber()];
+  Block *block = value.getParentBlock();
+  Operation *owner = block ? block->getParentOp() : nullptr;
+  if (owner && kernel->isAncestor(owner))
+    return Value();
+  return value;
+}
+
 static std::optional<SmallVector<int64_t>> reducedDims(Operation *op) {
   return TypeSwitch<Operation *, std::optional<SmallVector<int64_t>>>(op)
       .Case<SumOp, ProdOp, MaxOp, MinOp, VarMeanOp>(

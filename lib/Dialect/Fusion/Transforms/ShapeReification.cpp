@@ -6,6 +6,7 @@
 #include "fusion/Dialect/Fusion/Transforms/ShapeReification.h"
 
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "fusion/Dialect/Fusion/Transforms/RowKernel.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -178,19 +179,8 @@ FailureOr<Value> mlir::fusion::reifyDim(OpBuilder &builder, Location loc,
       .Case<KernelOp>([&](KernelOp k) -> FailureOr<Value> {
         unsigned index = cast<OpResult>(tensor).getResultNumber();
         Value yielded = k.getBody().front().getTerminator()->getOperand(index);
-        return reifyDim(builder, loc, yielded, dim, [&](Value v) -> Value {
-          auto arg = dyn_cast<BlockArgument>(v);
-          if (arg && arg.getOwner() == &k.getBody().front())
-            return k.getInputs()[arg.getArgNumber()];
-          // A value computed inside the kernel does not exist outside it.
-          // (A value may also live in a block of no op: a caller's scratch
-          // block of host expressions.)
-          Block *block = v.getParentBlock();
-          Operation *owner = block ? block->getParentOp() : nullptr;
-          if (owner && k->isAncestor(owner))
-            return Value();
-          return v;
-        });
+        return reifyDim(builder, loc, yielded, dim,
+                        [&](Value v) { return kernelValueOnHost(k, v); });
       })
       .Default([&](Operation *other) -> FailureOr<Value> {
         // Element-wise ops (and anything shape-preserving) share the shape

@@ -75,6 +75,13 @@ bool isIndexKernelOp(Operation *op);
 /// body is the kernel's input; other values are themselves (for reifyDim).
 Value kernelInputOutside(KernelOp kernel, Value value);
 
+/// A value of `kernel`'s body as the host has it (the `mapValue` of reifyDim
+/// for host expressions): a block argument of the body is the kernel's
+/// input; a value computed inside the kernel has none (null, so reifyDim
+/// walks through its producers); other values are themselves (they may
+/// live in a block of no op: a caller's scratch block of host expressions).
+Value kernelValueOnHost(KernelOp kernel, Value value);
+
 } // namespace mlir::fusion
 
 #endif
