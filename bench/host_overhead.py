@@ -16,8 +16,17 @@ repeats, the paths interleaved (Note [Interleaved host timing]). Paths, all in o
   torch.compile          the same function through Inductor
   raw cuLaunchKernelEx   an empty kernel launched by the runtime's C API
                          (fusion_measure_raw_launch_us): the floor
+  ..., 4 launches        relu(a_i + 1) for four inputs of unrelated sizes
+                         (four results of different shapes: four kernels,
+                         four launches per call): fd.execute and
+                         Executable.run as one launch graph (Note [Launch
+                         graphs] in lib/Runtime/Executable.cpp) and
+                         Executable.run kernel by kernel; timed in chunks of
+                         100 calls with the GPU drained between chunks, so
+                         that the host is timed, not the kernels
 
-Target: fd.execute at most the raw launch + 5 us.
+Targets: fd.execute at most the raw launch + 5 us; a call of 4 launches
+less host time per launch than one raw launch.
 
     python3 bench/host_overhead.py [--calls N] [--repeats R] [--numel E]
                                    [--no-compile] [--json OUT]
@@ -46,6 +55,38 @@ def tiny_fusion():
         b = fd.define_tensor([-1], DataType.Float32, name="b")
         fd.add_output(fd.ops.relu(fd.ops.add(fd.ops.mul(a, b), a)))
     return fd
+
+
+MULTI_LAUNCHES = 4
+
+
+def multi_fusion():
+    """MULTI_LAUNCHES results of unrelated sizes: one kernel each."""
+    from fusion import DataType, FusionDefinition
+    with FusionDefinition("host_overhead_multi") as fd:
+        for i in range(MULTI_LAUNCHES):
+            a = fd.define_tensor([-1], DataType.Float32, name=f"a{i}")
+            fd.add_output(fd.ops.relu(fd.ops.add(a, 1.0)))
+    return fd
+
+
+def chunked(fn, args, sync, chunk=100):
+    """A block for interleaved_us: host time per call of fn(*args), timed in
+    chunks of `chunk` calls with the GPU drained (not timed) between them,
+    so that a call of several launches never waits for the launch queue."""
+    def block(calls):
+        total, done = 0.0, 0
+        while done < calls:
+            n = min(chunk, calls - done)
+            sync()
+            start = time.perf_counter()
+            for _ in range(n):
+                fn(*args)
+            total += time.perf_counter() - start
+            done += n
+        sync()
+        return total / calls * 1e6
+    return block
 
 
 def _eager(a, b):
@@ -183,6 +224,31 @@ def measure(calls=10000, repeats=11, numel=1024, compile_peers=True, tools_dir=N
         if fast:
             add("Executable.run (ctypes)", exe_ctypes.run, (inputs, outs),
                 "the same, Executable(fastpath=False)")
+    try:
+        multi_inputs = [torch.randn(numel, device="cuda") for _ in range(MULTI_LAUNCHES)]
+        fd_multi = multi_fusion()
+        got = fd_multi.execute(multi_inputs)
+        if check:
+            for x, y in zip(multi_inputs, got):
+                torch.testing.assert_close(y, torch.relu(x + 1.0))
+        multi_module = fd_multi.last_execution["module"]
+        exe_graph = runtime.Executable(multi_module)
+        exe_direct = runtime.Executable(multi_module)
+        exe_direct.set_launch_graphs(False)
+        multi_outs = exe_graph.empty_outputs(multi_inputs)
+        k = MULTI_LAUNCHES
+        add(f"fd.execute, {k} launches", chunked(fd_multi.execute, (multi_inputs,), sync), None,
+            f"{k} results of unrelated sizes, {numel} f32 each; one launch graph")
+        add(f"Executable.run, {k} launches, graph",
+            chunked(exe_graph.run, (multi_inputs, multi_outs), sync), None,
+            "preallocated outputs; one launch graph, replayed")
+        add(f"Executable.run, {k} launches, kernel by kernel",
+            chunked(exe_direct.run, (multi_inputs, multi_outs), sync), None,
+            "the same, set_launch_graphs(False)")
+    except Exception as e:  # noqa: BLE001
+        out[f"fd.execute, {MULTI_LAUNCHES} launches"] = {
+            "us": None, "note": "failed: " + _first_line(e)}
+        exe_graph = None
     add("torch eager", _eager, (a, b), "relu(a * b + a): three kernels")
     if compile_peers:
         try:
@@ -205,6 +271,20 @@ def measure(calls=10000, repeats=11, numel=1024, compile_peers=True, tools_dir=N
                     verdict = "meets" if over <= TARGET_OVER_RAW_US else "misses"
                     note += f"; {verdict} the target of <= {TARGET_OVER_RAW_US:g} us"
                 out[f"{name} over raw"] = {"us": over, "note": note}
+        k = MULTI_LAUNCHES
+        for name in (f"fd.execute, {k} launches", f"Executable.run, {k} launches, graph",
+                     f"Executable.run, {k} launches, kernel by kernel"):
+            if name in paths:
+                per = statistics.median(
+                    a / k / b for a, b in zip(samples[name], samples["raw cuLaunchKernelEx"]))
+                verdict = "below" if per < 1 else "above"
+                out[f"{name}, per launch / raw"] = {
+                    "us": per, "note": f"host time per launch over one raw launch (a ratio, "
+                    f"median of per-repeat ratios): {verdict} one raw launch"}
+    if exe_graph is not None and f"Executable.run, {MULTI_LAUNCHES} launches, graph" in paths:
+        stats = exe_graph.graph_stats()
+        out["launch graph stats"] = {"us": None, "note": ", ".join(
+            f"{key} {value}" for key, value in stats.items())}
     return out
 
 

@@ -419,6 +419,26 @@ int fusion_executable_clear_cache(fusion_executable *exe) {
   return FUSION_OK;
 }
 
+int fusion_executable_set_launch_graphs(fusion_executable *exe, int enabled) {
+  if (!exe)
+    return nullArgument("executable");
+  exe->executable->setLaunchGraphs(enabled != 0);
+  return FUSION_OK;
+}
+
+int fusion_executable_graph_stats(fusion_executable *exe,
+                                  fusion_graph_stats *stats) {
+  if (!exe || !stats)
+    return nullArgument(!exe ? "executable" : "stats");
+  LaunchGraphStats graphs = exe->executable->launchGraphStats();
+  stats->built = graphs.built;
+  stats->launches = graphs.launches;
+  stats->node_updates = graphs.nodeUpdates;
+  stats->direct = graphs.direct;
+  stats->entries = graphs.entries;
+  return FUSION_OK;
+}
+
 int fusion_executable_plan(fusion_executable *exe, const fusion_arg *inputs,
                            size_t num_inputs, fusion_plan **out) {
   return guarded([&]() -> int {

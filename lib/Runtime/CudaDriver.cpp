@@ -33,20 +33,28 @@ LoadedDriver loadDriver() {
     return loaded;
   }
   CudaDriver &driver = loaded.driver;
+  // The symbol of an entry point is its name after cuda.h's macros
+  // (cuGraphAddKernelNode -> cuGraphAddKernelNode_v2): the version whose
+  // signature decltype(&::name) has.
+#define FUSION_CUDA_SYMBOL_2(name) #name
+#define FUSION_CUDA_SYMBOL(name) FUSION_CUDA_SYMBOL_2(name)
 #define FUSION_CUDA_LOAD_REQUIRED(name)                                        \
-  driver.name =                                                                \
-      reinterpret_cast<decltype(driver.name)>(dlsym(library, #name));          \
+  driver.name = reinterpret_cast<decltype(driver.name)>(                       \
+      dlsym(library, FUSION_CUDA_SYMBOL(name)));                               \
   if (!driver.name) {                                                          \
-    loaded.status =                                                            \
-        driverUnavailable("libcuda.so.1 has no " #name " (driver too old?)");  \
+    loaded.status = driverUnavailable(                                         \
+        "libcuda.so.1 has no " FUSION_CUDA_SYMBOL(name) " (driver too old?)"); \
     return loaded;                                                             \
   }
   FUSION_CUDA_REQUIRED_ENTRY_POINTS(FUSION_CUDA_LOAD_REQUIRED)
 #undef FUSION_CUDA_LOAD_REQUIRED
 #define FUSION_CUDA_LOAD_OPTIONAL(name)                                        \
-  driver.name = reinterpret_cast<decltype(driver.name)>(dlsym(library, #name));
+  driver.name = reinterpret_cast<decltype(driver.name)>(                       \
+      dlsym(library, FUSION_CUDA_SYMBOL(name)));
   FUSION_CUDA_OPTIONAL_ENTRY_POINTS(FUSION_CUDA_LOAD_OPTIONAL)
 #undef FUSION_CUDA_LOAD_OPTIONAL
+#undef FUSION_CUDA_SYMBOL
+#undef FUSION_CUDA_SYMBOL_2
   CUresult result = driver.cuInit(0);
   if (result != CUDA_SUCCESS) {
     loaded.status =

@@ -31,11 +31,25 @@ namespace fusion::runtime {
   X(cuStreamSynchronize)                                                       \
   X(cuGetErrorString)
 
-// Entry points used when present (messages, cleanup).
+// Entry points used when present (messages, cleanup, launch graphs). The
+// symbol looked up is the name cuda.h maps each to (cuGraphAddKernelNode is
+// cuGraphAddKernelNode_v2, whose parameter struct is the one declared here).
 #define FUSION_CUDA_OPTIONAL_ENTRY_POINTS(X)                                   \
   X(cuGetErrorName)                                                            \
   X(cuModuleUnload)                                                            \
-  X(cuCtxSynchronize)
+  X(cuCtxSynchronize)                                                          \
+  FUSION_CUDA_GRAPH_ENTRY_POINTS(X)
+
+// Note [Launch graphs] (Executable.cpp): used only when all are present.
+#define FUSION_CUDA_GRAPH_ENTRY_POINTS(X)                                      \
+  X(cuGraphCreate)                                                             \
+  X(cuGraphAddKernelNode)                                                      \
+  X(cuGraphInstantiateWithFlags)                                               \
+  X(cuGraphExecKernelNodeSetParams)                                            \
+  X(cuGraphLaunch)                                                             \
+  X(cuGraphExecDestroy)                                                        \
+  X(cuGraphDestroy)                                                            \
+  X(cuStreamIsCapturing)
 
 /// The loaded driver: one function pointer per entry point, named as in
 /// cuda.h. Obtained with CudaDriver::get(); lives until process exit.
@@ -55,6 +69,14 @@ struct CudaDriver {
 
   /// Ok for CUDA_SUCCESS, else CudaError "<what> failed: <describe>".
   Status check(CUresult result, const char *what) const;
+
+  /// Every entry point of launch graphs was found.
+  bool hasGraphs() const {
+    return cuGraphCreate && cuGraphAddKernelNode &&
+           cuGraphInstantiateWithFlags && cuGraphExecKernelNodeSetParams &&
+           cuGraphLaunch && cuGraphExecDestroy && cuGraphDestroy &&
+           cuStreamIsCapturing;
+  }
 
   /// The context current on this thread; when there is none, device 0's
   /// primary context, made current (what the CUDA runtime and PyTorch do).

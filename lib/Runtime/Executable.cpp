@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
@@ -28,6 +29,8 @@ namespace {
 // Dynamic shapes could grow the cache without bound; past this many
 // signatures it starts over.
 constexpr size_t kMaxCachedPlans = 4096;
+// Note [Launch graphs].
+constexpr size_t kMaxLaunchGraphs = 64;
 // cuMemAllocAsync returns at least this alignment; PtrAligned assumes it for
 // buffers the runtime allocates (LaunchPlanEvaluator keeps pool parts so).
 constexpr uint64_t kRuntimeAllocationAlignment = 256;
@@ -146,10 +149,47 @@ struct Executable::Impl {
   const CachedPlan *runningPlan = nullptr;
   StreamWorkspace *callWorkspace = nullptr; // this call's, or null
 
+  // Note [Launch graphs]: a plan of two or more launches runs as one CUDA
+  // graph per (context, stream, plan). Its first call there launches kernel
+  // by kernel (a shape seen once does not pay for a graph); the second
+  // builds and instantiates the graph, a chain of kernel nodes in launch
+  // order; later calls replay it with one cuGraphLaunch, after updating in
+  // place (cuGraphExecKernelNodeSetParams) the nodes whose parameters
+  // changed: new pointers or scalars. Such an update affects only launches
+  // enqueued after it. Plans of one launch, plans with cluster or
+  // cooperative launches, and calls on a stream being captured (their
+  // launches go into the caller's graph) launch kernel by kernel; so does
+  // every call when the driver lacks an entry point, when graphs are off
+  // (FUSION_LAUNCH_GRAPHS=0, or setLaunchGraphs(false)), and a plan whose
+  // graph the driver refused on that stream. At most kMaxLaunchGraphs are
+  // kept, the least recently used destroyed first; the driver frees a graph
+  // still running when it completes. Graphs go with their plans (cache
+  // eviction, clearCache) and before the modules they launch.
+  struct LaunchGraph {
+    CUcontext context = nullptr;
+    CUstream stream = nullptr;
+    const CachedPlan *plan = nullptr;
+    CUgraph graph = nullptr;
+    CUgraphExec exec = nullptr; // null: the driver refused, launch directly
+    std::vector<CUgraphNode> nodes;
+    std::vector<size_t> launchOfNode;
+    std::vector<size_t> paramOffset; // each node's bytes in `params`
+    std::vector<uint8_t> params;     // the parameters each node has now
+    bool built = false;              // false: seen once, no graph tried yet
+    uint64_t lastUse = 0;
+  };
+  std::vector<LaunchGraph> graphs;
+  uint64_t graphClock = 0;
+  bool launchGraphs = true;
+  LaunchGraphStats graphStats;
+
   explicit Impl(ModuleDesc moduleDesc)
       : desc(std::move(moduleDesc)), info(describeModule(desc)),
         slotPointers(desc.numSlots(), 0),
-        allocatedOutputs(desc.outputs.size(), 0) {}
+        allocatedOutputs(desc.outputs.size(), 0) {
+    const char *graphsVar = std::getenv("FUSION_LAUNCH_GRAPHS");
+    launchGraphs = !(graphsVar && std::strcmp(graphsVar, "0") == 0);
+  }
   ~Impl();
 
   bool slotAligned(int32_t slot, int64_t alignment, const Argument *inputs,
@@ -192,6 +232,28 @@ struct Executable::Impl {
   void forgetZeroedPlans() {
     for (StreamWorkspace &w : workspaces)
       w.zeroedFor = nullptr;
+    destroyGraphs();
+  }
+
+  /// Fills paramScratch with launch `index`'s parameters for this call;
+  /// returns their size.
+  size_t packParams(const CachedPlan &cached, size_t index,
+                    const Argument *inputs, size_t offset = 0);
+  /// Whether this call may run the plan as a graph (Note [Launch graphs]).
+  bool wantsGraph(const CudaDriver &cu, const CachedPlan &cached,
+                  CUstream stream) const;
+  /// Runs the plan's launches as the graph of (context, stream, plan);
+  /// `launched` false: the driver refused the graph, nothing was launched.
+  Status launchGraph(const CudaDriver &cu, const CachedPlan &cached,
+                     const LoadedKernels &kernels, const Argument *inputs,
+                     CUstream stream, bool &launched);
+  Status buildGraph(const CudaDriver &cu, const CachedPlan &cached,
+                    const LoadedKernels &kernels, LaunchGraph &entry);
+  void destroyGraph(LaunchGraph &entry);
+  void destroyGraphs() {
+    for (LaunchGraph &entry : graphs)
+      destroyGraph(entry);
+    graphs.clear();
   }
 };
 
@@ -325,6 +387,15 @@ Executable::Impl::lookupPlan(const Argument *inputs, size_t numInputs,
     cache.clear();
     forgetZeroedPlans();
   }
+  // Note [Launch graphs]: which plans may run as one graph.
+  for (const LaunchConfig &launch : evaluated->plan.launches) {
+    if (launch.skipped)
+      continue;
+    ++evaluated->graphLaunches;
+    if (launch.hasCluster || launch.cooperative)
+      evaluated->graphable = false;
+  }
+  evaluated->graphable = evaluated->graphable && evaluated->graphLaunches >= 2;
   auto inserted =
       cache.emplace(key, std::make_unique<CachedPlan>(std::move(*evaluated)));
   stats.entries = cache.size();
@@ -462,7 +533,15 @@ Status Executable::Impl::run(const Argument *inputs, size_t numInputs,
                              (*kernels)->context, stream);
   if (!status.ok())
     return status;
-  for (size_t l = 0; l < cached.plan.launches.size() && status.ok(); ++l)
+  bool launched = false;
+  if (cached.graphLaunches >= 2) {
+    if (wantsGraph(cu, cached, stream))
+      status = launchGraph(cu, cached, **kernels, inputs, stream, launched);
+    if (!launched)
+      ++graphStats.direct;
+  }
+  for (size_t l = 0;
+       !launched && l < cached.plan.launches.size() && status.ok(); ++l)
     status = launchKernel(cu, cached, l, **kernels, inputs, stream);
   if (!status.ok()) {
     releaseBuffers(cu, stream);
@@ -640,15 +719,7 @@ Status Executable::Impl::launchKernel(const CudaDriver &cu,
   const LaunchConfig &launch = cached.plan.launches[index];
   if (launch.skipped)
     return Status::success();
-  size_t paramSize = launch.params.size();
-  if (paramScratch.size() < paramSize)
-    paramScratch.resize(paramSize);
-  // A kernel without parameters has an empty buffer: no copy (memcpy's
-  // pointers must not be null, even for 0 bytes).
-  if (paramSize)
-    std::memcpy(paramScratch.data(), launch.params.data(), paramSize);
-  applyParamPatches(cached.patches[index], slotPointers.data(), inputs,
-                    paramScratch.data());
+  size_t paramSize = packParams(cached, index, inputs);
 
   CUlaunchAttribute attributes[2] = {};
   unsigned numAttributes = 0;
@@ -687,6 +758,198 @@ Status Executable::Impl::launchKernel(const CudaDriver &cu,
                   concat("cuLaunchKernelEx for launch ", index, " (kernel ",
                          desc.kernels[launch.kernel].name, ")")
                       .c_str());
+}
+
+size_t Executable::Impl::packParams(const CachedPlan &cached, size_t index,
+                                    const Argument *inputs, size_t offset) {
+  const LaunchConfig &launch = cached.plan.launches[index];
+  size_t paramSize = launch.params.size();
+  if (paramScratch.size() < offset + paramSize)
+    paramScratch.resize(offset + paramSize);
+  // A kernel without parameters has an empty buffer: no copy (memcpy's
+  // pointers must not be null, even for 0 bytes).
+  if (paramSize) {
+    std::memcpy(paramScratch.data() + offset, launch.params.data(), paramSize);
+    applyParamPatches(cached.patches[index], slotPointers.data(), inputs,
+                      paramScratch.data() + offset);
+  }
+  return paramSize;
+}
+
+namespace {
+
+/// The node parameters of `launch`, its packed parameters at `params`.
+/// `extra` (5 entries) and `size` must outlive the driver call.
+CUDA_KERNEL_NODE_PARAMS nodeParams(const LaunchConfig &launch,
+                                   CUfunction function, uint8_t *params,
+                                   size_t &size, void **extra) {
+  CUDA_KERNEL_NODE_PARAMS node = {};
+  node.func = function;
+  node.gridDimX = launch.grid[0];
+  node.gridDimY = launch.grid[1];
+  node.gridDimZ = launch.grid[2];
+  node.blockDimX = launch.block[0];
+  node.blockDimY = launch.block[1];
+  node.blockDimZ = launch.block[2];
+  node.sharedMemBytes = launch.dynamicSmem;
+  size = launch.params.size();
+  if (size) {
+    extra[0] = CU_LAUNCH_PARAM_BUFFER_POINTER;
+    extra[1] = params;
+    extra[2] = CU_LAUNCH_PARAM_BUFFER_SIZE;
+    extra[3] = &size;
+    extra[4] = CU_LAUNCH_PARAM_END;
+    node.extra = extra;
+  }
+  return node;
+}
+
+} // namespace
+
+bool Executable::Impl::wantsGraph(const CudaDriver &cu,
+                                  const CachedPlan &cached,
+                                  CUstream stream) const {
+  if (!launchGraphs || !cached.graphable || !cu.hasGraphs())
+    return false;
+  // Launches into a stream being captured belong to the caller's graph.
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  return cu.cuStreamIsCapturing(stream, &capture) == CUDA_SUCCESS &&
+         capture == CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+Status Executable::Impl::buildGraph(const CudaDriver &cu,
+                                    const CachedPlan &cached,
+                                    const LoadedKernels &kernels,
+                                    LaunchGraph &entry) {
+  Status status = cu.check(cu.cuGraphCreate(&entry.graph, 0), "cuGraphCreate");
+  size_t offset = 0;
+  for (size_t l = 0; l < cached.plan.launches.size() && status.ok(); ++l) {
+    const LaunchConfig &launch = cached.plan.launches[l];
+    if (launch.skipped)
+      continue;
+    entry.launchOfNode.push_back(l);
+    entry.paramOffset.push_back(offset);
+    offset += launch.params.size();
+  }
+  entry.params.assign(paramScratch.begin(), paramScratch.begin() + offset);
+  for (size_t n = 0; n < entry.launchOfNode.size() && status.ok(); ++n) {
+    const LaunchConfig &launch = cached.plan.launches[entry.launchOfNode[n]];
+    size_t size = 0;
+    void *extra[5] = {};
+    CUDA_KERNEL_NODE_PARAMS node =
+        nodeParams(launch, kernels.functions[launch.kernel],
+                   entry.params.data() + entry.paramOffset[n], size, extra);
+    // Each launch after the one before, as on the stream.
+    CUgraphNode added = nullptr;
+    status = cu.check(cu.cuGraphAddKernelNode(&added, entry.graph,
+                                              n ? &entry.nodes.back() : nullptr,
+                                              n ? 1 : 0, &node),
+                      "cuGraphAddKernelNode");
+    if (status.ok())
+      entry.nodes.push_back(added);
+  }
+  if (status.ok())
+    status =
+        cu.check(cu.cuGraphInstantiateWithFlags(&entry.exec, entry.graph, 0),
+                 "cuGraphInstantiateWithFlags");
+  if (status.ok())
+    ++graphStats.built;
+  return status;
+}
+
+Status Executable::Impl::launchGraph(const CudaDriver &cu,
+                                     const CachedPlan &cached,
+                                     const LoadedKernels &kernels,
+                                     const Argument *inputs, CUstream stream,
+                                     bool &launched) {
+  launched = false;
+  LaunchGraph *entry = nullptr;
+  for (LaunchGraph &g : graphs)
+    if (g.plan == &cached && g.stream == stream && g.context == kernels.context)
+      entry = &g;
+  if (!entry) {
+    // The first call of a plan on a stream launches kernel by kernel: a
+    // shape seen once does not pay for building a graph.
+    if (graphs.size() >= kMaxLaunchGraphs) {
+      auto oldest =
+          std::min_element(graphs.begin(), graphs.end(),
+                           [](const LaunchGraph &a, const LaunchGraph &b) {
+                             return a.lastUse < b.lastUse;
+                           });
+      destroyGraph(*oldest);
+      graphs.erase(oldest);
+    }
+    graphs.emplace_back();
+    entry = &graphs.back();
+    entry->context = kernels.context;
+    entry->stream = stream;
+    entry->plan = &cached;
+    entry->lastUse = ++graphClock;
+    return Status::success();
+  }
+  entry->lastUse = ++graphClock;
+  if (entry->built && !entry->exec)
+    return Status::success(); // refused before: kernel by kernel
+
+  // This call's parameters, node after node.
+  size_t offset = 0;
+  for (size_t l = 0; l < cached.plan.launches.size(); ++l)
+    if (!cached.plan.launches[l].skipped)
+      offset += packParams(cached, l, inputs, offset);
+
+  if (!entry->built) {
+    entry->built = true;
+    // A graph the driver refuses is remembered as such (exec stays null):
+    // this plan launches kernel by kernel on this stream from now on.
+    if (!buildGraph(cu, cached, kernels, *entry).ok()) {
+      destroyGraph(*entry);
+      return Status::success();
+    }
+  } else {
+    for (size_t n = 0; n < entry->nodes.size(); ++n) {
+      const LaunchConfig &launch = cached.plan.launches[entry->launchOfNode[n]];
+      size_t bytes = launch.params.size();
+      uint8_t *now = entry->params.data() + entry->paramOffset[n];
+      const uint8_t *wanted = paramScratch.data() + entry->paramOffset[n];
+      if (!bytes || std::memcmp(now, wanted, bytes) == 0)
+        continue;
+      std::memcpy(now, wanted, bytes);
+      size_t size = 0;
+      void *extra[5] = {};
+      CUDA_KERNEL_NODE_PARAMS node = nodeParams(
+          launch, kernels.functions[launch.kernel], now, size, extra);
+      Status status = cu.check(cu.cuGraphExecKernelNodeSetParams(
+                                   entry->exec, entry->nodes[n], &node),
+                               "cuGraphExecKernelNodeSetParams");
+      if (!status.ok()) {
+        // The graph cannot take this call's parameters: kernel by kernel
+        // from now on.
+        destroyGraph(*entry);
+        return Status::success();
+      }
+      ++graphStats.nodeUpdates;
+    }
+  }
+  Status status =
+      cu.check(cu.cuGraphLaunch(entry->exec, stream), "cuGraphLaunch");
+  if (status.ok()) {
+    launched = true;
+    ++graphStats.launches;
+  }
+  return status;
+}
+
+void Executable::Impl::destroyGraph(LaunchGraph &entry) {
+  Expected<const CudaDriver *> driver = CudaDriver::get();
+  if (!driver)
+    return;
+  if (entry.exec)
+    (*driver)->cuGraphExecDestroy(entry.exec);
+  if (entry.graph)
+    (*driver)->cuGraphDestroy(entry.graph);
+  entry.exec = nullptr;
+  entry.graph = nullptr;
+  entry.nodes.clear();
 }
 
 Expected<Executable::Impl::StreamWorkspace *>
@@ -739,6 +1002,8 @@ void Executable::Impl::releaseBuffers(const CudaDriver &cu, CUstream stream) {
 }
 
 Executable::Impl::~Impl() {
+  // Graphs first: their nodes name the modules' functions.
+  destroyGraphs();
   if (loaded.empty() && workspaces.empty())
     return;
   Expected<const CudaDriver *> driver = CudaDriver::get();
@@ -964,6 +1229,22 @@ PlanCacheStats Executable::cacheStats() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   PlanCacheStats stats = impl_->stats;
   stats.entries = impl_->cache.size();
+  return stats;
+}
+
+void Executable::setLaunchGraphs(bool enabled) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->launchGraphs = enabled;
+  if (!enabled)
+    impl_->destroyGraphs();
+}
+
+LaunchGraphStats Executable::launchGraphStats() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  LaunchGraphStats stats = impl_->graphStats;
+  stats.entries = 0;
+  for (const Impl::LaunchGraph &entry : impl_->graphs)
+    stats.entries += entry.exec != nullptr;
   return stats;
 }
 

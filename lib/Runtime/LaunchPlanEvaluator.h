@@ -30,6 +30,11 @@ struct CachedPlan {
   std::vector<int64_t> inputNumElements;
   /// Per launch, the parameters to patch into a copy of its packed buffer.
   std::vector<std::vector<ParamPatch>> patches;
+  /// Launches that are not skipped, and whether they may run as one CUDA
+  /// graph (Note [Launch graphs], Executable.cpp): two or more, none with a
+  /// cluster or cooperative. Set when the plan is cached.
+  size_t graphLaunches = 0;
+  bool graphable = true;
 };
 
 /// Evaluates the plan. `inputs` have passed the per-call signature checks

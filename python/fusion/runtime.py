@@ -169,6 +169,8 @@ def load_library(path=None):
     lib.fusion_measure_raw_launch_us.argtypes = [
         ctypes.c_int, vp, ctypes.POINTER(ctypes.c_double)]
     lib.fusion_executable_cache_stats.argtypes = [vp, vp]
+    lib.fusion_executable_graph_stats.argtypes = [vp, vp]
+    lib.fusion_executable_set_launch_graphs.argtypes = [vp, ctypes.c_int]
     lib.fusion_driver_status.argtypes = []
     lib.fusion_stream_synchronize.argtypes = [vp]
     _lib = lib
@@ -807,3 +809,19 @@ class Executable:
         _check(self._lib.fusion_executable_cache_stats(self._handle, stats))
         return {"hits": stats[0], "misses": stats[1], "entries": stats[2],
                 "signatures": len(self._signatures)}
+
+    def set_launch_graphs(self, enabled):
+        """Whether calls whose plan has two or more kernel launches run them
+        as one CUDA graph launch (on unless FUSION_LAUNCH_GRAPHS=0 was set
+        when the module was loaded). Turning it off destroys the graphs."""
+        _check(self._lib.fusion_executable_set_launch_graphs(
+            self._handle, 1 if enabled else 0))
+
+    def graph_stats(self):
+        """Launch graphs since load: {'built', 'launches', 'node_updates',
+        'direct', 'entries'} (see docs/runtime.md, "Launch graphs")."""
+        stats = (ctypes.c_uint64 * 5)()
+        _check(self._lib.fusion_executable_graph_stats(self._handle, stats))
+        return {"built": stats[0], "launches": stats[1],
+                "node_updates": stats[2], "direct": stats[3],
+                "entries": stats[4]}

@@ -36,3 +36,13 @@ def test_paired_over_takes_out_drift_between_repeats():
     # path would differ by 11 us, the paired differences say 5.
     samples = {"raw": [3.0, 3.0, 9.0], "fd": [8.0, 14.0, 14.0]}
     assert host_overhead.paired_over(samples, "fd", "raw") == 5.0
+
+
+def test_chunked_drains_the_gpu_between_chunks():
+    events = []
+    block = host_overhead.chunked(lambda x: events.append(x), ("call",),
+                                  lambda: events.append("sync"), chunk=4)
+    us = block(10)
+    assert us >= 0
+    # Chunks of 4, 4 and 2 calls, a sync before each and one at the end.
+    assert events == (["sync"] + ["call"] * 4) * 2 + ["sync"] + ["call"] * 2 + ["sync"]

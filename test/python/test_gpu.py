@@ -192,6 +192,28 @@ def test_executable_call_run_and_errors():
     assert stats["misses"] == 1 and stats["hits"] >= 3
 
 
+def test_launch_graphs_on_a_two_kernel_fusion():
+    """Note [Launch graphs] (lib/Runtime/Executable.cpp): a column mean
+    subtracted from each row takes two kernels; from the second call on they
+    run as one graph, with the nodes updated for new tensors."""
+    from fusion import runtime
+    with FusionDefinition("outer_center") as fd:
+        x = fd.define_tensor([-1, -1], DataType.Float32, name="x")
+        mean = fd.ops.div(fd.ops.sum(x, [0], keepdim=True), 4096.0)
+        fd.add_output(fd.ops.sub(x, mean))
+    xs = [torch.randn(4096, 1000, device="cuda") for _ in range(3)]
+    fd.execute([xs[0]])
+    exe = runtime.Executable(fd.last_execution["module"])
+    for i in [0, 0, 1, 2, 1, 0]:
+        torch.testing.assert_close(exe(xs[i]), xs[i] - xs[i].sum(0, keepdim=True) / 4096)
+    stats = exe.graph_stats()
+    assert stats["built"] == 1 and stats["direct"] == 1, stats
+    assert stats["launches"] == 5 and stats["node_updates"] > 0, stats
+    exe.set_launch_graphs(False)
+    torch.testing.assert_close(exe(xs[2]), xs[2] - xs[2].sum(0, keepdim=True) / 4096)
+    assert exe.graph_stats()["direct"] == 2 and exe.graph_stats()["entries"] == 0
+
+
 def test_raw_launch_floor_and_host_overhead_bench():
     import os
     import sys

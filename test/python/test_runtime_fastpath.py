@@ -250,6 +250,15 @@ def test_metadata(tiny3):
     assert exe.output_dtypes == [1]
 
 
+def test_launch_graph_switch_and_stats(tiny3):
+    exe, _ = tiny3
+    assert exe.graph_stats() == {"built": 0, "launches": 0, "node_updates": 0,
+                                 "direct": 0, "entries": 0}
+    exe.set_launch_graphs(False)
+    exe.set_launch_graphs(True)
+    assert exe.graph_stats()["entries"] == 0
+
+
 def test_outputs_are_allocated_once_per_signature(tiny3):
     exe, backend = tiny3
     a, b = FakeTensor([1024]), FakeTensor([1024])

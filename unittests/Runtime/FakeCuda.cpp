@@ -6,9 +6,9 @@
 // opt-in shared memory) with one context, current on every thread until
 // changed; modules loaded from PTX text, whose .entry parameter lists give
 // the parameter buffer size each launch must pass; device memory from
-// malloc, so memsets really write and are bounds-checked; launches are
-// recorded, never run. Every call is counted per entry point; the test
-// interface is in FakeCuda.h.
+// malloc, so memsets really write and are bounds-checked; launches, and the
+// kernel nodes of launched graphs, are recorded, never run. Every call is
+// counted per entry point; the test interface is in FakeCuda.h.
 #include "FakeCuda.h"
 
 #include <cuda.h>
@@ -38,6 +38,27 @@ struct CUmod_st {
   bool cubin = false;                     // entries unknown: any name goes
   std::map<std::string, std::unique_ptr<CUfunc_st>> functions;
 };
+// A kernel node as the driver keeps it: a copy of its parameters.
+struct KernelNode {
+  CUfunction function = nullptr;
+  uint32_t grid[3] = {};
+  uint32_t block[3] = {};
+  uint32_t sharedMemBytes = 0;
+  std::vector<uint8_t> params;
+};
+struct CUgraphNode_st {
+  KernelNode kernel;
+  std::vector<CUgraphNode> dependencies;
+};
+struct CUgraph_st {
+  // In the order added; a node's dependencies are added before it, so this
+  // order runs each after its dependencies.
+  std::vector<std::unique_ptr<CUgraphNode_st>> nodes;
+};
+struct CUgraphExec_st {
+  CUgraph source = nullptr; // the nodes' handles stay those of the source
+  std::vector<std::pair<CUgraphNode, KernelNode>> nodes;
+};
 
 namespace {
 
@@ -64,7 +85,15 @@ namespace {
   X(cuMemsetD32Async)                                                          \
   X(cuStreamSynchronize)                                                       \
   X(cuGetErrorName)                                                            \
-  X(cuGetErrorString)
+  X(cuGetErrorString)                                                          \
+  X(cuGraphCreate)                                                             \
+  X(cuGraphAddKernelNode)                                                      \
+  X(cuGraphInstantiateWithFlags)                                               \
+  X(cuGraphExecKernelNodeSetParams)                                            \
+  X(cuGraphLaunch)                                                             \
+  X(cuGraphExecDestroy)                                                        \
+  X(cuGraphDestroy)                                                            \
+  X(cuStreamIsCapturing)
 
 constexpr int kSmCount = 132;
 constexpr int kSmemOptin = 227 * 1024;
@@ -88,11 +117,20 @@ struct State {
   std::vector<std::unique_ptr<LaunchRecord>> launches;
   std::vector<FakeCudaMemset> memsets;
   std::vector<FakeCudaAlloc> allocs;
+  std::set<CUgraph> graphs;
+  std::set<CUgraphExec> execs;
+  std::set<CUstream> capturing;
 
   State() {
-#define FAKE_CUDA_COUNTER(name) counts[#name] = 0;
+    // Counted under the symbol's name, which is the name after cuda.h's
+    // macros (cuGraphAddKernelNode_v2), as __func__ in each entry point.
+#define FAKE_CUDA_NAME_2(name) #name
+#define FAKE_CUDA_NAME(name) FAKE_CUDA_NAME_2(name)
+#define FAKE_CUDA_COUNTER(name) counts[FAKE_CUDA_NAME(name)] = 0;
     FAKE_CUDA_ENTRY_POINTS(FAKE_CUDA_COUNTER)
 #undef FAKE_CUDA_COUNTER
+#undef FAKE_CUDA_NAME
+#undef FAKE_CUDA_NAME_2
   }
 
   /// Counts a call; a pending failure of the entry point is its result.
@@ -255,6 +293,88 @@ const ErrorText *findError(CUresult result) {
     if (error.result == result)
       return &error;
   return nullptr;
+}
+
+/// Checks a kernel launch (or kernel node) the way the driver does and
+/// copies its parameter buffer from `extra` into `kernel.params`.
+CUresult takeKernel(State &s, KernelNode &kernel, void **kernelParams,
+                    void **extra) {
+  CUfunction function = kernel.function;
+  if (!s.liveFunction(function))
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (kernel.grid[0] == 0 || kernel.grid[1] == 0 || kernel.grid[2] == 0 ||
+      kernel.grid[1] > 65535 || kernel.grid[2] > 65535 ||
+      kernel.grid[0] > 2147483647u)
+    return CUDA_ERROR_INVALID_VALUE;
+  uint64_t threads =
+      uint64_t(kernel.block[0]) * kernel.block[1] * kernel.block[2];
+  if (threads == 0 || threads > 1024 || kernel.block[2] > 64)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (kernel.sharedMemBytes > static_cast<unsigned>(function->maxDynamicSmem))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (kernelParams && extra)
+    return CUDA_ERROR_INVALID_VALUE;
+  const uint8_t *buffer = nullptr;
+  size_t size = 0;
+  bool sized = false;
+  for (void **p = extra; p && *p != CU_LAUNCH_PARAM_END; p += 2) {
+    if (p[0] == CU_LAUNCH_PARAM_BUFFER_POINTER) {
+      buffer = static_cast<const uint8_t *>(p[1]);
+    } else if (p[0] == CU_LAUNCH_PARAM_BUFFER_SIZE) {
+      size = *static_cast<size_t *>(p[1]);
+      sized = true;
+    } else {
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+  }
+  if (extra && (!buffer || !sized))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (kernelParams)
+    return CUDA_ERROR_NOT_SUPPORTED; // the runtime packs a buffer
+  // The kernel would read past the buffer.
+  if (function->ptxParamSize > 0 &&
+      static_cast<int64_t>(size) < function->ptxParamSize)
+    return CUDA_ERROR_INVALID_VALUE;
+  kernel.params.assign(buffer, buffer + size);
+  return CUDA_SUCCESS;
+}
+
+/// Records one kernel run: a launch, or a node of a graph launch.
+FakeCudaLaunch &record(State &s, const KernelNode &kernel, CUstream stream,
+                       bool graph) {
+  auto record = std::make_unique<LaunchRecord>();
+  record->function = kernel.function->name;
+  record->params = kernel.params;
+  FakeCudaLaunch &launch = record->launch;
+  for (int d = 0; d < 3; ++d) {
+    launch.grid[d] = kernel.grid[d];
+    launch.block[d] = kernel.block[d];
+  }
+  launch.sharedMemBytes = kernel.sharedMemBytes;
+  launch.stream = stream;
+  launch.paramSize = record->params.size();
+  launch.ptxParamSize = kernel.function->ptxParamSize;
+  launch.function = record->function.c_str();
+  launch.params = record->params.data();
+  launch.graph = graph ? 1 : 0;
+  s.launches.push_back(std::move(record));
+  return s.launches.back()->launch;
+}
+
+/// A kernel node's description as the runtime passes it.
+CUresult takeNodeParams(State &s, const CUDA_KERNEL_NODE_PARAMS *params,
+                        KernelNode &kernel) {
+  if (!params)
+    return CUDA_ERROR_INVALID_VALUE;
+  kernel.function = params->func;
+  kernel.grid[0] = params->gridDimX;
+  kernel.grid[1] = params->gridDimY;
+  kernel.grid[2] = params->gridDimZ;
+  kernel.block[0] = params->blockDimX;
+  kernel.block[1] = params->blockDimY;
+  kernel.block[2] = params->blockDimZ;
+  kernel.sharedMemBytes = params->sharedMemBytes;
+  return takeKernel(s, kernel, params->kernelParams, params->extra);
 }
 
 } // namespace
@@ -480,56 +600,20 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config,
     return CUDA_ERROR_INVALID_VALUE;
   if (!currentContext)
     return CUDA_ERROR_INVALID_CONTEXT;
-  if (!s.liveFunction(function))
-    return CUDA_ERROR_INVALID_HANDLE;
-  if (config->gridDimX == 0 || config->gridDimY == 0 || config->gridDimZ == 0 ||
-      config->gridDimY > 65535 || config->gridDimZ > 65535 ||
-      config->gridDimX > 2147483647u)
-    return CUDA_ERROR_INVALID_VALUE;
-  uint64_t threads =
-      uint64_t(config->blockDimX) * config->blockDimY * config->blockDimZ;
-  if (threads == 0 || threads > 1024 || config->blockDimZ > 64)
-    return CUDA_ERROR_INVALID_VALUE;
-  if (config->sharedMemBytes > static_cast<unsigned>(function->maxDynamicSmem))
-    return CUDA_ERROR_INVALID_VALUE;
   if (config->numAttrs && !config->attrs)
     return CUDA_ERROR_INVALID_VALUE;
-  if (kernelParams && extra)
-    return CUDA_ERROR_INVALID_VALUE;
-  const uint8_t *buffer = nullptr;
-  size_t size = 0;
-  bool sized = false;
-  for (void **p = extra; p && *p != CU_LAUNCH_PARAM_END; p += 2) {
-    if (p[0] == CU_LAUNCH_PARAM_BUFFER_POINTER) {
-      buffer = static_cast<const uint8_t *>(p[1]);
-    } else if (p[0] == CU_LAUNCH_PARAM_BUFFER_SIZE) {
-      size = *static_cast<size_t *>(p[1]);
-      sized = true;
-    } else {
-      return CUDA_ERROR_INVALID_VALUE;
-    }
-  }
-  if (extra && (!buffer || !sized))
-    return CUDA_ERROR_INVALID_VALUE;
-  if (kernelParams)
-    return CUDA_ERROR_NOT_SUPPORTED; // the runtime packs a buffer
-  // The kernel would read past the buffer.
-  if (function->ptxParamSize > 0 &&
-      static_cast<int64_t>(size) < function->ptxParamSize)
-    return CUDA_ERROR_INVALID_VALUE;
-
-  auto record = std::make_unique<LaunchRecord>();
-  record->function = function->name;
-  record->params.assign(buffer, buffer + size);
-  FakeCudaLaunch &launch = record->launch;
-  launch.grid[0] = config->gridDimX;
-  launch.grid[1] = config->gridDimY;
-  launch.grid[2] = config->gridDimZ;
-  launch.block[0] = config->blockDimX;
-  launch.block[1] = config->blockDimY;
-  launch.block[2] = config->blockDimZ;
-  launch.sharedMemBytes = config->sharedMemBytes;
-  launch.stream = config->hStream;
+  KernelNode kernel;
+  kernel.function = function;
+  kernel.grid[0] = config->gridDimX;
+  kernel.grid[1] = config->gridDimY;
+  kernel.grid[2] = config->gridDimZ;
+  kernel.block[0] = config->blockDimX;
+  kernel.block[1] = config->blockDimY;
+  kernel.block[2] = config->blockDimZ;
+  kernel.sharedMemBytes = config->sharedMemBytes;
+  if (CUresult result = takeKernel(s, kernel, kernelParams, extra))
+    return result;
+  FakeCudaLaunch &launch = record(s, kernel, config->hStream, false);
   launch.numAttrs = config->numAttrs;
   for (unsigned a = 0; a < config->numAttrs; ++a) {
     const CUlaunchAttribute &attribute = config->attrs[a];
@@ -541,11 +625,6 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config,
       launch.cooperative = attribute.value.cooperative;
     }
   }
-  launch.paramSize = size;
-  launch.ptxParamSize = function->ptxParamSize;
-  launch.function = record->function.c_str();
-  launch.params = record->params.data();
-  s.launches.push_back(std::move(record));
   return CUDA_SUCCESS;
 }
 
@@ -625,6 +704,112 @@ CUresult CUDAAPI cuGetErrorString(CUresult result, const char **text) {
   return error ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
+CUresult CUDAAPI cuStreamIsCapturing(CUstream stream,
+                                     CUstreamCaptureStatus *status) {
+  FAKE_CUDA_ENTER();
+  if (!status)
+    return CUDA_ERROR_INVALID_VALUE;
+  *status = s.capturing.count(stream) ? CU_STREAM_CAPTURE_STATUS_ACTIVE
+                                      : CU_STREAM_CAPTURE_STATUS_NONE;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGraphCreate(CUgraph *graph, unsigned int flags) {
+  FAKE_CUDA_ENTER();
+  if (!graph || flags != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  *graph = new CUgraph_st;
+  s.graphs.insert(*graph);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGraphAddKernelNode(CUgraphNode *node, CUgraph graph,
+                                      const CUgraphNode *dependencies,
+                                      size_t numDependencies,
+                                      const CUDA_KERNEL_NODE_PARAMS *params) {
+  FAKE_CUDA_ENTER();
+  if (!node || !s.graphs.count(graph) || (numDependencies && !dependencies))
+    return CUDA_ERROR_INVALID_VALUE;
+  auto added = std::make_unique<CUgraphNode_st>();
+  for (size_t d = 0; d < numDependencies; ++d) {
+    bool inGraph = false;
+    for (const auto &n : graph->nodes)
+      inGraph = inGraph || n.get() == dependencies[d];
+    if (!inGraph)
+      return CUDA_ERROR_INVALID_VALUE;
+    added->dependencies.push_back(dependencies[d]);
+  }
+  if (CUresult result = takeNodeParams(s, params, added->kernel))
+    return result;
+  *node = added.get();
+  graph->nodes.push_back(std::move(added));
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph graph,
+                                             unsigned long long flags) {
+  FAKE_CUDA_ENTER();
+  if (!exec || !s.graphs.count(graph) || flags != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  auto *made = new CUgraphExec_st;
+  made->source = graph;
+  for (const auto &n : graph->nodes)
+    made->nodes.emplace_back(n.get(), n->kernel);
+  s.execs.insert(made);
+  *exec = made;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGraphExecKernelNodeSetParams(
+    CUgraphExec exec, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS *params) {
+  FAKE_CUDA_ENTER();
+  if (!s.execs.count(exec))
+    return CUDA_ERROR_INVALID_VALUE;
+  for (auto &n : exec->nodes) {
+    if (n.first != node)
+      continue;
+    KernelNode kernel;
+    if (CUresult result = takeNodeParams(s, params, kernel))
+      return result;
+    // The driver refuses to move a node to another context's function.
+    if (kernel.function->module != n.second.function->module)
+      return CUDA_ERROR_INVALID_VALUE;
+    n.second = std::move(kernel);
+    return CUDA_SUCCESS;
+  }
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult CUDAAPI cuGraphLaunch(CUgraphExec exec, CUstream stream) {
+  FAKE_CUDA_ENTER();
+  if (!s.execs.count(exec))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!currentContext)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  for (const auto &n : exec->nodes)
+    if (!s.liveFunction(n.second.function))
+      return CUDA_ERROR_INVALID_HANDLE;
+  for (const auto &n : exec->nodes)
+    record(s, n.second, stream, true);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec exec) {
+  FAKE_CUDA_ENTER();
+  if (!s.execs.erase(exec))
+    return CUDA_ERROR_INVALID_VALUE;
+  delete exec;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGraphDestroy(CUgraph graph) {
+  FAKE_CUDA_ENTER();
+  if (!s.graphs.erase(graph))
+    return CUDA_ERROR_INVALID_VALUE;
+  delete graph;
+  return CUDA_SUCCESS;
+}
+
 //===----------------------------------------------------------------------===//
 // The test interface (FakeCuda.h)
 //===----------------------------------------------------------------------===//
@@ -645,6 +830,7 @@ void fake_cuda_reset(void) {
   s.launches.clear();
   s.memsets.clear();
   s.allocs.clear();
+  s.capturing.clear();
 }
 
 size_t fake_cuda_num_launches(void) {
@@ -702,6 +888,21 @@ size_t fake_cuda_live_modules(void) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   return s.modules.size();
+}
+
+size_t fake_cuda_live_graphs(void) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.graphs.size() + s.execs.size();
+}
+
+void fake_cuda_set_capturing(void *stream, int capturing) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (capturing)
+    s.capturing.insert(static_cast<CUstream>(stream));
+  else
+    s.capturing.erase(static_cast<CUstream>(stream));
 }
 
 void fake_cuda_fail_next(const char *name, int result) {

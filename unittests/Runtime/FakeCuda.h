@@ -13,7 +13,8 @@
 extern "C" {
 #endif
 
-/* One cuLaunchKernelEx call. The pointers stay valid until fake_cuda_reset. */
+/* One cuLaunchKernelEx call, or one kernel node of a cuGraphLaunch (in the
+ * graph's order). The pointers stay valid until fake_cuda_reset. */
 typedef struct FakeCudaLaunch {
   const char *function; /* the entry's name */
   uint32_t grid[3];
@@ -27,6 +28,7 @@ typedef struct FakeCudaLaunch {
   size_t paramSize;
   /* The size the entry's .param list in the PTX needs, -1 if unknown. */
   int64_t ptxParamSize;
+  int32_t graph; /* 1: a node of a cuGraphLaunch, with the node's parameters */
 } FakeCudaLaunch;
 
 /* One cuMemsetD{8,16,32}Async call. */
@@ -63,6 +65,17 @@ int fake_cuda_alloc(size_t index, FakeCudaAlloc *out);
 /* Allocations not freed yet and modules not unloaded yet. */
 size_t fake_cuda_live_allocations(void);
 size_t fake_cuda_live_modules(void);
+
+/* Graphs (cuGraphCreate) and executable graphs (cuGraphInstantiate) not
+ * destroyed yet. */
+size_t fake_cuda_live_graphs(void);
+/* cuStreamIsCapturing reports `stream` as being captured (capturing != 0)
+ * or not; streams are not captured until set. */
+void fake_cuda_set_capturing(void *stream, int capturing);
+
+/* Entry points are counted under their symbol's name: cuda.h's versioned
+ * names where it has them (cuGraphAddKernelNode_v2,
+ * cuGraphExecKernelNodeSetParams_v2). */
 
 /* The next call of the entry point `name` fails with `result` (a CUresult)
  * and does nothing else. */

@@ -11,11 +11,13 @@
 #include "TestModule.h"
 
 #include "fusion/Runtime/Executable.h"
+#include "fusion/Runtime/fusion_runtime.h"
 
 #include <cuda.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <utility>
@@ -47,6 +49,8 @@ struct Fake {
   decltype(&fake_cuda_live_allocations) liveAllocations = nullptr;
   decltype(&fake_cuda_live_modules) liveModules = nullptr;
   decltype(&fake_cuda_fail_next) failNext = nullptr;
+  decltype(&fake_cuda_live_graphs) liveGraphs = nullptr;
+  decltype(&fake_cuda_set_capturing) setCapturing = nullptr;
   decltype(&::cuMemAllocAsync) memAllocAsync = nullptr;
   decltype(&::cuMemFreeAsync) memFreeAsync = nullptr;
   decltype(&::cuCtxGetCurrent) ctxGetCurrent = nullptr;
@@ -105,6 +109,8 @@ const Fake &fake() {
     FAKE_RESOLVE(liveAllocations, fake_cuda_live_allocations)
     FAKE_RESOLVE(liveModules, fake_cuda_live_modules)
     FAKE_RESOLVE(failNext, fake_cuda_fail_next)
+    FAKE_RESOLVE(liveGraphs, fake_cuda_live_graphs)
+    FAKE_RESOLVE(setCapturing, fake_cuda_set_capturing)
     FAKE_RESOLVE(memAllocAsync, cuMemAllocAsync)
     FAKE_RESOLVE(memFreeAsync, cuMemFreeAsync)
     FAKE_RESOLVE(ctxGetCurrent, cuCtxGetCurrent)
@@ -222,6 +228,15 @@ struct Call {
     return n;
   }
 
+  /// Whether calls after the first run as one graph launch (Note [Launch
+  /// graphs]): two or more launches, none clustered or cooperative.
+  bool graphed() const {
+    for (const LaunchConfig &launch : plan.launches)
+      if (!launch.skipped && (launch.hasCluster || launch.cooperative))
+        return false;
+    return launchesPerRun() >= 2;
+  }
+
   /// The memsets (address, bytes) a run must do, with the intermediates in
   /// the workspace at `workspace`; kept_zero buffers only if
   /// `keptZeroStale`.
@@ -316,6 +331,11 @@ TEST_F(FakeDriver, OneContextQueryPerCallInSteadyState) {
     EXPECT_EQ(count("cuMemAllocAsync"), c.intermediates ? 1 : 0);
     EXPECT_EQ(count("cuLaunchKernelEx"), static_cast<int64_t>(launches));
 
+    // The second call builds the launch graph of a plan of 2+ launches.
+    status = call->run(*c.exe, kStream1);
+    ASSERT_TRUE(status.ok()) << status.toString();
+    EXPECT_EQ(count("cuGraphInstantiateWithFlags"), call->graphed() ? 1 : 0);
+
     fake().reset();
     const int kCalls = 5;
     for (int i = 0; i < kCalls; ++i) {
@@ -323,14 +343,36 @@ TEST_F(FakeDriver, OneContextQueryPerCallInSteadyState) {
       ASSERT_TRUE(status.ok()) << status.toString();
     }
     EXPECT_EQ(count("cuCtxGetCurrent"), kCalls);
-    EXPECT_EQ(count("cuLaunchKernelEx"),
-              static_cast<int64_t>(kCalls * launches));
-    for (const char *none :
-         {"cuCtxSetCurrent", "cuCtxGetDevice", "cuDeviceGet",
-          "cuDeviceGetAttribute", "cuDevicePrimaryCtxRetain",
-          "cuModuleLoadData", "cuModuleGetFunction", "cuFuncSetAttribute",
-          "cuMemAllocAsync", "cuMemFreeAsync", "cuStreamSynchronize",
-          "cuCtxSynchronize", "cuGetErrorName", "cuGetErrorString"})
+    EXPECT_EQ(fake().numLaunches(), kCalls * launches);
+    if (call->graphed()) {
+      EXPECT_EQ(count("cuGraphLaunch"), kCalls);
+      EXPECT_EQ(count("cuStreamIsCapturing"), kCalls);
+      EXPECT_EQ(count("cuLaunchKernelEx"), 0);
+    } else {
+      EXPECT_EQ(count("cuLaunchKernelEx"),
+                static_cast<int64_t>(kCalls * launches));
+      EXPECT_EQ(count("cuGraphLaunch"), 0);
+    }
+    for (const char *none : {"cuCtxSetCurrent",
+                             "cuCtxGetDevice",
+                             "cuDeviceGet",
+                             "cuDeviceGetAttribute",
+                             "cuDevicePrimaryCtxRetain",
+                             "cuModuleLoadData",
+                             "cuModuleGetFunction",
+                             "cuFuncSetAttribute",
+                             "cuMemAllocAsync",
+                             "cuMemFreeAsync",
+                             "cuStreamSynchronize",
+                             "cuCtxSynchronize",
+                             "cuGetErrorName",
+                             "cuGetErrorString",
+                             "cuGraphCreate",
+                             "cuGraphAddKernelNode_v2",
+                             "cuGraphInstantiateWithFlags",
+                             "cuGraphExecKernelNodeSetParams_v2",
+                             "cuGraphExecDestroy",
+                             "cuGraphDestroy"})
       EXPECT_EQ(count(none), 0) << none;
     EXPECT_EQ(c.exe->cacheStats().misses, 1u);
   }
@@ -388,8 +430,7 @@ TEST_F(FakeDriver, KeptZeroCountersAreZeroedOncePerPlanAndStream) {
                          int64_t(m.count * m.elementSize) == kept->bytes;
     }
     EXPECT_EQ(keptZeroMemsets, keptZeroStale ? 1 : 0);
-    EXPECT_EQ(count("cuLaunchKernelEx"),
-              static_cast<int64_t>(call.launchesPerRun()));
+    EXPECT_EQ(fake().numLaunches(), call.launchesPerRun());
     return fake().allocs();
   };
 
@@ -679,6 +720,389 @@ TEST_F(FakeDriver, NoCurrentContextMakesThePrimaryContextCurrent) {
   EXPECT_EQ(count("cuCtxGetCurrent"), 1);
   EXPECT_EQ(count("cuCtxSetCurrent"), 0);
   EXPECT_EQ(count("cuDevicePrimaryCtxRetain"), 0);
+}
+
+//===----------------------------------------------------------------------===//
+// Launch graphs (Note [Launch graphs] in Executable.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The launches recorded since the last reset, as (function, parameters,
+/// whether a graph launched it).
+struct Recorded {
+  std::string function;
+  std::vector<uint8_t> params;
+  bool graph;
+  bool operator==(const Recorded &o) const {
+    return function == o.function && params == o.params;
+  }
+};
+std::vector<Recorded> recorded() {
+  std::vector<Recorded> out;
+  for (const FakeCudaLaunch &l : fake().launches())
+    out.push_back({l.function,
+                   std::vector<uint8_t>(l.params, l.params + l.paramSize),
+                   l.graph != 0});
+  return out;
+}
+
+/// outer_center at `address` (1000x1000 f32): two launches per call, a
+/// reduction into a workspace and the element-wise step after it.
+std::unique_ptr<Call> outerCenterCall(Executable &exe, uintptr_t address) {
+  static const Tensor2D square(1000, 1000);
+  auto call = Call::make(exe, {square.arg(address, DType::F32),
+                               Argument::floatScalar(1000, DType::F32)});
+  EXPECT_TRUE(call && call->graphed());
+  return call;
+}
+
+// A plan of two launches: the first call launches kernel by kernel, the
+// second builds one graph (a node per launch, in order, with the same
+// parameters), and later calls with the same pointers replay it untouched.
+TEST_F(FakeDriver, MultiLaunchPlansReplayOneGraph) {
+  auto exe = compileSource(fusion::testing::kOuterCenterSource);
+  ASSERT_TRUE(exe);
+  auto call = outerCenterCall(*exe, 0x100000);
+  ASSERT_TRUE(call);
+  size_t launches = call->launchesPerRun();
+  size_t graphsBefore = fake().liveGraphs();
+
+  ASSERT_TRUE(call->run(*exe, kStream1).ok());
+  std::vector<Recorded> direct = recorded();
+  ASSERT_EQ(direct.size(), launches);
+  EXPECT_EQ(count("cuLaunchKernelEx"), int64_t(launches));
+  EXPECT_EQ(count("cuGraphCreate"), 0);
+  for (const Recorded &r : direct)
+    EXPECT_FALSE(r.graph);
+
+  fake().reset();
+  ASSERT_TRUE(call->run(*exe, kStream1).ok());
+  EXPECT_EQ(count("cuLaunchKernelEx"), 0);
+  EXPECT_EQ(count("cuGraphCreate"), 1);
+  EXPECT_EQ(count("cuGraphAddKernelNode_v2"), int64_t(launches));
+  EXPECT_EQ(count("cuGraphInstantiateWithFlags"), 1);
+  EXPECT_EQ(count("cuGraphLaunch"), 1);
+  std::vector<Recorded> graphed = recorded();
+  EXPECT_EQ(graphed, direct);
+  for (const Recorded &r : graphed)
+    EXPECT_TRUE(r.graph);
+  for (const FakeCudaLaunch &l : fake().launches())
+    EXPECT_EQ(l.stream, kStream1);
+  // The graph and its executable graph.
+  EXPECT_EQ(fake().liveGraphs(), graphsBefore + 2);
+
+  fake().reset();
+  ASSERT_TRUE(call->run(*exe, kStream1).ok());
+  EXPECT_EQ(count("cuGraphLaunch"), 1);
+  EXPECT_EQ(count("cuGraphExecKernelNodeSetParams_v2"), 0);
+  EXPECT_EQ(count("cuGraphCreate"), 0);
+  EXPECT_EQ(recorded(), direct);
+
+  LaunchGraphStats stats = exe->launchGraphStats();
+  EXPECT_EQ(stats.built, 1u);
+  EXPECT_EQ(stats.launches, 2u);
+  EXPECT_EQ(stats.nodeUpdates, 0u);
+  EXPECT_EQ(stats.direct, 1u);
+  EXPECT_EQ(stats.entries, 1u);
+
+  // Destroying the executable destroys its graphs.
+  exe.reset();
+  EXPECT_EQ(fake().liveGraphs(), graphsBefore);
+}
+
+// A call with other pointers updates, before the graph launch, exactly the
+// nodes whose parameters changed, to what a direct launch would pass.
+TEST_F(FakeDriver, NewPointersUpdateTheNodesThatUseThem) {
+  auto exe = compileSource(fusion::testing::kOuterCenterSource);
+  ASSERT_TRUE(exe);
+  auto a = outerCenterCall(*exe, 0x100000);
+  auto b = outerCenterCall(*exe, 0x40000000);
+  ASSERT_TRUE(a && b);
+
+  // What each call's launches get, kernel by kernel.
+  exe->setLaunchGraphs(false);
+  ASSERT_TRUE(a->run(*exe, kStream1).ok());
+  ASSERT_TRUE(a->run(*exe, kStream1).ok());
+  fake().reset();
+  ASSERT_TRUE(a->run(*exe, kStream1).ok());
+  std::vector<Recorded> directA = recorded();
+  fake().reset();
+  ASSERT_TRUE(b->run(*exe, kStream1).ok());
+  std::vector<Recorded> directB = recorded();
+  EXPECT_EQ(count("cuGraphCreate"), 0);
+  EXPECT_EQ(count("cuStreamIsCapturing"), 0);
+  ASSERT_EQ(directA.size(), directB.size());
+  int64_t differing = 0;
+  for (size_t n = 0; n < directA.size(); ++n)
+    differing += directA[n].params != directB[n].params;
+  // Both kernels read or write a pointer that moved.
+  EXPECT_EQ(differing, int64_t(directA.size()));
+
+  exe->setLaunchGraphs(true);
+  ASSERT_TRUE(a->run(*exe, kStream1).ok());
+  ASSERT_TRUE(a->run(*exe, kStream1).ok());
+  ASSERT_EQ(exe->launchGraphStats().built, 1u);
+
+  fake().reset();
+  ASSERT_TRUE(b->run(*exe, kStream1).ok());
+  EXPECT_EQ(count("cuGraphExecKernelNodeSetParams_v2"), differing);
+  EXPECT_EQ(count("cuGraphLaunch"), 1);
+  EXPECT_EQ(count("cuGraphCreate"), 0);
+  EXPECT_EQ(recorded(), directB);
+
+  fake().reset();
+  ASSERT_TRUE(b->run(*exe, kStream1).ok());
+  EXPECT_EQ(count("cuGraphExecKernelNodeSetParams_v2"), 0);
+  EXPECT_EQ(recorded(), directB);
+
+  fake().reset();
+  ASSERT_TRUE(a->run(*exe, kStream1).ok());
+  EXPECT_EQ(count("cuGraphExecKernelNodeSetParams_v2"), differing);
+  EXPECT_EQ(recorded(), directA);
+  EXPECT_EQ(exe->launchGraphStats().nodeUpdates, uint64_t(2 * differing));
+
+  // A node update the driver refuses: this call and later ones launch
+  // kernel by kernel, with the right parameters.
+  fake().reset();
+  fake().failNext("cuGraphExecKernelNodeSetParams_v2",
+                  CUDA_ERROR_NOT_SUPPORTED);
+  ASSERT_TRUE(b->run(*exe, kStream1).ok());
+  EXPECT_EQ(count("cuGraphLaunch"), 0);
+  EXPECT_EQ(count("cuLaunchKernelEx"), int64_t(directB.size()));
+  EXPECT_EQ(recorded(), directB);
+  EXPECT_EQ(exe->launchGraphStats().entries, 0u);
+  fake().reset();
+  ASSERT_TRUE(a->run(*exe, kStream1).ok());
+  EXPECT_EQ(count("cuGraphLaunch"), 0);
+  EXPECT_EQ(count("cuGraphCreate"), 0);
+  EXPECT_EQ(recorded(), directA);
+}
+
+// Each stream has its own graph; a stream being captured gets the kernels
+// themselves (they go into the caller's graph), and no graph of ours.
+TEST_F(FakeDriver, GraphsPerStreamAndNoneWhileCapturing) {
+  auto exe = compileSource(fusion::testing::kOuterCenterSource);
+  ASSERT_TRUE(exe);
+  auto call = outerCenterCall(*exe, 0x100000);
+  ASSERT_TRUE(call);
+  size_t launches = call->launchesPerRun();
+  for (void *stream : {kStream1, kStream2})
+    for (int i = 0; i < 3; ++i)
+      ASSERT_TRUE(call->run(*exe, stream).ok());
+  LaunchGraphStats stats = exe->launchGraphStats();
+  EXPECT_EQ(stats.built, 2u);
+  EXPECT_EQ(stats.entries, 2u);
+  EXPECT_EQ(stats.launches, 4u);
+
+  fake().reset();
+  fake().setCapturing(kStream1, 1);
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(call->run(*exe, kStream1).ok());
+  EXPECT_EQ(count("cuGraphLaunch"), 0);
+  EXPECT_EQ(count("cuGraphCreate"), 0);
+  EXPECT_EQ(count("cuLaunchKernelEx"), int64_t(3 * launches));
+  for (const FakeCudaLaunch &l : fake().launches())
+    EXPECT_EQ(l.stream, kStream1);
+  // The stream captured no longer: its graph again.
+  fake().setCapturing(kStream1, 0);
+  fake().reset();
+  ASSERT_TRUE(call->run(*exe, kStream1).ok());
+  EXPECT_EQ(count("cuGraphLaunch"), 1);
+  EXPECT_EQ(count("cuGraphCreate"), 0);
+  EXPECT_EQ(exe->launchGraphStats().direct, 2u + 3u);
+}
+
+// A graph the driver refuses to build or instantiate: the call and later
+// ones on that stream launch kernel by kernel, and nothing leaks. A failed
+// graph launch is the call's error and its counters are zeroed again.
+TEST_F(FakeDriver, RefusedGraphsLaunchKernelByKernel) {
+  auto exe = compileSource(fusion::testing::kOuterCenterSource);
+  ASSERT_TRUE(exe);
+  auto call = outerCenterCall(*exe, 0x100000);
+  ASSERT_TRUE(call);
+  size_t launches = call->launchesPerRun();
+  size_t graphsBefore = fake().liveGraphs();
+  for (const char *refused :
+       {"cuGraphAddKernelNode_v2", "cuGraphInstantiateWithFlags"}) {
+    SCOPED_TRACE(refused);
+    exe->clearCache();
+    ASSERT_TRUE(call->run(*exe, kStream1).ok());
+    fake().reset();
+    fake().failNext(refused, CUDA_ERROR_NOT_SUPPORTED);
+    Status status = call->run(*exe, kStream1);
+    ASSERT_TRUE(status.ok()) << status.toString();
+    EXPECT_EQ(count(refused), 1);
+    EXPECT_EQ(count("cuGraphLaunch"), 0);
+    EXPECT_EQ(count("cuLaunchKernelEx"), int64_t(launches));
+    EXPECT_EQ(fake().liveGraphs(), graphsBefore);
+    fake().reset();
+    ASSERT_TRUE(call->run(*exe, kStream1).ok());
+    EXPECT_EQ(count("cuGraphCreate"), 0);
+    EXPECT_EQ(count("cuLaunchKernelEx"), int64_t(launches));
+  }
+
+  exe->clearCache();
+  ASSERT_TRUE(call->run(*exe, kStream1).ok());
+  ASSERT_TRUE(call->run(*exe, kStream1).ok());
+  ASSERT_EQ(exe->launchGraphStats().entries, 1u);
+  fake().reset();
+  fake().failNext("cuGraphLaunch", CUDA_ERROR_LAUNCH_FAILED);
+  Status status = call->run(*exe, kStream1);
+  EXPECT_EQ(status.code(), ErrorCode::CudaError);
+  EXPECT_NE(status.message().find("cuGraphLaunch"), std::string::npos)
+      << status.toString();
+  EXPECT_NE(status.message().find("CUDA_ERROR_LAUNCH_FAILED"),
+            std::string::npos)
+      << status.toString();
+  fake().reset();
+  ASSERT_TRUE(call->run(*exe, kStream1).ok());
+  EXPECT_EQ(count("cuGraphLaunch"), 1);
+}
+
+// Graphs go with their plans: clearCache and turning graphs off destroy
+// them; at most 64 are kept, the least recently used going first; plans of
+// one launch never have one; FUSION_LAUNCH_GRAPHS=0 at load turns them off.
+TEST_F(FakeDriver, GraphsGoWithTheirPlans) {
+  auto exe = compileSource(fusion::testing::kOuterCenterSource);
+  ASSERT_TRUE(exe);
+  auto call = outerCenterCall(*exe, 0x100000);
+  ASSERT_TRUE(call);
+  size_t graphsBefore = fake().liveGraphs();
+  ASSERT_TRUE(call->run(*exe, kStream1).ok());
+  ASSERT_TRUE(call->run(*exe, kStream1).ok());
+  EXPECT_EQ(fake().liveGraphs(), graphsBefore + 2);
+  exe->clearCache();
+  EXPECT_EQ(fake().liveGraphs(), graphsBefore);
+  EXPECT_EQ(exe->launchGraphStats().entries, 0u);
+
+  ASSERT_TRUE(call->run(*exe, kStream1).ok());
+  ASSERT_TRUE(call->run(*exe, kStream1).ok());
+  exe->setLaunchGraphs(false);
+  EXPECT_EQ(fake().liveGraphs(), graphsBefore);
+  fake().reset();
+  ASSERT_TRUE(call->run(*exe, kStream1).ok());
+  EXPECT_EQ(count("cuGraphLaunch"), 0);
+  exe->setLaunchGraphs(true);
+
+  // 70 streams, two calls each: 64 graphs kept; the oldest were destroyed.
+  fake().reset();
+  for (uintptr_t s = 0; s < 70; ++s) {
+    void *stream = reinterpret_cast<void *>(0x10000 + 0x100 * s);
+    ASSERT_TRUE(call->run(*exe, stream).ok());
+    ASSERT_TRUE(call->run(*exe, stream).ok());
+  }
+  EXPECT_EQ(count("cuGraphCreate"), 70);
+  EXPECT_EQ(exe->launchGraphStats().entries, 64u);
+  EXPECT_EQ(fake().liveGraphs(), graphsBefore + 2 * 64);
+  EXPECT_EQ(count("cuGraphExecDestroy"), 6);
+  // The newest are still there: a call on the last stream replays.
+  fake().reset();
+  ASSERT_TRUE(
+      call->run(*exe, reinterpret_cast<void *>(0x10000 + 0x100 * 69)).ok());
+  EXPECT_EQ(count("cuGraphLaunch"), 1);
+  EXPECT_EQ(count("cuGraphCreate"), 0);
+  exe.reset();
+  EXPECT_EQ(fake().liveGraphs(), graphsBefore);
+
+  // One launch per call: no graph, not even a capture query.
+  auto single = compileExample("add_relu");
+  ASSERT_TRUE(single);
+  Tensor2D t(64, 64);
+  auto one = Call::make(
+      *single, {t.arg(0x100000, DType::F32), t.arg(0x200000, DType::F32)});
+  ASSERT_TRUE(one);
+  ASSERT_EQ(one->launchesPerRun(), 1u);
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(one->run(*single, kStream1).ok());
+  EXPECT_EQ(count("cuGraphCreate"), 0);
+  EXPECT_EQ(count("cuStreamIsCapturing"), 0);
+  EXPECT_EQ(single->launchGraphStats().direct, 0u);
+
+  ASSERT_EQ(setenv("FUSION_LAUNCH_GRAPHS", "0", 1), 0);
+  auto off = compileSource(fusion::testing::kOuterCenterSource);
+  ASSERT_EQ(unsetenv("FUSION_LAUNCH_GRAPHS"), 0);
+  ASSERT_TRUE(off);
+  auto offCall = outerCenterCall(*off, 0x100000);
+  ASSERT_TRUE(offCall);
+  fake().reset();
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(offCall->run(*off, kStream1).ok());
+  EXPECT_EQ(count("cuGraphCreate"), 0);
+  EXPECT_EQ(count("cuLaunchKernelEx"), int64_t(3 * offCall->launchesPerRun()));
+  EXPECT_EQ(off->launchGraphStats().direct, 3u);
+}
+
+// The hand-written chain of the GPU tests (TestModule.h) runs as a graph:
+// K kernel nodes in launch order.
+TEST_F(FakeDriver, AxpyChainRunsAsOneGraph) {
+  auto exe = fusion::runtime::testing::load(
+      fusion::runtime::testing::makeAxpyChainModule(5));
+  ASSERT_TRUE(exe);
+  int64_t n = 5000, stride = 1;
+  std::vector<Argument> inputs = {
+      Argument::tensor(reinterpret_cast<void *>(0x100000), DType::F32, &n, 1,
+                       &stride),
+      Argument::tensor(reinterpret_cast<void *>(0x200000), DType::F32, &n, 1,
+                       &stride),
+      Argument::floatScalar(0.5, DType::F32)};
+  auto call = Call::make(*exe, inputs);
+  ASSERT_TRUE(call);
+  ASSERT_TRUE(call->graphed());
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(call->run(*exe, kStream1).ok());
+  EXPECT_EQ(count("cuGraphAddKernelNode_v2"), 5);
+  EXPECT_EQ(count("cuGraphLaunch"), 2);
+  EXPECT_EQ(count("cuLaunchKernelEx"), 5);
+  std::vector<FakeCudaLaunch> launches = fake().launches();
+  ASSERT_EQ(launches.size(), 15u);
+  for (size_t l = 0; l < 15; ++l) {
+    EXPECT_EQ(launches[l].graph, l >= 5 ? 1 : 0) << l;
+    EXPECT_EQ(launches[l].paramSize, 36u);
+    EXPECT_EQ(launches[l].grid[0], 20u);
+  }
+}
+
+// The C API's switch and counters.
+TEST_F(FakeDriver, LaunchGraphsThroughTheCApi) {
+  std::string bytes =
+      fusion::testing::compileBytes(fusion::testing::kOuterCenterSource);
+  ASSERT_FALSE(bytes.empty());
+  fusion_executable *exe = nullptr;
+  ASSERT_EQ(fusion_executable_load(bytes.data(), bytes.size(), &exe), FUSION_OK)
+      << fusion_last_error_message();
+  int64_t sizes[2] = {1000, 1000}, strides[2] = {1000, 1};
+  fusion_arg args[2] = {};
+  args[0].kind = FUSION_ARG_TENSOR;
+  args[0].dtype = FUSION_DTYPE_F32;
+  args[0].data = reinterpret_cast<void *>(0x100000);
+  args[0].rank = 2;
+  args[0].sizes = sizes;
+  args[0].strides = strides;
+  args[1].kind = FUSION_ARG_SCALAR;
+  args[1].dtype = FUSION_DTYPE_F32;
+  args[1].float_value = 1000;
+  DeviceMemory out(1000 * 1000 * 4);
+  fusion_tensor result = {};
+  ASSERT_EQ(fusion_executable_infer_outputs(exe, args, 2, &result, 1),
+            FUSION_OK);
+  result.data = out.get();
+  for (int i = 0; i < 3; ++i)
+    ASSERT_EQ(fusion_executable_run(exe, args, 2, &result, 1, kStream1),
+              FUSION_OK)
+        << fusion_last_error_message();
+  fusion_graph_stats stats = {};
+  ASSERT_EQ(fusion_executable_graph_stats(exe, &stats), FUSION_OK);
+  EXPECT_EQ(stats.built, 1u);
+  EXPECT_EQ(stats.launches, 2u);
+  EXPECT_EQ(stats.direct, 1u);
+  EXPECT_EQ(stats.entries, 1u);
+  ASSERT_EQ(fusion_executable_set_launch_graphs(exe, 0), FUSION_OK);
+  ASSERT_EQ(fusion_executable_graph_stats(exe, &stats), FUSION_OK);
+  EXPECT_EQ(stats.entries, 0u);
+  EXPECT_EQ(fusion_executable_graph_stats(exe, nullptr),
+            FUSION_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(fusion_executable_set_launch_graphs(nullptr, 1),
+            FUSION_ERROR_INVALID_ARGUMENT);
+  fusion_executable_destroy(exe);
 }
 
 // The fake counts only its own entry points: a misspelt name is -1, not 0.

@@ -539,3 +539,140 @@ TEST_F(GPURuntimeTest, RawLaunchFloorAndPackedHostOverhead) {
             << perCall << " us (raw launch " << raw << " us)\n";
   EXPECT_LT(perCall, raw + 10.0) << "packed path far above the raw floor";
 }
+
+namespace {
+
+/// What makeAxpyChainModule(launches) computes, as the kernels round.
+std::vector<float> axpyChainReference(const std::vector<float> &a,
+                                      const std::vector<float> &b, float alpha,
+                                      int launches) {
+  std::vector<float> x = a;
+  for (int k = 0; k < launches; ++k)
+    for (size_t i = 0; i < x.size(); ++i)
+      x[i] = std::fma(alpha, b[i], x[i]);
+  return x;
+}
+
+} // namespace
+
+// Note [Launch graphs]: a plan of several launches runs as one graph from
+// its second call on; calls with other pointers and other sizes (another
+// plan) get the right results, with the nodes updated in place.
+TEST_F(GPURuntimeTest, LaunchGraphsMatchKernelByKernel) {
+  constexpr int kLaunches = 4;
+  ASSERT_NO_FATAL_FAILURE(useModule(makeAxpyChainModule(kLaunches)));
+  CUstream stream = nullptr;
+  CU_ASSERT(cu.streamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  const float alpha = 0.5f;
+  struct Set {
+    int64_t n;
+    std::vector<float> a, b, expected;
+    CUdeviceptr da = 0, db = 0, dout = 0;
+  };
+  std::vector<Set> sets;
+  unsigned seed = 11;
+  for (int64_t n : {int64_t(1000), int64_t(1000), int64_t(77777)}) {
+    Set s;
+    s.n = n;
+    s.a = randomVector(n, seed++);
+    s.b = randomVector(n, seed++);
+    s.expected = axpyChainReference(s.a, s.b, alpha, kLaunches);
+    s.da = upload(s.a);
+    s.db = upload(s.b);
+    s.dout = upload(std::vector<float>(n, -7.0f));
+    sets.push_back(std::move(s));
+  }
+  // Each set three times in turn, then in another order.
+  const int order[] = {0, 0, 0, 1, 1, 0, 2, 2, 2, 1, 0, 2, 1};
+  for (int call = 0; call < int(std::size(order)); ++call) {
+    Set &s = sets[order[call]];
+    ASSERT_EQ(cu.memsetD32(s.dout, 0xffc00000u, s.n), CUDA_SUCCESS);
+    std::vector<Argument> args = {
+        Argument::tensor(reinterpret_cast<void *>(s.da), DType::F32, &s.n, 1),
+        Argument::tensor(reinterpret_cast<void *>(s.db), DType::F32, &s.n, 1),
+        Argument::floatScalar(alpha, DType::F32)};
+    OutputTensor out;
+    out.data = reinterpret_cast<void *>(s.dout);
+    out.dtype = DType::F32;
+    out.rank = 1;
+    out.sizes[0] = s.n;
+    out.strides[0] = 1;
+    Status status = exe->run(args.data(), args.size(), &out, 1, stream);
+    ASSERT_TRUE(status.ok()) << status.toString();
+    ASSERT_TRUE(synchronizeStream(stream).ok());
+    std::vector<float> got = download(s.dout, s.n);
+    for (int64_t i = 0; i < s.n; ++i)
+      ASSERT_EQ(got[i], s.expected[i]) << "call " << call << ", i = " << i;
+  }
+  LaunchGraphStats stats = exe->launchGraphStats();
+  std::cout << "launch graphs: built " << stats.built << ", graph launches "
+            << stats.launches << ", node updates " << stats.nodeUpdates
+            << ", direct " << stats.direct << "\n";
+  EXPECT_EQ(stats.built, 2u);  // one per plan (n = 1000, n = 77777)
+  EXPECT_EQ(stats.direct, 2u); // the first call of each plan
+  EXPECT_EQ(stats.launches, std::size(order) - 2);
+  EXPECT_GT(stats.nodeUpdates, 0u);
+  cu.streamDestroy(stream);
+}
+
+// Host time per call of a plan of K launches, as one graph launch and
+// kernel by kernel, beside K raw launches of an empty kernel (printed; the
+// figures go into docs/performance.md).
+TEST_F(GPURuntimeTest, LaunchGraphHostOverhead) {
+  double raw = 0;
+  ASSERT_EQ(fusion_measure_raw_launch_us(5000, nullptr, &raw), FUSION_OK)
+      << fusion_last_error_message();
+  int64_t n = 1024;
+  CUdeviceptr da = upload(randomVector(n, 5)), db = upload(randomVector(n, 6));
+  CUdeviceptr dout = upload(std::vector<float>(n));
+  std::vector<Argument> args = {
+      Argument::tensor(reinterpret_cast<void *>(da), DType::F32, &n, 1),
+      Argument::tensor(reinterpret_cast<void *>(db), DType::F32, &n, 1),
+      Argument::floatScalar(1.0, DType::F32)};
+  OutputTensor provided;
+  provided.data = reinterpret_cast<void *>(dout);
+  provided.dtype = DType::F32;
+  provided.rank = 1;
+  provided.sizes[0] = n;
+  provided.strides[0] = 1;
+  for (int launches : {2, 4, 8}) {
+    ASSERT_NO_FATAL_FAILURE(useModule(makeAxpyChainModule(launches)));
+    // Per call, the median of 21 rounds of 100 calls each, graphs on and
+    // off in turn. 100 calls of at most 8 launches stay below the depth of
+    // the launch queue: the host is timed, not the GPU.
+    exe->setLaunchGraphs(true);
+    OutputTensor out = provided;
+    for (int i = 0; i < 3; ++i)
+      ASSERT_TRUE(exe->run(args.data(), 3, &out, 1, nullptr).ok());
+    auto round = [&](bool graphs) {
+      exe->setLaunchGraphs(graphs);
+      if (graphs) // the graph is built on the second call
+        for (int i = 0; i < 2; ++i)
+          EXPECT_TRUE(exe->run(args.data(), 3, &out, 1, nullptr).ok());
+      EXPECT_TRUE(synchronizeStream(nullptr).ok());
+      constexpr int kCalls = 100;
+      auto start = std::chrono::steady_clock::now();
+      for (int i = 0; i < kCalls; ++i) {
+        out = provided;
+        Status status = exe->run(args.data(), 3, &out, 1, nullptr);
+        EXPECT_TRUE(status.ok()) << status.toString();
+      }
+      auto elapsed = std::chrono::steady_clock::now() - start;
+      EXPECT_TRUE(synchronizeStream(nullptr).ok());
+      return std::chrono::duration<double, std::micro>(elapsed).count() /
+             kCalls;
+    };
+    std::vector<double> on, off;
+    for (int r = 0; r < 21; ++r) {
+      off.push_back(round(false));
+      on.push_back(round(true));
+    }
+    std::sort(on.begin(), on.end());
+    std::sort(off.begin(), off.end());
+    LaunchGraphStats stats = exe->launchGraphStats();
+    EXPECT_GT(stats.launches, 0u);
+    std::cout << "host time per run(), " << launches << " launches: graph "
+              << on[10] << " us, kernel by kernel " << off[10] << " us, "
+              << launches << " raw launches " << launches * raw << " us\n";
+  }
+}

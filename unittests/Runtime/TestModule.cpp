@@ -208,6 +208,41 @@ TestModule makeAxpyModule() {
   return m;
 }
 
+TestModule makeAxpyChainModule(int launches) {
+  TestModule m;
+  m.name = "axpy_chain";
+  m.target = "sm_90";
+  m.inputs = {{"a", fb::ArgKind::Tensor, fb::DType::F32, {-1}},
+              {"b", fb::ArgKind::Tensor, fb::DType::F32, {-1}},
+              {"alpha", fb::ArgKind::Scalar, fb::DType::F32, {}}};
+  int32_t n = m.inputSize(0, 0);
+  int32_t nb = m.inputSize(1, 0);
+  int32_t block = m.constant(256);
+  int32_t grid = m.expr(fb::ExprOp::CeilDiv, n, block);
+  int32_t one = m.constant(1);
+  m.buffers = {{fb::BufferKind::Intermediate, fb::DType::F32, {n}},
+               {fb::BufferKind::Intermediate, fb::DType::F32, {n}},
+               {fb::BufferKind::Output, fb::DType::F32, {n}}};
+  m.outputs = {2};
+  m.kernels = {{"axpy_f32", kAxpyPtx, {}, 0}};
+  int32_t source = 0; // a, then the intermediates (slots 3, 4) in turn
+  for (int k = 0; k < launches; ++k) {
+    int32_t target = k + 1 == launches ? 5 : 3 + k % 2;
+    TestVariant v;
+    v.grid = {grid, one, one};
+    v.block = {block, one, one};
+    v.params = {{fb::ParamKind::Pointer, source},
+                {fb::ParamKind::Pointer, 1},
+                {fb::ParamKind::Pointer, target},
+                {fb::ParamKind::I64, n},
+                {fb::ParamKind::ScalarF32, 2}};
+    m.launches.push_back({v});
+    source = target;
+  }
+  m.checks = {{nb, n, "input 1 (b) dim 0 must equal input 0 (a) dim 0"}};
+  return m;
+}
+
 namespace {
 
 /// Writes the `bytes` low bytes of `value` at `offset`, little-endian.

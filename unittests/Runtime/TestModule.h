@@ -111,6 +111,14 @@ constexpr int64_t kAxpyLargeThreshold = 100000;
 /// 4 out, 5 the view of a. Used by the GPU and the fake-driver tests.
 TestModule makeAxpyModule();
 
+/// `launches` (>= 2) plain launches of axpy_f32 in a chain, the k-th
+/// computing x_k = x_{k-1} + alpha * b with x_0 = a, through two
+/// intermediates used in turn; the last writes the output. No variants,
+/// clusters or zero-filled buffers: a plan that runs as one launch graph.
+/// Inputs a, b (f32, dynamic n) and alpha; slots 0 a, 1 b, 2 alpha, 3 and 4
+/// the intermediates, 5 out.
+TestModule makeAxpyChainModule(int launches);
+
 /// Sizes of the ELF64 structures in a cubin.
 constexpr size_t kCubinElfHeaderBytes = 64;
 constexpr size_t kCubinProgramHeaderBytes = 56;

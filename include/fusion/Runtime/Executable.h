@@ -182,6 +182,16 @@ struct PlanCacheStats {
   uint64_t entries = 0; // plans in the cache now
 };
 
+/// Launch graphs of an Executable (Note [Launch graphs] in Executable.cpp):
+/// counts since load.
+struct LaunchGraphStats {
+  uint64_t built = 0;       // graphs built and instantiated
+  uint64_t launches = 0;    // calls that ran as one graph launch
+  uint64_t nodeUpdates = 0; // kernel nodes given new parameters first
+  uint64_t direct = 0;      // calls of 2+ launches run kernel by kernel
+  uint64_t entries = 0;     // graphs kept now
+};
+
 /// A loaded module. Thread-safe: calls on one Executable are serialized.
 class Executable {
 public:
@@ -220,7 +230,15 @@ public:
              size_t numOutputs, void *stream);
 
   PlanCacheStats cacheStats() const;
+  /// Drops the cached plans (and the launch graphs built for them).
   void clearCache();
+
+  /// A plan of two or more kernel launches runs as one CUDA graph launch
+  /// (built on its first call per stream, its parameters updated in place
+  /// after): on by default, off when the environment variable
+  /// FUSION_LAUNCH_GRAPHS is 0 at load. Turning it off destroys the graphs.
+  void setLaunchGraphs(bool enabled);
+  LaunchGraphStats launchGraphStats() const;
 
   struct Impl;
 

@@ -158,6 +158,16 @@ typedef struct fusion_cache_stats {
   uint64_t entries;
 } fusion_cache_stats;
 
+/* Launch graphs (see fusion_executable_set_launch_graphs): counts since load.
+ */
+typedef struct fusion_graph_stats {
+  uint64_t built;        /* graphs built and instantiated */
+  uint64_t launches;     /* calls that ran as one graph launch */
+  uint64_t node_updates; /* kernel nodes given new parameters first */
+  uint64_t direct;       /* calls of 2+ launches run kernel by kernel */
+  uint64_t entries;      /* graphs kept now */
+} fusion_graph_stats;
+
 /* Errors. Every function that returns int sets these on failure (and leaves
  * them alone on success). The message is thread-local and valid until the
  * next failing call on this thread. */
@@ -260,6 +270,18 @@ fusion_executable_run_packed(fusion_executable *exe, void *const *input_data,
 FUSION_RUNTIME_API int fusion_executable_cache_stats(fusion_executable *exe,
                                                      fusion_cache_stats *stats);
 FUSION_RUNTIME_API int fusion_executable_clear_cache(fusion_executable *exe);
+
+/* A call whose plan has two or more kernel launches runs them as one CUDA
+ * graph launch: the graph is built on the plan's first call on a stream and
+ * its kernel parameters are updated in place on later calls whose pointers
+ * or scalars differ. Not used on a stream that is being captured, for plans
+ * with cluster or cooperative launches, or when the driver lacks graphs.
+ * On by default; FUSION_LAUNCH_GRAPHS=0 in the environment at load turns it
+ * off, and so does enabled = 0 here (which destroys the graphs). */
+FUSION_RUNTIME_API int
+fusion_executable_set_launch_graphs(fusion_executable *exe, int enabled);
+FUSION_RUNTIME_API int fusion_executable_graph_stats(fusion_executable *exe,
+                                                     fusion_graph_stats *stats);
 
 /* Launch-plan inspection (no GPU needed). */
 FUSION_RUNTIME_API int fusion_executable_plan(fusion_executable *exe,
