@@ -646,9 +646,10 @@ TEST_F(GPURuntimeTest, LaunchGraphHostOverhead) {
       ASSERT_TRUE(exe->run(args.data(), 3, &out, 1, nullptr).ok());
     auto round = [&](bool graphs) {
       exe->setLaunchGraphs(graphs);
-      if (graphs) // the graph is built on the second call
+      if (graphs) { // the graph is built on the second call
         for (int i = 0; i < 2; ++i)
           EXPECT_TRUE(exe->run(args.data(), 3, &out, 1, nullptr).ok());
+      }
       EXPECT_TRUE(synchronizeStream(nullptr).ok());
       constexpr int kCalls = 100;
       auto start = std::chrono::steady_clock::now();
