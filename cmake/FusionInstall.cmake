@@ -50,7 +50,8 @@ if(FUSION_ENABLE_COMPILER AND NOT FUSION_STATIC_LLVM)
   set(FUSION_COMPILER_LIBRARIES
       FusionDialect FusionDialectUtils FusionTransforms FusionKernelOpsToGPU
       FusionLinalgToFusion
-      FusionToGPU FusionPipeline FusionTarget FusionRegistration
+      FusionToGPU FusionPipeline FusionCompileCache FusionTarget
+      FusionRegistration
       FusionInterpreter FusionCAPI)
   add_library(FusionCompiler INTERFACE)
   target_link_libraries(FusionCompiler INTERFACE ${FUSION_COMPILER_LIBRARIES}
@@ -72,6 +73,7 @@ if(FUSION_ENABLE_COMPILER AND NOT FUSION_STATIC_LLVM)
   install(EXPORT FusionCompilerTargets NAMESPACE Fusion::
           DESTINATION ${FUSION_INSTALL_CMAKEDIR})
   install(TARGETS fusion-opt fusion-translate fusion-run fusion-interpret
+                  fusion-cache
           RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 

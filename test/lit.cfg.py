@@ -18,6 +18,10 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fusion_obj_root, "test")
 
 config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
+# Note [Compile cache]: off in the tests (a hit prints none of the compile's
+# diagnostics, and a developer's cache must not answer for the compiler under
+# test); the cache tests turn it on with a folder of their own.
+config.environment["FUSION_CACHE"] = "0"
 path = [config.fusion_tools_dir, config.llvm_tools_dir]
 if config.ptxas and os.path.exists(config.ptxas):
     path.append(os.path.dirname(config.ptxas))

@@ -61,7 +61,7 @@ for f in include/fusion/Version.h include/fusion/Runtime/fusion_runtime.h \
          lib/cmake/fusion/FusionRuntimeTargets.cmake \
          lib/cmake/fusion/FusionCompilerTargets.cmake \
          share/fusion/fusion_module.fbs bin/fusion-opt bin/fusion-translate \
-         bin/fusion-run bin/fusion-interpret; do
+         bin/fusion-run bin/fusion-interpret bin/fusion-cache; do
   [[ -e "$PREFIX/$f" ]] || bad "missing $f"
 done
 soname=$(readelf -d "$PREFIX/lib/libfusion_runtime.so.$version" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
@@ -70,7 +70,7 @@ if [[ "$soname" == "libfusion_runtime.so.$minor" && -L "$PREFIX/lib/libfusion_ru
 else
   bad "the runtime's SONAME is '$soname', not libfusion_runtime.so.$minor"
 fi
-for tool in fusion-opt fusion-translate fusion-run fusion-interpret; do
+for tool in fusion-opt fusion-translate fusion-run fusion-interpret fusion-cache; do
   line=$("$PREFIX/bin/$tool" --version 2>&1 | grep '^Fusion version' || true)
   if [[ "$line" == "Fusion version $version (module format "* ]]; then
     ok "$tool --version: $line"

@@ -45,6 +45,10 @@ typedef struct {
    * them (docs/passes.md), e.g. "unroll=2 inner-stage=1 split-kernels=0";
    * they override chip and smCount. Empty: none. */
   MlirStringRef pipelineOptions;
+  /* Take the module from the compile cache when it has it, and store it
+   * there otherwise (true). The cache is the one the environment configures
+   * (FUSION_CACHE, FUSION_CACHE_DIR, FUSION_CACHE_MAX_MB; docs/cache.md). */
+  bool useCache;
 } FusionCompileOptions;
 
 MLIR_CAPI_EXPORTED void fusionCompileOptionsInit(FusionCompileOptions *options);
@@ -96,6 +100,8 @@ MLIR_CAPI_EXPORTED FusionCompilation
 fusionCompileModule(MlirModule module, const FusionCompileOptions *options);
 
 MLIR_CAPI_EXPORTED bool fusionCompilationSucceeded(FusionCompilation result);
+/* Whether the bytes came from the compile cache (nothing was compiled). */
+MLIR_CAPI_EXPORTED bool fusionCompilationCacheHit(FusionCompilation result);
 /* The module file (for fusion_executable_load of the runtime); empty when
  * the compile failed. Owned by the compilation. */
 MLIR_CAPI_EXPORTED MlirStringRef

@@ -10,6 +10,7 @@
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "fusion/Pipeline/Pipeline.h"
 #include "fusion/Registration.h"
+#include "fusion/Target/CompileCache.h"
 #include "fusion/Target/ModuleWriter.h"
 
 #include "mlir/CAPI/IR.h"
@@ -21,6 +22,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,7 @@ struct Recorded {
 
 struct Compilation {
   bool succeeded = false;
+  bool cacheHit = false;
   std::string bytes;
   std::vector<Recorded> diagnostics;
 };
@@ -148,10 +151,21 @@ void compileInto(Compilation &c, ModuleOp module,
   compile.transposeTile = pipeline.transposeTile;
   compile.splitKernels = pipeline.splitKernels;
   compile.emitCubin = o.emitCubin;
+  // Note [Compile cache]: configured by the environment, read per compile.
+  std::optional<fusion::CompileCache> cache;
+  if (o.useCache) {
+    fusion::CompileCacheConfig config =
+        fusion::CompileCacheConfig::fromEnvironment();
+    if (config.enabled)
+      cache.emplace(std::move(config));
+  }
+  fusion::CompileCacheReport report;
   FailureOr<std::string> bytes =
-      fusion::compileToModuleFile(module, unwrap(o.fusionName), compile);
+      fusion::compileToModuleFile(module, unwrap(o.fusionName), compile,
+                                  cache ? &*cache : nullptr, &report);
   if (failed(bytes))
     return;
+  c.cacheHit = report.outcome == fusion::CompileCacheReport::Outcome::Hit;
   c.bytes = std::move(*bytes);
   c.succeeded = true;
 }
@@ -176,6 +190,7 @@ void fusionCompileOptionsInit(FusionCompileOptions *options) {
   options->fusionName = mlirStringRefCreate(nullptr, 0);
   options->emitCubin = true;
   options->pipelineOptions = mlirStringRefCreate(nullptr, 0);
+  options->useCache = true;
 }
 
 MlirLogicalResult
@@ -223,6 +238,10 @@ FusionCompilation fusionCompileModule(MlirModule module,
 
 bool fusionCompilationSucceeded(FusionCompilation result) {
   return unwrapCompilation(result)->succeeded;
+}
+
+bool fusionCompilationCacheHit(FusionCompilation result) {
+  return unwrapCompilation(result)->cacheHit;
 }
 
 MlirStringRef fusionCompilationGetBytes(FusionCompilation result) {

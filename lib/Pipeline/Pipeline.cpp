@@ -30,7 +30,7 @@ using namespace mlir;
 /// the folder above the ptxas on PATH. MLIR's own default is empty in
 /// Debian's build, so without this a machine without CUDA_HOME leaves the
 /// math calls unresolved and ptxas fails.
-static std::string findCudaToolkit() {
+std::string mlir::fusion::findCudaToolkit() {
   auto hasLibdevice = [](StringRef root) {
     return !root.empty() &&
            llvm::sys::fs::exists(root + "/nvvm/libdevice/libdevice.10.bc");

@@ -4,10 +4,14 @@
 
 #include "fusion/Target/ModuleWriter.h"
 
+#include "fusion/Target/CompileCache.h"
+
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "fusion/Pipeline/Pipeline.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 using namespace mlir::fusion;
@@ -53,8 +57,56 @@ std::string mlir::fusion::collectPTX(ModuleOp module) {
 }
 
 FailureOr<std::string>
-mlir::fusion::compileToModuleFile(ModuleOp module, StringRef fusionName,
-                                  const CompileOptions &options) {
+mlir::fusion::compileCacheKey(ModuleOp module, const CompileOptions &options,
+                              StringRef compilerId) {
+  // The definition as the pipeline's first passes leave it, printed.
+  OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
+  PassManager pm(module.getContext());
+  OpPassManager &perFusion = pm.nest<FusionOp>();
+  perFusion.addPass(createCanonicalizerPass());
+  perFusion.addPass(createCSEPass());
+  // A definition the passes refuse gets its diagnostics from the compile.
+  ScopedDiagnosticHandler quiet(module.getContext(),
+                                [](Diagnostic &) { return success(); });
+  if (failed(pm.run(*copy)))
+    return failure();
+  std::string definition;
+  {
+    llvm::raw_string_ostream os(definition);
+    copy->print(os);
+  }
+  // Every option that changes the bytes (printStages and timing do not).
+  std::string settings;
+  {
+    llvm::raw_string_ostream os(settings);
+    os << "chip=" << options.chip << ";sm=" << options.smCount
+       << ";unroll=" << options.unroll << ";bps=" << options.blocksPerSM
+       << ";items=" << options.innerItems << ";block=" << options.innerBlock
+       << ";stage=" << options.innerStage
+       << ";minblocks=" << options.innerMinBlocks
+       << ";tile=" << options.transposeTile << ";cubin=" << options.emitCubin
+       << ";split=" << options.splitKernels;
+  }
+  // The cubin is ptxas's: another ptxas (or none) is another entry; the
+  // math calls link libdevice's bitcode.
+  std::string ptxas = "none";
+  if (options.emitCubin)
+    if (std::string found = findPtxas(); !found.empty())
+      ptxas = fileIdentity(found);
+  std::string libdevice = "none";
+  if (std::string toolkit = findCudaToolkit(); !toolkit.empty())
+    libdevice = fileIdentity(toolkit + "/nvvm/libdevice/libdevice.10.bc");
+  return hashParts({"fusion-compile-cache-1", compilerId, settings, ptxas,
+                    libdevice, definition});
+}
+
+FailureOr<std::string> mlir::fusion::compileToModuleFile(
+    ModuleOp module, StringRef fusionName, const CompileOptions &options,
+    const CompileCache *cache, CompileCacheReport *report) {
+  CompileCacheReport ignored;
+  if (!report)
+    report = &ignored;
+  *report = CompileCacheReport();
   // Which fusion is written is settled before anything compiles, and only
   // that one is compiled (and stored as the definition).
   FailureOr<FusionOp> selected = selectFusion(module, fusionName);
@@ -63,6 +115,21 @@ mlir::fusion::compileToModuleFile(ModuleOp module, StringRef fusionName,
   for (auto other : llvm::make_early_inc_range(module.getOps<FusionOp>()))
     if (other != *selected)
       other.erase();
+  bool cached = cache && cache->config().enabled && !options.printStages &&
+                !options.timing;
+  if (cached) {
+    FailureOr<std::string> key =
+        compileCacheKey(module, options, cache->config().compilerId);
+    if (succeeded(key)) {
+      report->key = *key;
+      if (std::optional<std::string> bytes = cache->lookup(*key)) {
+        report->outcome = CompileCacheReport::Outcome::Hit;
+        return std::move(*bytes);
+      }
+    } else {
+      cached = false;
+    }
+  }
   std::string definition;
   {
     llvm::raw_string_ostream os(definition);
@@ -74,5 +141,18 @@ mlir::fusion::compileToModuleFile(ModuleOp module, StringRef fusionName,
   writer.chip = options.chip;
   writer.emitCubin = options.emitCubin;
   writer.timing = options.timing;
-  return writeModuleFile(module, fusionName, definition, writer);
+  FailureOr<std::string> bytes =
+      writeModuleFile(module, fusionName, definition, writer);
+  if (succeeded(bytes) && cached) {
+    std::string error;
+    if (std::optional<std::string> path =
+            cache->store(report->key, *bytes, &error)) {
+      report->outcome = CompileCacheReport::Outcome::Stored;
+      report->path = *path;
+    } else {
+      report->outcome = CompileCacheReport::Outcome::NotStored;
+      report->error = error;
+    }
+  }
+  return bytes;
 }

@@ -12,6 +12,20 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 from fusion import find_tool  # noqa: E402
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _compile_cache(tmp_path_factory):
+    """Note [Compile cache]: the tools' cache in a folder of this session's,
+    not the user's (a developer's cache must not answer for the compiler
+    under test)."""
+    old = os.environ.get("FUSION_CACHE_DIR")
+    os.environ["FUSION_CACHE_DIR"] = str(tmp_path_factory.mktemp("compile-cache"))
+    yield
+    if old is None:
+        del os.environ["FUSION_CACHE_DIR"]
+    else:
+        os.environ["FUSION_CACHE_DIR"] = old
+
+
 def tool_or_skip(name):
     path = find_tool(name, required=False)
     if path is None:

@@ -14,6 +14,7 @@
 #include "fusion/Registration.h"
 #include "fusion/Runtime/Executable.h"
 #include "fusion/Support/ToolLimits.h"
+#include "fusion/Target/CompileCache.h"
 #include "fusion/Target/ModuleWriter.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -128,6 +129,11 @@ static cl::opt<int64_t>
 static cl::opt<bool> noCubin("no-cubin",
                              cl::desc("Compile to PTX only (no ptxas)"),
                              cl::cat(category));
+static cl::opt<bool> noCache(
+    "no-cache",
+    cl::desc("Compile a definition even when the compile cache has its "
+             "module, and do not store it (FUSION_CACHE=0 does the same)"),
+    cl::init(false), cl::cat(category));
 static cl::opt<bool> referenceOnly(
     "reference-only",
     cl::desc("Run only the reference interpreter (no GPU needed) and print "
@@ -574,16 +580,26 @@ int runTool() {
     options.smCount = smCount;
     options.innerStage = innerStage;
     options.emitCubin = !noCubin;
+    // Note [Compile cache].
+    std::optional<fc::CompileCache> cache;
+    if (!noCache) {
+      fc::CompileCacheConfig config = fc::CompileCacheConfig::fromEnvironment();
+      if (config.enabled)
+        cache.emplace(std::move(config));
+    }
+    fc::CompileCacheReport report;
     auto start = std::chrono::steady_clock::now();
-    auto file = fc::compileToModuleFile(*lowered, name, options);
+    auto file = fc::compileToModuleFile(*lowered, name, options,
+                                        cache ? &*cache : nullptr, &report);
     if (failed(file))
       fail("cannot compile @" + name + " from " + where);
+    bool hit = report.outcome == fc::CompileCacheReport::Outcome::Hit;
     note("compiled @" + name + " in " +
          fixed(std::chrono::duration<double, std::milli>(
                    std::chrono::steady_clock::now() - start)
                    .count(),
                1) +
-         " ms");
+         " ms" + (hit ? " (a compile cache hit)" : ""));
     auto loaded = rt::Executable::load(file->data(), file->size());
     if (!loaded)
       fail("the compiled module does not load: " + loaded.status().toString());

@@ -6,6 +6,7 @@
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "fusion/Registration.h"
 #include "fusion/Support/ToolLimits.h"
+#include "fusion/Target/CompileCache.h"
 #include "fusion/Target/ModuleWriter.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -88,6 +89,17 @@ int main(int argc, char **argv) {
   cl::opt<bool> printStages("print-stages",
                             cl::desc("Print the IR after every pass"),
                             cl::init(false), cl::cat(category));
+  cl::opt<bool> noCache(
+      "no-cache",
+      cl::desc("With --fusion-to-module: compile even when the compile cache "
+               "has the module, and do not store it (FUSION_CACHE=0 does the "
+               "same; --repeat, --print-stages and --mlir-timing imply it)"),
+      cl::init(false), cl::cat(category));
+  cl::opt<bool> cacheReport(
+      "cache-report",
+      cl::desc("With --fusion-to-module: say on stderr what the compile "
+               "cache did (hit, stored, off) and the key"),
+      cl::init(false), cl::cat(category));
   // --mlir-timing (parse, each pass, ptxas, launch plan, output) and
   // --mlir-disable-threading work too, but --help lists only this tool's own
   // options (--help-hidden lists the rest).
@@ -146,6 +158,19 @@ int main(int argc, char **argv) {
     options.splitKernels = mode != Mode::PTX;
     options.timing = &timing;
 
+    // Note [Compile cache]: module files compiled before, by any process.
+    std::string cacheError;
+    fusion::CompileCacheConfig cacheConfig =
+        fusion::CompileCacheConfig::fromEnvironment(&cacheError);
+    if (!cacheError.empty())
+      llvm::errs() << "fusion-translate: compile cache off: " << cacheError
+                   << "\n";
+    bool useCache = mode == Mode::Module && cacheConfig.enabled && !noCache &&
+                    repeat <= 1 && !printStages && !timingManager.isEnabled();
+    std::optional<fusion::CompileCache> cache;
+    if (useCache)
+      cache.emplace(cacheConfig);
+
     std::string result;
     if (mode == Mode::Module) {
       std::string source = sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
@@ -158,7 +183,31 @@ int main(int argc, char **argv) {
         if (!copy)
           return 1;
         auto start = std::chrono::steady_clock::now();
-        auto bytes = fusion::compileToModuleFile(*copy, fusionName, options);
+        fusion::CompileCacheReport report;
+        // Timing only when asked for: a hit runs no pass to time.
+        options.timing = timingManager.isEnabled() ? &timing : nullptr;
+        auto bytes = fusion::compileToModuleFile(
+            *copy, fusionName, options, cache ? &*cache : nullptr, &report);
+        if (cacheReport) {
+          using Outcome = fusion::CompileCacheReport::Outcome;
+          llvm::errs() << "fusion-translate: compile cache ";
+          switch (report.outcome) {
+          case Outcome::Off:
+            llvm::errs() << "off";
+            break;
+          case Outcome::Hit:
+            llvm::errs() << "hit " << report.key;
+            break;
+          case Outcome::Stored:
+            llvm::errs() << "stored " << report.key << " in "
+                         << cacheConfig.directory;
+            break;
+          case Outcome::NotStored:
+            llvm::errs() << "not stored " << report.key << ": " << report.error;
+            break;
+          }
+          llvm::errs() << "\n";
+        }
         double ms = std::chrono::duration<double, std::milli>(
                         std::chrono::steady_clock::now() - start)
                         .count();

@@ -2,6 +2,7 @@
  * compiles of text and of an MlirModule, good and bad, checked through the
  * bytes (loaded by the runtime) and the diagnostics. Exits non-zero with a
  * message at the first check that fails. */
+#define _XOPEN_SOURCE 700 /* setenv, mkdtemp */
 #include "fusion-c/Fusion.h"
 #include "fusion/Runtime/fusion_runtime.h"
 #include "mlir-c/Pass.h"
@@ -88,6 +89,11 @@ static void checkModule(FusionCompilation c, const char *name, int inputs) {
 }
 
 int main(void) {
+  /* The compile cache (Note [Compile cache]) in a folder of this run's. */
+  char cacheDir[] = "/tmp/fusion-capi-cache-XXXXXX";
+  CHECK(mkdtemp(cacheDir) != NULL, "mkdtemp failed");
+  setenv("FUSION_CACHE_DIR", cacheDir, 1);
+  unsetenv("FUSION_CACHE");
   MlirContext ctx = mlirContextCreate();
 
   /* The dialect handle. */
@@ -122,6 +128,34 @@ int main(void) {
   if (fusionCompilationSucceeded(c))
     checkModule(c, "neg", 1);
   fusionCompilationDestroy(c);
+
+  /* The same compile again: from the cache, the same bytes; without the
+   * cache: compiled. */
+  {
+    FusionCompilation first =
+        fusionCompileSource(ctx, str(kTwo), str("two.mlir"), &options);
+    FusionCompilation again =
+        fusionCompileSource(ctx, str(kTwo), str("again.mlir"), &options);
+    options.useCache = false;
+    FusionCompilation uncached =
+        fusionCompileSource(ctx, str(kTwo), str("two.mlir"), &options);
+    options.useCache = true;
+    MlirStringRef a = fusionCompilationGetBytes(first);
+    MlirStringRef b = fusionCompilationGetBytes(again);
+    MlirStringRef u = fusionCompilationGetBytes(uncached);
+    CHECK(fusionCompilationCacheHit(first), "the first compile (stored by "
+                                            "the one above) missed");
+    CHECK(fusionCompilationCacheHit(again), "the second compile missed");
+    CHECK(!fusionCompilationCacheHit(uncached), "useCache = false hit");
+    CHECK(a.length == b.length && memcmp(a.data, b.data, a.length) == 0,
+          "a hit's bytes differ from the stored ones");
+    CHECK(a.length == u.length && memcmp(a.data, u.data, a.length) == 0,
+          "a compile's bytes differ from the cached ones");
+    checkModule(again, "neg", 1);
+    fusionCompilationDestroy(first);
+    fusionCompilationDestroy(again);
+    fusionCompilationDestroy(uncached);
+  }
 
   /* Two fusions and none named: an error that names both. */
   options.fusionName = mlirStringRefCreate(NULL, 0);
@@ -227,6 +261,10 @@ int main(void) {
             "bad compile options");
 
   mlirContextDestroy(ctx);
+  char clear[128];
+  snprintf(clear, sizeof clear, "rm -rf '%s'", cacheDir);
+  if (system(clear) != 0)
+    fprintf(stderr, "capi-test: could not remove %s\n", cacheDir);
   if (failures)
     fprintf(stderr, "capi-test: %d checks failed\n", failures);
   else

@@ -58,6 +58,11 @@ struct FusionToPTXOptions : public PassPipelineOptions<FusionToPTXOptions> {
 
 /// decompose, segment, schedule, lower-kernels, then the upstream NVVM
 /// lowering and gpu-module-to-binary (PTX).
+/// The CUDA toolkit whose nvvm/libdevice/libdevice.10.bc the kernels' math
+/// calls link against: $CUDA_HOME, $CUDA_ROOT or $CUDA_PATH, else
+/// /usr/local/cuda, else the folder above the ptxas on PATH; empty if none.
+std::string findCudaToolkit();
+
 void buildFusionToPTXPipeline(OpPassManager &pm,
                               const FusionToPTXOptions &options);
 void registerFusionPipelines();

@@ -68,10 +68,37 @@ LogicalResult lowerToPTX(ModuleOp module, const CompileOptions &options);
 /// The PTX text of every gpu.binary in a lowered module, concatenated.
 std::string collectPTX(ModuleOp module);
 
+class CompileCache;
+
+/// What the compile cache did for one compile (Note [Compile cache]).
+struct CompileCacheReport {
+  enum class Outcome {
+    Off,      // no cache, or the compile prints or times its stages
+    Hit,      // the bytes came from the cache, nothing was compiled
+    Stored,   // compiled and stored
+    NotStored // compiled; the store failed (`error` says why)
+  };
+  Outcome outcome = Outcome::Off;
+  std::string key;
+  std::string path; // the entry written, for Stored
+  std::string error;
+};
+
 /// Lowers fusion `fusionName` (empty: the only one) of `module` in place and
-/// returns the module file bytes.
-FailureOr<std::string> compileToModuleFile(ModuleOp module,
-                                           StringRef fusionName,
-                                           const CompileOptions &options);
+/// returns the module file bytes. With a `cache` (enabled, and neither
+/// printStages nor timing set) the bytes come from it when it has them;
+/// otherwise the compiled bytes are stored in it. `module` is lowered only
+/// when the compile runs.
+FailureOr<std::string> compileToModuleFile(
+    ModuleOp module, StringRef fusionName, const CompileOptions &options,
+    const CompileCache *cache = nullptr, CompileCacheReport *report = nullptr);
+
+/// The cache key of compiling `module`'s only fusion with `options`: the
+/// definition after canonicalize and CSE, the options, ptxas (when a cubin
+/// is wanted) and `compilerId`. Failure when the definition does not
+/// canonicalize (the compile reports why).
+FailureOr<std::string> compileCacheKey(ModuleOp module,
+                                       const CompileOptions &options,
+                                       StringRef compilerId);
 } // namespace mlir::fusion
 #endif
