@@ -34,6 +34,19 @@ constexpr size_t kMaxLaunchGraphs = 64;
 // cuMemAllocAsync returns at least this alignment; PtrAligned assumes it for
 // buffers the runtime allocates (LaunchPlanEvaluator keeps pool parts so).
 constexpr uint64_t kRuntimeAllocationAlignment = 256;
+
+/// Grid, block and dynamic shared memory of `launch` into a CUlaunchConfig
+/// or a CUDA_KERNEL_NODE_PARAMS (the same field names).
+template <typename Config>
+void setLaunchShape(Config &config, const LaunchConfig &launch) {
+  config.gridDimX = launch.grid[0];
+  config.gridDimY = launch.grid[1];
+  config.gridDimZ = launch.grid[2];
+  config.blockDimX = launch.block[0];
+  config.blockDimY = launch.block[1];
+  config.blockDimZ = launch.block[2];
+  config.sharedMemBytes = launch.dynamicSmem;
+}
 // Above this, a kernel needs CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES.
 constexpr uint32_t kDefaultDynamicSmemLimit = 48 * 1024;
 
@@ -736,13 +749,7 @@ Status Executable::Impl::launchKernel(const CudaDriver &cu,
     ++numAttributes;
   }
   CUlaunchConfig config = {};
-  config.gridDimX = launch.grid[0];
-  config.gridDimY = launch.grid[1];
-  config.gridDimZ = launch.grid[2];
-  config.blockDimX = launch.block[0];
-  config.blockDimY = launch.block[1];
-  config.blockDimZ = launch.block[2];
-  config.sharedMemBytes = launch.dynamicSmem;
+  setLaunchShape(config, launch);
   config.hStream = stream;
   config.attrs = numAttributes ? attributes : nullptr;
   config.numAttrs = numAttributes;
@@ -785,13 +792,7 @@ CUDA_KERNEL_NODE_PARAMS nodeParams(const LaunchConfig &launch,
                                    size_t &size, void **extra) {
   CUDA_KERNEL_NODE_PARAMS node = {};
   node.func = function;
-  node.gridDimX = launch.grid[0];
-  node.gridDimY = launch.grid[1];
-  node.gridDimZ = launch.grid[2];
-  node.blockDimX = launch.block[0];
-  node.blockDimY = launch.block[1];
-  node.blockDimZ = launch.block[2];
-  node.sharedMemBytes = launch.dynamicSmem;
+  setLaunchShape(node, launch);
   size = launch.params.size();
   if (size) {
     extra[0] = CU_LAUNCH_PARAM_BUFFER_POINTER;
