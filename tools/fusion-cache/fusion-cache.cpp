@@ -83,7 +83,8 @@ int main(int argc, char **argv) {
       std::string what = "(not a module file)";
       if (auto buffer = llvm::MemoryBuffer::getFile(entry.path, false, false)) {
         llvm::StringRef bytes = (*buffer)->getBuffer();
-        auto exe = fusion::runtime::Executable::load(bytes.data(), bytes.size());
+        auto exe =
+            fusion::runtime::Executable::load(bytes.data(), bytes.size());
         if (exe.ok())
           what = "@" + (*exe)->info().name + " " + (*exe)->info().target;
       }
@@ -102,9 +103,8 @@ int main(int argc, char **argv) {
   case Command::Prune: {
     uint64_t bound = maxMb >= 0 ? uint64_t(maxMb) << 20 : config.maxBytes;
     size_t removed = cache.prune(bound);
-    llvm::outs() << "removed " << removed << " entries; "
-                 << cache.totalBytes() << " bytes left in " << config.directory
-                 << "\n";
+    llvm::outs() << "removed " << removed << " entries; " << cache.totalBytes()
+                 << " bytes left in " << config.directory << "\n";
     return 0;
   }
   case Command::Clear:
