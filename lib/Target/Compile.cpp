@@ -145,10 +145,8 @@ FailureOr<std::string> mlir::fusion::compileToModuleFile(
       writeModuleFile(module, fusionName, definition, writer);
   if (succeeded(bytes) && cached) {
     std::string error;
-    if (std::optional<std::string> path =
-            cache->store(report->key, *bytes, &error)) {
+    if (cache->store(report->key, *bytes, &error)) {
       report->outcome = CompileCacheReport::Outcome::Stored;
-      report->path = *path;
     } else {
       report->outcome = CompileCacheReport::Outcome::NotStored;
       report->error = error;

@@ -80,7 +80,6 @@ struct CompileCacheReport {
   };
   Outcome outcome = Outcome::Off;
   std::string key;
-  std::string path; // the entry written, for Stored
   std::string error;
 };
 
