@@ -18,6 +18,9 @@
 extern "C" {
 #endif
 
+/* The compiler's version, e.g. "0.1.0" (fusion/Version.h). */
+MLIR_CAPI_EXPORTED const char *fusionCompilerVersion(void);
+
 /* mlirGetDialectHandle__fusion__(): the fusion dialect, for
  * mlirDialectHandleRegisterDialect and mlirDialectHandleLoadDialect. */
 MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Fusion, fusion);
@@ -98,6 +101,30 @@ MLIR_CAPI_EXPORTED FusionCompilation fusionCompileSource(
  * lowered). */
 MLIR_CAPI_EXPORTED FusionCompilation
 fusionCompileModule(MlirModule module, const FusionCompileOptions *options);
+
+/* What fusionCompileSourceTo produces. */
+typedef enum {
+  /* The module file (what fusionCompileSource returns). */
+  FusionOutputModuleFile = 0,
+  /* The PTX of every kernel, as text (one PTX module per fusion). */
+  FusionOutputPTX = 1,
+  /* The IR after the whole pipeline (host program, launch plan and
+   * gpu.binary), as text. */
+  FusionOutputLoweredIR = 2,
+  /* The IR after every pass of the pipeline that changed it, as text (what
+   * fusion-translate --print-stages prints). */
+  FusionOutputStages = 3,
+  /* The source parsed and verified, printed back (fusion-opt without
+   * passes): nothing is compiled. */
+  FusionOutputVerifiedIR = 4
+} FusionOutputKind;
+
+/* Compiles the fusion of `source` as fusionCompileSource does and returns
+ * `kind` as the bytes. Only the module file comes from (and goes to) the
+ * compile cache. */
+MLIR_CAPI_EXPORTED FusionCompilation fusionCompileSourceTo(
+    MlirContext context, MlirStringRef source, MlirStringRef sourceName,
+    const FusionCompileOptions *options, FusionOutputKind kind);
 
 MLIR_CAPI_EXPORTED bool fusionCompilationSucceeded(FusionCompilation result);
 /* Whether the bytes came from the compile cache (nothing was compiled). */

@@ -1,17 +1,19 @@
 //===- Fusion.cpp - the compiler's C API (fusion-c/Fusion.h) --------------===//
 // Wraps registration and compileToModuleFile. A compile collects every
-// diagnostic of the context while it runs (a scoped handler, so the
-// caller's handlers see nothing of it) and keeps the bytes and the
-// diagnostics' strings until fusionCompilationDestroy.
+// diagnostic of the context while it runs (Diagnostics.h) and keeps the
+// bytes and the diagnostics' strings until fusionCompilationDestroy.
 //===----------------------------------------------------------------------===//
 
 #include "fusion-c/Fusion.h"
+
+#include "Diagnostics.h"
 
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "fusion/Pipeline/Pipeline.h"
 #include "fusion/Registration.h"
 #include "fusion/Target/CompileCache.h"
 #include "fusion/Target/ModuleWriter.h"
+#include "fusion/Version.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Pass.h"
@@ -33,75 +35,17 @@ MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Fusion, fusion,
 
 namespace {
 
-struct Recorded {
-  FusionDiagnosticSeverity severity;
-  std::string message, file;
-  unsigned line = 0, column = 0;
-};
-
 struct Compilation {
   bool succeeded = false;
   bool cacheHit = false;
   std::string bytes;
-  std::vector<Recorded> diagnostics;
+  std::vector<fusion::capi::RecordedDiagnostic> diagnostics;
 };
 
 FusionCompilation wrapCompilation(Compilation *c) { return {c}; }
 Compilation *unwrapCompilation(FusionCompilation c) {
   return static_cast<Compilation *>(c.ptr);
 }
-
-FusionDiagnosticSeverity severityOf(DiagnosticSeverity severity) {
-  switch (severity) {
-  case DiagnosticSeverity::Error:
-    return FusionDiagnosticError;
-  case DiagnosticSeverity::Warning:
-    return FusionDiagnosticWarning;
-  case DiagnosticSeverity::Note:
-    return FusionDiagnosticNote;
-  case DiagnosticSeverity::Remark:
-    return FusionDiagnosticRemark;
-  }
-  return FusionDiagnosticError;
-}
-
-/// A diagnostic and its notes, in order, each with the file location its
-/// location holds (through fused and named locations).
-void record(Compilation &c, Recorded &&d, Location loc) {
-  if (auto file = dyn_cast<FileLineColLoc>(loc)) {
-    d.file = file.getFilename().str();
-    d.line = file.getLine();
-    d.column = file.getColumn();
-  } else {
-    loc->walk([&](Location inner) {
-      if (auto file = dyn_cast<FileLineColLoc>(inner)) {
-        d.file = file.getFilename().str();
-        d.line = file.getLine();
-        d.column = file.getColumn();
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
-    });
-  }
-  c.diagnostics.push_back(std::move(d));
-}
-
-/// Collects the context's diagnostics while it lives.
-class Collector {
-public:
-  Collector(MLIRContext *ctx, Compilation &c)
-      : handler(ctx, [&c](mlir::Diagnostic &diag) {
-          record(c, {severityOf(diag.getSeverity()), diag.str(), "", 0, 0},
-                 diag.getLocation());
-          for (mlir::Diagnostic &note : diag.getNotes())
-            record(c, {FusionDiagnosticNote, note.str(), "", 0, 0},
-                   note.getLocation());
-          return success();
-        }) {}
-
-private:
-  ScopedDiagnosticHandler handler;
-};
 
 const FusionCompileOptions &orDefaults(const FusionCompileOptions *options,
                                        FusionCompileOptions &defaults) {
@@ -130,7 +74,8 @@ LogicalResult pipelineOptions(const FusionCompileOptions &o,
 }
 
 void compileInto(Compilation &c, ModuleOp module,
-                 const FusionCompileOptions *options) {
+                 const FusionCompileOptions *options,
+                 FusionOutputKind kind = FusionOutputModuleFile) {
   FusionCompileOptions defaults;
   const FusionCompileOptions &o = orDefaults(options, defaults);
   fusion::FusionToPTXOptions pipeline;
@@ -151,6 +96,31 @@ void compileInto(Compilation &c, ModuleOp module,
   compile.transposeTile = pipeline.transposeTile;
   compile.splitKernels = pipeline.splitKernels;
   compile.emitCubin = o.emitCubin;
+  if (kind != FusionOutputModuleFile) {
+    // Text of one fusion: the others are dropped before the pipeline runs.
+    FailureOr<fusion::FusionOp> fusion =
+        fusion::selectFusion(module, unwrap(o.fusionName));
+    if (failed(fusion))
+      return;
+    for (Operation &op : llvm::make_early_inc_range(*module.getBody()))
+      if (isa<fusion::FusionOp>(op) && &op != fusion->getOperation())
+        op.erase();
+    // One PTX module per fusion, as fusion-translate --fusion-to-ptx prints.
+    compile.splitKernels = kind != FusionOutputPTX && compile.splitKernels;
+    llvm::raw_string_ostream stages(c.bytes);
+    if (kind == FusionOutputStages) {
+      compile.printStages = true;
+      compile.stagesStream = &stages;
+    }
+    if (failed(fusion::lowerToPTX(module, compile)))
+      return;
+    if (kind == FusionOutputPTX)
+      c.bytes = fusion::collectPTX(module);
+    else if (kind == FusionOutputLoweredIR)
+      module.print(stages);
+    c.succeeded = true;
+    return;
+  }
   // Note [Compile cache]: configured by the environment, read per compile.
   std::optional<fusion::CompileCache> cache;
   if (o.useCache) {
@@ -177,6 +147,8 @@ void appendAllDialects(MLIRContext *ctx) {
 }
 
 } // namespace
+
+const char *fusionCompilerVersion(void) { return FUSION_VERSION_STRING; }
 
 void fusionRegisterAllDialects(MlirDialectRegistry registry) {
   fusion::registerAllDialects(*unwrap(registry));
@@ -212,15 +184,35 @@ fusionAddFusionToPTXPipeline(MlirOpPassManager passManager,
 FusionCompilation fusionCompileSource(MlirContext context, MlirStringRef source,
                                       MlirStringRef sourceName,
                                       const FusionCompileOptions *options) {
+  return fusionCompileSourceTo(context, source, sourceName, options,
+                               FusionOutputModuleFile);
+}
+
+FusionCompilation fusionCompileSourceTo(MlirContext context,
+                                        MlirStringRef source,
+                                        MlirStringRef sourceName,
+                                        const FusionCompileOptions *options,
+                                        FusionOutputKind kind) {
   auto *c = new Compilation;
   MLIRContext *ctx = unwrap(context);
   appendAllDialects(ctx);
-  Collector collector(ctx, *c);
+  fusion::capi::DiagnosticCollector collector(ctx, c->diagnostics);
   ParserConfig config(ctx);
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(unwrap(source), config, unwrap(sourceName));
-  if (module)
-    compileInto(*c, *module, options);
+  if (!module)
+    return wrapCompilation(c);
+  if (kind == FusionOutputVerifiedIR) {
+    // parseSourceString verified it.
+    llvm::raw_string_ostream os(c->bytes);
+    module->print(os);
+    c->succeeded = true;
+  } else if (kind < FusionOutputModuleFile || kind > FusionOutputStages) {
+    emitError(module->getLoc())
+        << "unknown output kind " << static_cast<int>(kind);
+  } else {
+    compileInto(*c, *module, options, kind);
+  }
   return wrapCompilation(c);
 }
 
@@ -230,7 +222,7 @@ FusionCompilation fusionCompileModule(MlirModule module,
   ModuleOp original = unwrap(module);
   MLIRContext *ctx = original.getContext();
   appendAllDialects(ctx);
-  Collector collector(ctx, *c);
+  fusion::capi::DiagnosticCollector collector(ctx, c->diagnostics);
   OwningOpRef<ModuleOp> copy(cast<ModuleOp>(original->clone()));
   compileInto(*c, *copy, options);
   return wrapCompilation(c);
@@ -255,13 +247,7 @@ intptr_t fusionCompilationGetNumDiagnostics(FusionCompilation result) {
 
 FusionDiagnostic fusionCompilationGetDiagnostic(FusionCompilation result,
                                                 intptr_t index) {
-  const auto &all = unwrapCompilation(result)->diagnostics;
-  if (index < 0 || static_cast<size_t>(index) >= all.size())
-    return {FusionDiagnosticError, mlirStringRefCreate(nullptr, 0),
-            mlirStringRefCreate(nullptr, 0), 0, 0};
-  const Recorded &d = all[static_cast<size_t>(index)];
-  return {d.severity, mlirStringRefCreate(d.message.data(), d.message.size()),
-          mlirStringRefCreate(d.file.data(), d.file.size()), d.line, d.column};
+  return fusion::capi::viewOf(unwrapCompilation(result)->diagnostics, index);
 }
 
 void fusionCompilationDestroy(FusionCompilation result) {

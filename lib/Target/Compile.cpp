@@ -24,7 +24,9 @@ LogicalResult mlir::fusion::lowerToPTX(ModuleOp module,
     pm.enableIRPrinting(
         /*shouldPrintBeforePass=*/[](Pass *, Operation *) { return false; },
         /*shouldPrintAfterPass=*/[](Pass *, Operation *) { return true; },
-        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/true);
+        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/true,
+        /*printAfterOnlyOnFailure=*/false,
+        options.stagesStream ? *options.stagesStream : llvm::errs());
   }
   FusionToPTXOptions pipeline;
   pipeline.chip = options.chip;

@@ -3,10 +3,9 @@ torch CUDA tensors, on the CPU (the reference interpreter, fusion-interpret)
 for numpy arrays and CPU torch tensors."""
 
 import os
+import re
 import shutil
-import subprocess
 import sys
-import tempfile
 import threading
 import weakref
 
@@ -17,9 +16,11 @@ from .errors import (FusionCompileError, FusionError, FusionExecutionError,
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 _REPO_DIR = os.path.dirname(os.path.dirname(_PKG_DIR))
 
-SCHEDULE_FLAGS = {"unroll": "--unroll", "blocks_per_sm": "--blocks-per-sm",
-                  "chip": "--chip", "sm_count": "--sm-count"}
-DUMP_KINDS = ("ir", "ptx", "plan")
+# Schedule keys of execute(schedule=...): the pipeline option each sets
+# (chip and sm_count are compile options of their own).
+SCHEDULE_KEYS = {"unroll": "unroll", "blocks_per_sm": "blocks-per-sm",
+                 "chip": "chip", "sm_count": "sm-count"}
+DUMP_KINDS = ("ir", "stages", "plan", "ptx")
 
 
 # --- tools -------------------------------------------------------------------------
@@ -53,18 +54,6 @@ def find_tool(name, required=True):
         f"and PATH; set FUSION_TOOLS_DIR to the directory holding it")
 
 
-def _run_tool(args, error_cls, what):
-    try:
-        proc = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              universal_newlines=True)
-    except OSError as e:
-        raise error_cls(f"{what}: cannot run {args[0]}: {e}")
-    if proc.returncode != 0:
-        msg = proc.stderr.strip() or proc.stdout.strip() or f"exit code {proc.returncode}"
-        raise error_cls(f"{what} failed:\n{msg}")
-    return proc.stdout
-
-
 # --- options -------------------------------------------------------------------------
 
 
@@ -87,39 +76,72 @@ def parse_dump(dump):
     return kinds
 
 
-def schedule_flags(schedule):
+def schedule_options(schedule):
+    """The compile options of a schedule dict: {"chip", "sm_count",
+    "pipeline"} (pipeline: the fusion-to-ptx pipeline's textual options,
+    e.g. "blocks-per-sm=4 unroll=2"). Keys outside SCHEDULE_KEYS and values
+    of the wrong type are errors."""
+    options = {"chip": None, "sm_count": None, "pipeline": ""}
     if not schedule:
-        return []
-    flags = []
+        return options
+    pipeline = []
     for key in sorted(schedule):
-        if key not in SCHEDULE_FLAGS:
+        if key not in SCHEDULE_KEYS:
             raise FusionError(
-                f"unknown schedule key {key!r}; known: {', '.join(sorted(SCHEDULE_FLAGS))}")
+                f"unknown schedule key {key!r}; known: {', '.join(sorted(SCHEDULE_KEYS))}")
         value = schedule[key]
-        if key in ("unroll", "blocks_per_sm", "sm_count"):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise FusionError(f"schedule {key} must be an int >= 0, got {value!r}")
-        flags.append(f"{SCHEDULE_FLAGS[key]}={value}")
-    return flags
+        if key == "chip":
+            if not isinstance(value, str) or not re.match(r"^sm_[0-9]+[a-z]?$", value):
+                raise FusionError(f"schedule chip must be like 'sm_90a', got {value!r}")
+            options["chip"] = value
+            continue
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise FusionError(f"schedule {key} must be an int >= 0, got {value!r}")
+        if key == "sm_count":
+            options["sm_count"] = value
+        else:
+            pipeline.append(f"{SCHEDULE_KEYS[key]}={value}")
+    options["pipeline"] = " ".join(pipeline)
+    return options
 
 
-def _dump(fd, kinds, ir, flags):
-    out = sys.stdout
+def _source_name(fd):
+    """What diagnostics about the IR text itself (not an op) point at."""
+    return f"<fusion @{fd.name}>"
+
+
+def _dump(fd, kinds, ir, options):
+    """Writes the dumps `kinds` asks for: to stdout, or with
+    $FUSION_DUMP_DIR as files <dir>/<fusion>.<kind>.txt."""
+    from . import _compiler
+    directory = os.environ.get("FUSION_DUMP_DIR")
+    texts = []
     if "ir" in kinds:
-        out.write(f"===== fusion IR (@{fd.name}) =====\n{ir}")
-    for kind, option in (("plan", "--fusion-to-lowered-ir"), ("ptx", "--fusion-to-ptx")):
+        texts.append(("ir", fd.to_mlir()))
+    for kind, output in (("stages", _compiler.OUTPUT_STAGES),
+                         ("plan", _compiler.OUTPUT_LOWERED_IR),
+                         ("ptx", _compiler.OUTPUT_PTX)):
         if kind not in kinds:
             continue
-        with tempfile.TemporaryDirectory(prefix="fusion-dump-") as tmp:
-            src = os.path.join(tmp, "fusion.mlir")
-            with open(src, "w") as f:
-                f.write(ir)
-            try:
-                text = _run_tool([find_tool("fusion-translate"), src, option, "-o", "-"]
-                                 + flags, FusionCompileError, f"fusion-translate {option}")
-            except FusionCompileError as e:
-                text = f"(no {kind}: {e})\n"
-        out.write(f"===== fusion {kind} (@{fd.name}) =====\n{text}")
+        try:
+            data, _ = _compiler.compile(
+                fd.to_mlir(locations=True), _source_name(fd), kind=output,
+                chip=options["chip"], sm_count=options["sm_count"],
+                pipeline_options=options["pipeline"], use_cache=False)
+            text = data.decode("utf-8", "replace")
+        except FusionCompileError as e:
+            text = f"(no {kind}: {e})\n"
+        texts.append((kind, text))
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+        for kind, text in texts:
+            with open(os.path.join(directory, f"{fd.name}.{kind}.txt"), "w") as f:
+                f.write(text)
+        return
+    out = sys.stdout
+    for kind, text in texts:
+        label = "IR" if kind == "ir" else kind
+        out.write(f"===== fusion {label} (@{fd.name}) =====\n{text}")
     out.flush()
 
 
@@ -402,32 +424,19 @@ def execute(fd, inputs, dump=None, schedule=None):
                 fd.last_execution = entry.info
                 return outputs
     kinds = parse_dump(dump)
-    flags = schedule_flags(schedule)
+    options = schedule_options(schedule)
     mode = check_inputs(fd, inputs)
-    ir = fd.to_mlir()
-    if kinds:
-        _dump(fd, kinds, ir, flags)
+    ir = fd.to_mlir(locations=True)
     if mode == "gpu":
-        return _execute_gpu(fd, inputs, ir, schedule, flags)
+        options = _device_options(inputs, options)
+    if kinds:
+        _dump(fd, kinds, ir, options)
+    if mode == "gpu":
+        return _execute_gpu(fd, inputs, ir, schedule, options)
     return _execute_interpreter(fd, inputs, ir)
 
 
 # --- the reference interpreter ------------------------------------------------------
-
-
-def _scalar_text(x):
-    if isinstance(x, bool) or type(x).__name__ == "bool_":
-        return "true" if x else "false"
-    if isinstance(x, int):
-        return str(x)
-    f = float(x)
-    if f != f:
-        return "nan"
-    if f in (float("inf"), float("-inf")):
-        return "inf" if f > 0 else "-inf"
-    if float(int(f)) == f and abs(f) < 1e15 and not isinstance(x, int):
-        return repr(f)
-    return repr(f)
 
 
 def _to_numpy(x, dtype):
@@ -484,43 +493,57 @@ def raw_to_numpy(raw, dtype):
 
 def _execute_interpreter(fd, inputs, ir):
     import numpy as np
-    tool = find_tool("fusion-interpret")
-    with tempfile.TemporaryDirectory(prefix="fusion-interp-") as tmp:
-        src = os.path.join(tmp, "fusion.mlir")
-        with open(src, "w") as f:
-            f.write(ir)
-        args = [tool, src]
-        for i, (v, x) in enumerate(zip(fd.inputs, inputs)):
-            if v.__class__.__name__ == "Scalar":
-                args.append(f"--input={_scalar_text(x)}")
-                continue
-            path = os.path.join(tmp, f"in{i}.npy")
-            np.save(path, _to_numpy(x, v.dtype))
-            args.append(f"--input={path}")
-        out_dir = os.path.join(tmp, "out")
-        os.mkdir(out_dir)
-        args.append(f"--output-dir={out_dir}")
-        _run_tool(args, FusionExecutionError, "fusion-interpret (reference interpreter)")
-        results = []
-        for k, o in enumerate(fd.outputs):
-            arr = np.load(os.path.join(out_dir, f"out{k}.npy"))
-            dtype = o.dtype
-            if dtype is DataType.BFloat16 or dtype.is_fp8:
-                arr = raw_to_numpy(arr.view(np.uint16 if dtype is DataType.BFloat16
-                                            else np.uint8), dtype)
-            results.append(arr)
+    from . import _compiler
+    specs = []
+    for v, x in zip(fd.inputs, inputs):
+        if v.__class__.__name__ == "Scalar":
+            if v.dtype is DataType.Index:
+                specs.append(("index", int(x)))
+            elif v.dtype.is_bool:
+                specs.append(("scalar", v.dtype.mlir, 1 if x else 0))
+            elif v.dtype.is_float:
+                specs.append(("scalar", v.dtype.mlir, float(x)))
+            else:
+                specs.append(("scalar", v.dtype.mlir, int(x)))
+            continue
+        arr = np.ascontiguousarray(_to_numpy(x, v.dtype))
+        if v.dtype.is_bool:
+            arr = arr.astype(np.uint8)
+        specs.append(("tensor", v.dtype.mlir, tuple(arr.shape), memoryview(arr).cast("B")))
+    results = []
+    for o, (dtype, shape, data) in zip(
+            fd.outputs, _compiler.interpret(ir, specs, _source_name(fd))):
+        raw = np.frombuffer(data, dtype=_storage_dtype(o.dtype)).reshape(shape).copy()
+        if o.dtype is DataType.BFloat16 or o.dtype.is_fp8:
+            raw = raw_to_numpy(raw, o.dtype)
+        results.append(raw)
     fd.last_execution = {"mode": "interpreter", "cache_hit": False}
     return results
+
+
+def _storage_dtype(dtype):
+    """The numpy dtype of the interpreter's storage of `dtype`."""
+    import numpy as np
+    if dtype is DataType.BFloat16:
+        return np.uint16
+    if dtype.is_fp8:
+        return np.uint8
+    if dtype.is_bool:
+        return np.bool_
+    if dtype is DataType.Index:
+        return np.int64
+    return np.dtype(dtype.numpy_name)
 
 
 # --- the GPU ------------------------------------------------------------------------
 
 
 class _CacheEntry:
-    def __init__(self, executable, tmpdir, path):
+    def __init__(self, executable, module, compile_cache_hit):
         self.executable = executable
-        self.tmpdir = tmpdir
-        self.path = path
+        self.module = module  # the module file's bytes
+        # Whether the module came from the persistent compile cache.
+        self.compile_cache_hit = compile_cache_hit
 
 
 _cache = {}
@@ -568,18 +591,25 @@ def _signature(fd, inputs):
     return tuple(sig)
 
 
-def _execute_gpu(fd, inputs, ir, schedule, flags):
+def _device_options(inputs, options):
+    """The compile options for the device of the inputs: its chip and SM
+    count unless the schedule sets them."""
     import torch
-    from . import runtime
     device = next(x.device for x in inputs if _is_torch(x))
     props = torch.cuda.get_device_properties(device)
-    flags = list(flags)
-    keys = set(schedule or {})
-    if "chip" not in keys and (props.major, props.minor) != (9, 0):
-        flags.append(f"--chip=sm_{props.major}{props.minor}")
-    if "sm_count" not in keys:
-        flags.append(f"--sm-count={props.multi_processor_count}")
-    key = (ir, tuple(flags), _signature(fd, inputs))
+    options = dict(options)
+    if options["chip"] is None and (props.major, props.minor) != (9, 0):
+        options["chip"] = f"sm_{props.major}{props.minor}"
+    if options["sm_count"] is None:
+        options["sm_count"] = props.multi_processor_count
+    return options
+
+
+def _execute_gpu(fd, inputs, ir, schedule, options):
+    import torch
+    from . import runtime, _compiler
+    device = next(x.device for x in inputs if _is_torch(x))
+    key = (ir, tuple(sorted(options.items())), _signature(fd, inputs))
     with _cache_lock:
         entry = _cache.get(key)
         hit = entry is not None
@@ -587,14 +617,10 @@ def _execute_gpu(fd, inputs, ir, schedule, flags):
             _stats["hits"] += 1
         else:
             _stats["misses"] += 1
-            tmpdir = tempfile.TemporaryDirectory(prefix="fusion-module-")
-            src = os.path.join(tmpdir.name, "fusion.mlir")
-            with open(src, "w") as f:
-                f.write(ir)
-            path = os.path.join(tmpdir.name, f"{fd.name}.fusionmod")
-            _run_tool([find_tool("fusion-translate"), src, "--fusion-to-module", "-o", path]
-                      + flags, FusionCompileError, "fusion-translate --fusion-to-module")
-            entry = _CacheEntry(runtime.Executable(path), tmpdir, path)
+            data, cached = _compiler.compile(
+                ir, _source_name(fd), chip=options["chip"], sm_count=options["sm_count"],
+                pipeline_options=options["pipeline"])
+            entry = _CacheEntry(runtime.Executable(data), data, cached)
             _cache[key] = entry
     # Scalars are passed as Python numbers: the module's input dtypes are the
     # definition's, and check_inputs checked the values.
@@ -602,8 +628,10 @@ def _execute_gpu(fd, inputs, ir, schedule, flags):
     with torch.cuda.device(device):
         sig = exe.signature(inputs)
         outputs = exe.launch(sig, inputs, exe.allocate(sig, inputs))
-    fd.last_execution = {"mode": "gpu", "cache_hit": hit, "module": entry.path}
+    fd.last_execution = {"mode": "gpu", "cache_hit": hit, "module": entry.module,
+                          "compile_cache_hit": entry.compile_cache_hit}
     if schedule is None:
         _install_fast_entry(fd, inputs, exe, sig,
-                            {"mode": "gpu", "cache_hit": True, "module": entry.path})
+                            {"mode": "gpu", "cache_hit": True, "module": entry.module,
+                             "compile_cache_hit": entry.compile_cache_hit})
     return outputs

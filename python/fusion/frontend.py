@@ -19,8 +19,10 @@ dim of -1 is dynamic and results carry their sizes as SSA index values
 
 import functools
 import math
+import os
 import re
 import struct
+import sys
 
 from .dtypes import (DataType, to_dtype, promote, int_range, INT64_MAX, TENSOR,
                      ZERO_DIM, WRAPPED)
@@ -256,6 +258,48 @@ def _norm_shape_message(what, ns, sizes, noun):
 # --- the recorder ----------------------------------------------------------------
 
 
+# Note [Source locations]: every op the frontend writes carries the Python
+# line that asked for it, `loc("model.py":42:8)`: a top-level builder call
+# records its caller's file, line and column (CPython 3.11+ has columns),
+# and every line it emits, nested helpers' included, gets that location.
+# The compiler's diagnostics then point at the user's line (the C API
+# returns them with their file locations; _compiler.py quotes the line).
+# to_mlir() prints without locations; to_mlir(locations=True) is what gets
+# compiled. The persistent compile cache is keyed without locations
+# (Note [Compile cache]), so the same fusion at another line hits it.
+
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _caller_location(depth=2):
+    """(file, line, column) of the first frame outside this package, from
+    `depth` frames up."""
+    try:
+        f = sys._getframe(depth)
+    except ValueError:
+        return None
+    while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)) == _PKG_DIR:
+        f = f.f_back
+    if f is None:
+        return None
+    column = 0
+    positions = getattr(f.f_code, "co_positions", None)
+    if positions is not None and f.f_lasti >= 0:
+        for k, pos in enumerate(positions()):
+            if k == f.f_lasti // 2:
+                if pos[0] == f.f_lineno and pos[2] is not None:
+                    column = pos[2] + 1
+                break
+    return (f.f_code.co_filename, f.f_lineno, column)
+
+
+def _loc_text(loc):
+    if loc is None:
+        return ""
+    name = loc[0].replace("\\", "\\\\").replace('"', '\\"')
+    return f' loc("{name}":{loc[1]}:{loc[2]})'
+
+
 def _api(fn):
     """Marks a user-facing builder call: checks the definition is usable,
     records the call for repro() (top-level calls only), and poisons the
@@ -266,6 +310,8 @@ def _api(fn):
         fd = self if isinstance(self, FusionDefinition) else self._fd
         fd._check_building(fn.__name__)
         top = fd._depth == 0
+        if top:
+            fd._loc = _caller_location()
         fd._depth += 1
         try:
             result = fn(self, *args, **kwargs)
@@ -276,6 +322,8 @@ def _api(fn):
             raise FusionDefinitionError(f"{fn.__name__}: {e}") from e
         finally:
             fd._depth -= 1
+            if top:
+                fd._loc = None
         if top:
             prefix = "fd." if isinstance(self, FusionDefinition) else "fd.ops."
             fd._calls.append((prefix + fn.__name__, args, kwargs, result))
@@ -337,6 +385,10 @@ class FusionDefinition:
         # Note [Shape checks]: (what, tensor, first dim, normalized_shape).
         self._shape_checks = []
         self._depth = 0
+        # Note [Source locations]: the current top-level call's, and the
+        # definition's own (where it was created).
+        self._loc = None
+        self._def_loc = _caller_location()
         self._state = "new"       # new -> building -> done; or failed
         self._error = None
         self._mlir = None
@@ -408,7 +460,7 @@ class FusionDefinition:
         return name
 
     def _emit(self, line):
-        self._lines.append(line)
+        self._lines.append((line, self._loc))
 
     def _new_tensor(self, dtype, shape, sizes=None):
         return Tensor(self, self._new_name("T"), dtype, shape, sizes)
@@ -633,8 +685,10 @@ class FusionDefinition:
         return v
 
     # -- printing --
-    def to_mlir(self):
-        """The definition as the fusion dialect's textual IR."""
+    def to_mlir(self, locations=False):
+        """The definition as the fusion dialect's textual IR; with
+        `locations`, each op carries the Python line that wrote it
+        (`loc("model.py":42:8)`)."""
         self._check_usable("to_mlir")
         args = []
         for v in self.inputs:
@@ -649,13 +703,16 @@ class FusionDefinition:
         elif results:
             sig += f" -> ({', '.join(results)})"
         lines = [sig + " {"]
-        lines += ["  " + line for line in self._lines]
+        if locations:
+            lines += ["  " + line + _loc_text(loc) for line, loc in self._lines]
+        else:
+            lines += ["  " + line for line, _ in self._lines]
         if self.outputs:
             lines.append(f"  fusion.return {', '.join(o.name for o in self.outputs)} : "
                          f"{', '.join(results)}")
         else:
             lines.append("  fusion.return")
-        lines.append("}")
+        lines.append("}" + (_loc_text(self._def_loc) if locations else ""))
         return "\n".join(lines) + "\n"
 
     __str__ = to_mlir

@@ -2,7 +2,7 @@
 
 Works with any CPython 3 and needs no compiled extension: it loads
 libfusion_runtime.so, found through $FUSION_RUNTIME_LIBRARY, next to this
-package, or on the loader path.
+package, in the repository's build (fusion/_paths.py), or on the loader path.
 
 Note [Python fast path]: a call binds its inputs through the packed C entry
 points (fusion_executable_infer_packed / fusion_executable_run_packed), which
@@ -41,6 +41,7 @@ import numbers
 import os
 import threading
 
+from ._paths import library_candidates
 from .errors import FusionError
 
 MAX_RANK = 8
@@ -128,9 +129,8 @@ def load_library(path=None):
     global _lib
     if _lib is not None:
         return _lib
-    candidates = [path, os.environ.get("FUSION_RUNTIME_LIBRARY"),
-                  os.path.join(os.path.dirname(__file__), "libfusion_runtime.so"),
-                  "libfusion_runtime.so"]
+    candidates = [path] + library_candidates("libfusion_runtime.so",
+                                             "FUSION_RUNTIME_LIBRARY") + ["libfusion_runtime.so"]
     errors = []
     for candidate in candidates:
         if not candidate:
@@ -147,6 +147,8 @@ def load_library(path=None):
     lib.fusion_last_error_message.restype = ctypes.c_char_p
     lib.fusion_error_code_name.restype = ctypes.c_char_p
     lib.fusion_executable_load_file.argtypes = [ctypes.c_char_p, ctypes.POINTER(vp)]
+    lib.fusion_executable_load.argtypes = [ctypes.c_char_p, ctypes.c_size_t,
+                                           ctypes.POINTER(vp)]
     lib.fusion_executable_destroy.argtypes = [vp]
     lib.fusion_executable_destroy.restype = None
     lib.fusion_executable_num_inputs.argtypes = [vp]
@@ -192,13 +194,7 @@ def fastpath_disabled():
 
 
 def fastpath_candidates():
-    pkg = os.path.dirname(os.path.abspath(__file__))
-    repo = os.path.dirname(os.path.dirname(pkg))
-    paths = [os.environ.get("FUSION_FASTPATH_LIBRARY"), os.path.join(pkg, FASTPATH_NAME)]
-    for build in (os.environ.get("FUSION_BUILD_DIR"), "build"):
-        if build:
-            paths.append(os.path.join(repo, build, "lib", FASTPATH_NAME))
-    return [p for p in paths if p]
+    return library_candidates(FASTPATH_NAME, "FUSION_FASTPATH_LIBRARY")
 
 
 def load_fastpath():
@@ -380,7 +376,8 @@ class _Signature:
 
 
 class Executable:
-    """A loaded module file; call it on torch CUDA tensors.
+    """A loaded module file (a path, or the file's bytes); call it on torch
+    CUDA tensors.
 
     `exe(*inputs)` returns the output tensor (a tuple for several outputs),
     `exe.call(inputs)` a list; `exe.run(inputs, outputs)` writes
@@ -398,7 +395,13 @@ class Executable:
             raise FusionError(-1, "FastPathUnavailable",
                               f"fusion._fastpath: {fastpath_status()}")
         handle = ctypes.c_void_p()
-        _check(lib.fusion_executable_load_file(os.fsencode(path), ctypes.byref(handle)))
+        if isinstance(path, (bytes, bytearray, memoryview)):
+            # The module file itself (what the compiler returns in process).
+            data = bytes(path)
+            _check(lib.fusion_executable_load(data, len(data), ctypes.byref(handle)))
+            path = None
+        else:
+            _check(lib.fusion_executable_load_file(os.fsencode(path), ctypes.byref(handle)))
         self._handle = handle
         self.path = path
         self.num_inputs = n = lib.fusion_executable_num_inputs(handle)

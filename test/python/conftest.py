@@ -1,15 +1,22 @@
-"""pytest setup: import the package from python/ and find the built tools."""
+"""pytest setup: import the package from python/ (or, with
+FUSION_TEST_INSTALLED=1, the installed one: a wheel) and find the built
+tools."""
 import os
-import shutil
-import subprocess
 import sys
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "python"))
+INSTALLED = os.environ.get("FUSION_TEST_INSTALLED") == "1"
+if not INSTALLED:
+    sys.path.insert(0, os.path.join(ROOT, "python"))
 
+import fusion  # noqa: E402
 from fusion import find_tool  # noqa: E402
+
+if INSTALLED and os.path.abspath(fusion.__file__).startswith(os.path.join(ROOT, "python")):
+    raise RuntimeError(f"FUSION_TEST_INSTALLED=1 but fusion comes from the source tree "
+                       f"({fusion.__file__})")
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -34,20 +41,32 @@ def tool_or_skip(name):
     return path
 
 
+def compiler_or_skip():
+    """The compiler library's path (fusion/_compiler.py), or a skip."""
+    from fusion import _compiler
+    try:
+        return _compiler.library_path()
+    except fusion.FusionCompileError as e:
+        pytest.skip(str(e))
+
+
 @pytest.fixture
 def verify_ir():
-    """Checks IR text parses and verifies with fusion-opt; returns its output."""
-    opt = tool_or_skip("fusion-opt")
+    """Checks IR text parses and verifies (the compiler library, in process,
+    as fusion-opt without passes); returns the IR printed back."""
+    from fusion import _compiler
 
     def verify(text):
-        proc = subprocess.run([opt, "-"], input=text, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, universal_newlines=True)
-        assert proc.returncode == 0, f"fusion-opt rejected the IR:\n{proc.stderr}\n{text}"
-        return proc.stdout
+        try:
+            data, _ = _compiler.compile(text, "<test>", kind=_compiler.OUTPUT_VERIFIED_IR)
+        except fusion.FusionCompileError as e:
+            raise AssertionError(f"the IR does not verify:\n{e}\n{text}")
+        return data.decode()
 
     return verify
 
 
 @pytest.fixture
 def interpreter():
-    return tool_or_skip("fusion-interpret")
+    """The reference interpreter, in process (fusion/_compiler.py)."""
+    return compiler_or_skip()

@@ -1,5 +1,6 @@
 """Running definitions on numpy arrays through the reference interpreter
-(fusion-interpret), against numpy computations; input errors; dumps."""
+(in process), against numpy computations; input errors; dumps; errors that
+point at the user's line."""
 import math
 
 import numpy as np
@@ -236,6 +237,64 @@ def test_interpreter_runtime_error_is_an_exception():
         fd.add_output(fd.ops.div(a, 0))
     with pytest.raises(FusionError, match="division by zero"):
         fd.execute([np.ones(3, np.int32)])
+
+
+def test_interpreter_error_quotes_the_users_line():
+    """Note [Source locations]: the interpreter's error names the op and
+    the Python line that wrote it."""
+    with FusionDefinition() as fd:
+        a = fd.define_tensor([-1], D.Float32)
+        b = fd.define_tensor([-1], D.Float32)
+        fd.add_output(fd.ops.add(a, b))  # the line the error quotes
+    with pytest.raises(FusionError) as info:
+        fd.execute([np.ones(3, np.float32), np.ones(4, np.float32)])
+    msg = str(info.value)
+    assert "operand 1 has shape [4] but operand 0 has [3]" in msg
+    assert f"'fusion.add' at {__file__}:" in msg
+    assert "fd.add_output(fd.ops.add(a, b))  # the line the error quotes" in msg
+
+
+def test_to_mlir_with_locations():
+    with FusionDefinition("located") as fd:
+        a = fd.define_tensor([-1], D.Float32)
+        fd.add_output(fd.ops.relu(a))
+    here = test_to_mlir_with_locations.__code__.co_firstlineno
+    plain, located = fd.to_mlir(), fd.to_mlir(locations=True)
+    assert " loc(" not in plain
+    assert f'fusion.relu %T0 : tensor<?xf32> loc("{__file__}":{here + 3}:' in located
+    assert f'}} loc("{__file__}":{here + 1}:' in located
+
+
+def test_no_subprocess_and_no_temporary_files(monkeypatch, tmp_path):
+    """The interpreter and the compiler run in this process."""
+    import subprocess
+    import tempfile
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("started a subprocess")
+
+    monkeypatch.setattr(subprocess, "Popen", refuse)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    x = rand(3, 5)
+    with FusionDefinition() as fd:
+        a = fd.define_tensor([-1, -1], D.Float32)
+        fd.add_output(fd.ops.exp(a))
+    (y,) = fd.execute([x], dump="ptx")
+    np.testing.assert_allclose(y, np.exp(x), rtol=1e-6)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_dump_stages_to_a_directory(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("FUSION_DUMP_DIR", str(tmp_path))
+    make_fd().execute([np.ones((2, 4), np.float32)], dump="ir,stages,plan,ptx")
+    assert capsys.readouterr().out == ""
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["f.ir.txt", "f.plan.txt", "f.ptx.txt", "f.stages.txt"]
+    assert "fusion.relu" in (tmp_path / "f.ir.txt").read_text()
+    stages = (tmp_path / "f.stages.txt").read_text()
+    assert "IR Dump After" in stages and "fusion-segment" in stages.lower()
+    assert "gpu.binary" in (tmp_path / "f.plan.txt").read_text()
+    assert ".entry" in (tmp_path / "f.ptx.txt").read_text()
 
 
 def test_dump_ir_and_ptx(capsys):

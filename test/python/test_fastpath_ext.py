@@ -18,7 +18,7 @@ from test_runtime_fastpath import (FakeBackend, FakeTensor, _driver_present,
                                    count_input_checks,
                                    _fake_torch, compile_module, library,  # noqa: F401
                                    check_norm_fds, norm_fds, offset_fd, scaled_fd,
-                                   tiny3_fd, tool_or_skip)
+                                   tiny3_fd, compiler_or_skip)
 
 from fusion import (DataType, FusionDefinition, FusionError,
                     FusionInputError, clear_cache)
@@ -519,7 +519,7 @@ def test_outputs_like_an_input(ext, tiny3_path, tmp_path):
 def fake_gpu_c(ext, library, monkeypatch):
     """FusionDefinition.execute on fake CUDA tensors with a C-callable
     stand-in for the launch, so that hits go through fusion._fastpath."""
-    tool_or_skip("fusion-translate")
+    compiler_or_skip()
     backend = FakeBackend()
     monkeypatch.setitem(sys.modules, "torch", _fake_torch(backend))
     monkeypatch.setattr(runtime, "_torch_backend", None)
@@ -562,7 +562,8 @@ def test_execute_through_c(fake_gpu_c):
         assert out.shape == (1024,)
         assert rec.calls[-1]["data"] == [a2.data_ptr(), b2.data_ptr()]
         assert fd.last_execution == {"mode": "gpu", "cache_hit": True,
-                                     "module": fd.last_execution["module"]}
+                                     "module": fd.last_execution["module"],
+                                     "compile_cache_hit": fd.last_execution["compile_cache_hit"]}
     assert native.stats()["hits"] == 6 and len(checks) == 1
     assert execution.cache_stats()["hits"] == 6
     # Bad inputs after hits: the full path's FusionInputErrors.

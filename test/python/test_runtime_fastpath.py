@@ -1,14 +1,13 @@
 """CPU tests of the Python fast path (Note [Python fast path] in
 fusion/runtime.py): argument packing, signature caching, output allocation
 and the errors for bad inputs, on fake tensors against the real
-libfusion_runtime.so and modules compiled by fusion-translate. No GPU or
+libfusion_runtime.so and modules compiled in process. No GPU or
 torch needed: a fake backend allocates, and the C call stops at the missing
 driver (or, for FusionDefinition.execute, at a stand-in for the launch).
 The same paths on a GPU are in test_gpu.py."""
 import contextlib
 import ctypes
 import os
-import subprocess
 import sys
 import types
 
@@ -17,16 +16,14 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def tool_or_skip(name):
-    """As conftest.tool_or_skip, which cannot be imported by name here:
-    `pytest test/python test/bench` loads test/bench's conftest module as
-    `conftest` too."""
-    from fusion import find_tool
-    path = find_tool(name, required=False)
-    if path is None:
-        pytest.skip(f"{name} is not built (build it with `ninja -C build {name}`, "
-                    f"or set FUSION_TOOLS_DIR)")
-    return path
+def compiler_or_skip():
+    """The compiler library's path (fusion/_compiler.py), or a skip."""
+    from fusion import FusionCompileError, _compiler
+    try:
+        return _compiler.library_path()
+    except FusionCompileError as e:
+        pytest.skip(str(e))
+
 
 from fusion import (DataType, FusionDefinition, FusionError,  # noqa: E402
                     FusionInputError, cache_stats, clear_cache)
@@ -46,6 +43,12 @@ def _library_or_skip():
         lib = ctypes.CDLL(path)
         if hasattr(lib, "fusion_executable_run_packed"):
             return path
+    try:  # an installed package's own (a wheel)
+        lib = runtime.load_library()
+        if hasattr(lib, "fusion_executable_run_packed"):
+            return lib._name
+    except FusionError:
+        pass
     pytest.skip("no libfusion_runtime.so with fusion_executable_run_packed "
                 "(build FusionRuntimeShared, or set FUSION_RUNTIME_LIBRARY)")
 
@@ -210,14 +213,13 @@ def offset_fd():
 
 
 def compile_module(fd, tmp_path):
-    translate = tool_or_skip("fusion-translate")
-    src = tmp_path / f"{fd.name}.mlir"
-    src.write_text(fd.to_mlir())
+    """The definition's module file, compiled in process, written to
+    tmp_path."""
+    compiler_or_skip()
+    from fusion import _compiler
+    data, _ = _compiler.compile(fd.to_mlir(), f"{fd.name}.mlir")
     out = tmp_path / f"{fd.name}.fusionmod"
-    proc = subprocess.run([translate, str(src), "--fusion-to-module", "-o", str(out)],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          universal_newlines=True)
-    assert proc.returncode == 0, proc.stderr
+    out.write_bytes(data)
     return str(out)
 
 
@@ -499,9 +501,10 @@ def count_input_checks(monkeypatch):
 
 @pytest.fixture
 def fake_gpu(library, monkeypatch):
-    """FusionDefinition.execute on fake CUDA tensors: fusion-translate and
-    the runtime's checks run for real, the launch is a stand-in."""
-    tool_or_skip("fusion-translate")
+    """FusionDefinition.execute on fake CUDA tensors: the compiler (in
+    process) and the runtime's checks run for real, the launch is a
+    stand-in."""
+    compiler_or_skip()
     backend = FakeBackend()
     monkeypatch.setitem(sys.modules, "torch", _fake_torch(backend))
     monkeypatch.setattr(runtime, "_torch_backend", None)
@@ -523,6 +526,23 @@ def fake_gpu(library, monkeypatch):
     clear_cache()
 
 
+def test_execute_compile_error_points_at_the_users_line(fake_gpu):
+    """Note [Source locations]: a compile error names the Python line of
+    the definition (here: the schedule is out of range for its kernel)."""
+    fd = tiny3_fd()
+    with pytest.raises(FusionError) as info:
+        fd.execute([FakeTensor([64]), FakeTensor([64])], schedule={"unroll": 1000})
+    msg = str(info.value)
+    line = tiny3_fd.__code__.co_firstlineno + 2  # `with FusionDefinition(...)`
+    assert type(info.value).__name__ == "FusionCompileError"
+    assert "unroll = 1000 is out of range" in msg
+    assert f"{__file__}:{line}:" in msg, msg
+    assert 'with FusionDefinition("tiny3") as fd:' in msg
+    assert "see current operation" not in msg
+    first = info.value.diagnostics[0]
+    assert (first.severity, first.file, first.line) == ("error", __file__, line)
+
+
 def test_execute_fast_path(fake_gpu):
     fd = tiny3_fd()
     a, b = FakeTensor([1024]), FakeTensor([1024])
@@ -534,7 +554,8 @@ def test_execute_fast_path(fake_gpu):
         a2, b2 = FakeTensor([1024]), FakeTensor([1024])
         (out,) = fd.execute([a2, b2])
         assert fd.last_execution == {"mode": "gpu", "cache_hit": True,
-                                     "module": fd.last_execution["module"]}
+                                     "module": fd.last_execution["module"],
+                                     "compile_cache_hit": fd.last_execution["compile_cache_hit"]}
     # The fast path neither re-checked nor re-compiled, and passed the new
     # pointers.
     assert len(fake_gpu.checks) == 1

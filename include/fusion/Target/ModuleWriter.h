@@ -52,8 +52,10 @@ struct CompileOptions {
   int64_t innerMinBlocks = 0;
   int64_t transposeTile = 64;
   bool emitCubin = true;
-  /// Print the IR after every pass of the pipeline to stderr.
+  /// Print the IR after every pass of the pipeline to `stagesStream`
+  /// (stderr when null).
   bool printStages = false;
+  llvm::raw_ostream *stagesStream = nullptr;
   /// One gpu.module (PTX, cubin) per kernel variant; off, all variants of a
   /// fusion share one PTX (e.g. to print it as one ptxas-able file).
   bool splitKernels = true;
