@@ -8,10 +8,12 @@
     fd.to_mlir()           # the fusion dialect's textual IR
     fd.execute([tensor])   # torch CUDA: compiled; numpy/CPU: reference interpreter
 
-The runtime binding (`Executable`, module files compiled by fusion-translate)
-stays available as before. Pure Python (ctypes), any CPython 3.8+.
+The compiler and the reference interpreter run in this process
+(libfusion_compiler.so); the runtime binding `Executable` loads module files
+(a path or bytes). docs/python.md has the rest.
 """
 
+from ._version import __version__
 from .errors import (FusionError, FusionDefinitionError, FusionInputError,
                      FusionCompileError, FusionExecutionError)
 from .runtime import Executable, load_library
@@ -19,7 +21,7 @@ from .dtypes import DataType
 from .frontend import FusionDefinition, Tensor, Scalar, Value
 from .execution import cache_stats, clear_cache, find_tool
 
-__all__ = ["Executable", "FusionError", "load_library", "DataType",
+__all__ = ["__version__", "Executable", "FusionError", "load_library", "DataType",
            "FusionDefinition", "Tensor", "Scalar", "Value",
            "FusionDefinitionError", "FusionInputError", "FusionCompileError",
            "FusionExecutionError", "cache_stats", "clear_cache", "find_tool"]

@@ -363,14 +363,60 @@ def _src(x):
 # --- the definition --------------------------------------------------------------
 
 
-class FusionDefinition:
-    """A fusion under construction; use as a context manager.
+def _describe_input(x):
+    """dtype, shape, strides (in elements) and device of an execute input."""
+    if isinstance(x, (bool, int, float)):
+        return f"{type(x).__name__} {x!r}"
+    dtype = str(getattr(x, "dtype", type(x).__name__)).replace("torch.", "")
+    shape = list(getattr(x, "shape", []))
+    strides = None
+    if callable(getattr(x, "stride", None)):
+        strides = list(x.stride())
+    elif hasattr(x, "strides") and hasattr(x, "itemsize"):
+        strides = [s // x.itemsize for s in x.strides]
+    device = getattr(x, "device", "cpu")
+    return f"{dtype} shape {shape} strides {strides} on {device}"
 
-    Ops live under `fd.ops`; `fd.to_mlir()` prints the IR, `fd.repro()` a
-    Python script rebuilding it, and `fd.execute(inputs)` runs it.
+
+def _versions():
+    import platform
+    parts = [f"fusion {_execution.package_version()}", f"python {platform.python_version()}"]
+    for name in ("numpy", "torch"):
+        module = sys.modules.get(name)
+        if module is not None:
+            parts.append(f"{name} {getattr(module, '__version__', '?')}")
+            if name == "torch" and getattr(module, "version", None) is not None:
+                cuda = getattr(module.version, "cuda", None)
+                if cuda:
+                    parts.append(f"CUDA {cuda}")
+    return ", ".join(parts)
+
+
+
+class FusionDefinition:
+    """A fusion under construction; use as a context manager, or subclass it
+    and write the ops in `definition(self)` (nvFuser's style):
+
+        class AddRelu(FusionDefinition):
+            def definition(self):
+                a = self.define_tensor([-1, -1], DataType.Float32)
+                self.add_output(self.ops.relu(self.ops.add(a, a)))
+
+            def schedule(self):            # optional: execute's default
+                return {"unroll": 2}
+
+        fd = AddRelu()                     # named "AddRelu"
+        fd.execute([x])
+
+    Ops live under `fd.ops`; `print(fd)` shows the definition as Python
+    (`fd.repro()`, a runnable script), `fd.to_mlir()` the IR, and
+    `fd.execute(inputs)` runs it.
     """
 
-    def __init__(self, name="fusion"):
+    def __init__(self, name=None):
+        if name is None:
+            subclass = type(self) is not FusionDefinition
+            name = type(self).__name__ if subclass else "fusion"
         if not re.match(r"^[A-Za-z_][A-Za-z0-9_$.]*$", str(name)):
             raise FusionDefinitionError(f"invalid fusion name {name!r}")
         self.name = str(name)
@@ -396,6 +442,29 @@ class FusionDefinition:
         self.last_execution = None
         # execution._FastPath once a signature has run on the GPU.
         self._fast_path = None
+
+    # -- the subclass style --
+    def _has_definition(self):
+        return type(self).definition is not FusionDefinition.definition
+
+    def definition(self):
+        """Override to write the ops (self.define_tensor, self.ops.X,
+        self.add_output); runs once, on first use."""
+        raise FusionDefinitionError(
+            "definition(): build the fusion in a `with FusionDefinition() as fd:` "
+            "block, or subclass FusionDefinition and override definition()")
+
+    def schedule(self):
+        """Override to return execute()'s default schedule dict (the keys of
+        execute's `schedule`); None: the heuristics'."""
+        return None
+
+    def _define(self):
+        """Runs a subclass's definition() the first time it is needed."""
+        if self._state != "new" or not self._has_definition():
+            return
+        with self:
+            self.definition()
 
     # -- context manager --
     def __enter__(self):
@@ -689,6 +758,7 @@ class FusionDefinition:
         """The definition as the fusion dialect's textual IR; with
         `locations`, each op carries the Python line that wrote it
         (`loc("model.py":42:8)`)."""
+        self._define()
         self._check_usable("to_mlir")
         args = []
         for v in self.inputs:
@@ -715,19 +785,27 @@ class FusionDefinition:
         lines.append("}" + (_loc_text(self._def_loc) if locations else ""))
         return "\n".join(lines) + "\n"
 
-    __str__ = to_mlir
+    def __str__(self):
+        """The definition as Python (a runnable script: repro())."""
+        return self.repro()
+
+    def __repr__(self):
+        return (f"<{type(self).__name__} @{self.name}: {len(self.inputs)} inputs, "
+                f"{len(self.outputs)} outputs, {self._state}>")
 
     def repro(self, inputs=None):
         """A runnable Python script that rebuilds this definition (and prints
-        its IR); with `inputs`, a comment lists their dtypes and shapes."""
+        its IR); with `inputs`, comments give each input's dtype, shape,
+        strides and device, and the versions of Fusion, Python, numpy and
+        torch."""
+        self._define()
         self._check_usable("repro")
         lines = ["# Fusion repro: rebuilds the definition and prints its IR.",
                  "from fusion import FusionDefinition, DataType", ""]
         if inputs is not None:
-            for i, x in enumerate(inputs):
-                shape = getattr(x, "shape", None)
-                dtype = getattr(x, "dtype", type(x).__name__)
-                lines.insert(1, f"# input {i}: {dtype} {list(shape) if shape is not None else x!r}")
+            header = [f"# versions: {_versions()}"]
+            header += [f"# input {i}: {_describe_input(x)}" for i, x in enumerate(inputs)]
+            lines[1:1] = header
         lines.append(f"with FusionDefinition({self.name!r}) as fd:")
         if not self._calls:
             lines.append("    pass")
@@ -754,20 +832,36 @@ class FusionDefinition:
         # The C fast path first (Note [Lean execute] in execution.py): a
         # signature this definition has run before, no dump, no schedule.
         fast = self._fast_path
-        if fast is not None and dump is None and schedule is None:
+        if fast is not None and dump is None and schedule is None and device is None:
             native = fast.native
             if native is not None and not _execution.dump_requested():
                 outputs = native.call(inputs, None, None, self)
                 if outputs is not None:
                     return outputs
         execution = _execution
+        self._define()
         self._check_usable("execute")
         if self._state == "building":
             raise FusionDefinitionError(
                 "execute: finish the definition (leave its `with` block) first")
         if self._state == "new":
             raise FusionDefinitionError("execute: the definition is empty")
-        return execution.execute(self, list(inputs), dump=dump, schedule=schedule)
+        inputs = list(inputs)
+        try:
+            return execution.execute(self, inputs, dump=dump, schedule=schedule,
+                                     device=device)
+        except FusionError as e:
+            # A compile or run that failed: the message ends with a repro
+            # (FusionInputErrors name the input; they need none).
+            if isinstance(e, (FusionInputError, FusionDefinitionError)) or \
+                    getattr(e, "repro", None) is not None:
+                raise
+            try:
+                e.repro = self.repro(inputs)
+            except FusionError:
+                raise e
+            e.args = (f"{e}\n\n{e.repro}",)
+            raise
 
 
 # --- ops -----------------------------------------------------------------------

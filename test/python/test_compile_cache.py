@@ -1,7 +1,7 @@
 """The compile cache across processes (Note [Compile cache] in
-include/fusion/Target/CompileCache.h): fusion-translate storing and hitting,
-concurrent writers, a corrupt entry compiled again, fusion-cache list, prune
-and clear. No GPU needed."""
+include/fusion/Target/CompileCache.h): fusion-translate and the Python
+package storing and hitting, concurrent writers, a corrupt entry compiled
+again, fusion-cache list, prune and clear. No GPU needed."""
 import concurrent.futures
 import os
 import subprocess
@@ -139,3 +139,45 @@ def test_fusion_cache_lists_prunes_and_clears(tmp_path, cache_env):
     assert entries(cache_env) == []
     bad = cache_cli(cache_env, "explode")
     assert bad.returncode == 2 and "unknown command" in bad.stderr
+
+
+# A fresh Python process builds a definition (at `line` blank lines into its
+# script, so its source locations differ), compiles it in process and prints
+# whether the module came from the cache, and the module's hash.
+_PROCESS = """
+import hashlib, sys
+{path}
+from fusion import DataType, FusionDefinition, _compiler
+{blank}
+with FusionDefinition("tiny") as fd:
+    a = fd.define_tensor([-1], DataType.Float32)
+    fd.add_output(fd.ops.relu(fd.ops.mul(a, a)))
+data, hit = _compiler.compile(fd.to_mlir(locations=True), emit_cubin=False)
+print(hit, hashlib.sha256(data).hexdigest())
+"""
+
+
+def _python_process(env, blank_lines):
+    import sys
+    import fusion
+    path = ""
+    if os.environ.get("FUSION_TEST_INSTALLED") != "1":  # the source tree's package
+        path = f"sys.path.insert(0, {os.path.dirname(os.path.dirname(fusion.__file__))!r})"
+    script = _PROCESS.format(path=path, blank="\n" * blank_lines)
+    proc = subprocess.run([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True)
+    assert proc.returncode == 0, proc.stderr
+    hit, digest = proc.stdout.split()
+    return hit == "True", digest
+
+
+def test_the_python_package_compiles_once_across_processes(cache_env):
+    """Note [Compile cache]: the package's in-process compiles use the
+    persistent cache; source locations are not part of the key."""
+    first_hit, first = _python_process(cache_env, 0)
+    second_hit, second = _python_process(cache_env, 5)
+    assert (first_hit, second_hit) == (False, True)
+    assert first == second
+    assert len(entries(cache_env)) == 1
+    off_hit, off = _python_process(dict(cache_env, FUSION_CACHE="0"), 0)
+    assert not off_hit and off == first

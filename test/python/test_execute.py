@@ -297,6 +297,75 @@ def test_dump_stages_to_a_directory(monkeypatch, tmp_path, capsys):
     assert ".entry" in (tmp_path / "f.ptx.txt").read_text()
 
 
+def test_the_subclass_style():
+    """nvFuser's habit: subclass FusionDefinition, write definition(); it
+    runs once, on first use, and names the fusion after the class."""
+    class AddScaled(FusionDefinition):
+        runs = 0
+
+        def definition(self):
+            AddScaled.runs += 1
+            a = self.define_tensor([-1, -1], D.Float32, name="a")
+            b = self.define_tensor([-1], D.Float32, name="b")
+            self.add_output(self.ops.mul(self.ops.add(a, b), 2.0))
+
+    fd = AddScaled()
+    assert fd.name == "AddScaled"
+    x, y = rand(3, 4), rand(4)
+    (out,) = fd.execute([x, y])
+    np.testing.assert_allclose(out, (x + y) * 2.0, rtol=1e-6)
+    fd.execute([x, y])
+    assert "fusion.fusion @AddScaled(" in fd.to_mlir()
+    assert AddScaled.runs == 1
+    assert AddScaled("other").name == "other"
+    with pytest.raises(FusionDefinitionError, match="override definition"):
+        FusionDefinition().definition()
+
+
+def test_print_shows_python_and_repro_runs(capsys):
+    fd = make_fd()
+    text = str(fd)
+    assert text == fd.repro()
+    assert "with FusionDefinition('f') as fd:" in text and "fd.ops.relu(" in text
+    assert "fusion.fusion" not in text
+    namespace = {"__name__": "__main__"}
+    exec(compile(text, "<repro>", "exec"), namespace)
+    assert capsys.readouterr().out == fd.to_mlir()
+    assert repr(fd).startswith("<FusionDefinition @f: 1 inputs, 1 outputs")
+
+
+def test_a_failed_run_carries_a_repro():
+    with FusionDefinition("divide") as fd:
+        a = fd.define_tensor([-1], D.Int32, name="a")
+        fd.add_output(fd.ops.div(a, 0))
+    x = np.ones(3, np.int32)
+    with pytest.raises(FusionError) as info:
+        fd.execute([x])
+    msg = str(info.value)
+    assert "division by zero" in msg
+    assert info.value.repro == fd.repro([x])
+    assert "# Fusion repro" in msg and "with FusionDefinition('divide') as fd:" in msg
+    assert "# input 0: int32 shape [3] strides [1] on cpu" in msg
+    assert "# versions: fusion " in msg and "numpy " in msg
+    # Input errors name the input; no repro.
+    with pytest.raises(FusionInputError) as bad:
+        fd.execute([np.ones(3, np.float32)])
+    assert "repro" not in str(bad.value) and getattr(bad.value, "repro", None) is None
+
+
+def test_execute_device_on_the_cpu():
+    fd = make_fd()
+    x = np.ones((2, 4), np.float32)
+    (out,) = fd.execute([x], device="cpu")
+    assert fd.last_execution["mode"] == "interpreter"
+    with pytest.raises(FusionInputError, match=r"device='cuda'.*the inputs are on the CPU"):
+        fd.execute([x], device="cuda")
+    with pytest.raises(FusionInputError, match="device must be"):
+        fd.execute([x], device="cpu:0")
+    with pytest.raises(FusionInputError, match="device must be"):
+        fd.execute([x], device=True)
+
+
 def test_dump_ir_and_ptx(capsys):
     fd = make_fd()
     fd.execute([np.ones((2, 4), np.float32)], dump="ir,ptx", schedule={"unroll": 2})

@@ -31,6 +31,8 @@ from fusion import execution, runtime  # noqa: E402
 
 
 def _library_or_skip():
+    if os.environ.get("FUSION_TEST_INSTALLED") == "1":
+        return runtime.load_library()._name  # the installed package's own
     candidates = [os.environ.get("FUSION_RUNTIME_LIBRARY")]
     build = os.environ.get("FUSION_BUILD_DIR")
     if build:
@@ -541,6 +543,40 @@ def test_execute_compile_error_points_at_the_users_line(fake_gpu):
     assert "see current operation" not in msg
     first = info.value.diagnostics[0]
     assert (first.severity, first.file, first.line) == ("error", __file__, line)
+
+
+def test_execute_device_is_checked_never_ignored(fake_gpu):
+    fd = tiny3_fd()
+    a, b = FakeTensor([64]), FakeTensor([64])
+    (out,) = fd.execute([a, b], device="cuda:0")
+    assert out.shape == (64,) and fd.last_execution["mode"] == "gpu"
+    fd.execute([a, b], device=0)
+    fd.execute([a, b], device="cuda")
+    with pytest.raises(FusionInputError, match=r"input 0 \(a\) is on cuda:0 \(execute "
+                                               r"does not copy\)"):
+        fd.execute([a, b], device="cuda:1")
+    with pytest.raises(FusionInputError, match=r"device='cpu'.*input 0 \(a\) is on cuda:0"):
+        fd.execute([a, b], device="cpu")
+    with pytest.raises(FusionInputError, match="device must be"):
+        fd.execute([a, b], device="tpu")
+
+
+def test_subclass_schedule_is_the_default(fake_gpu):
+    """A subclass's schedule() reaches the compiler (an unroll out of range
+    fails there) unless execute's schedule overrides it."""
+    class Unrolled(FusionDefinition):
+        def definition(self):
+            a = self.define_tensor([-1], DataType.Float32, name="a")
+            self.add_output(self.ops.relu(a))
+
+        def schedule(self):
+            return {"unroll": 1000}
+
+    fd = Unrolled()
+    with pytest.raises(FusionError, match="unroll = 1000 is out of range"):
+        fd.execute([FakeTensor([64])])
+    (out,) = fd.execute([FakeTensor([64])], schedule={"unroll": 2})
+    assert out.shape == (64,)
 
 
 def test_execute_fast_path(fake_gpu):
