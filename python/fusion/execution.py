@@ -20,7 +20,7 @@ _REPO_DIR = os.path.dirname(os.path.dirname(_PKG_DIR))
 # (chip and sm_count are compile options of their own).
 SCHEDULE_KEYS = {"unroll": "unroll", "blocks_per_sm": "blocks-per-sm",
                  "chip": "chip", "sm_count": "sm-count"}
-DUMP_KINDS = ("ir", "stages", "plan", "ptx")
+DUMP_KINDS = ("ir", "stages", "plan", "ptx", "launch")
 
 
 # --- tools -------------------------------------------------------------------------
@@ -114,7 +114,6 @@ def _dump(fd, kinds, ir, options):
     """Writes the dumps `kinds` asks for: to stdout, or with
     $FUSION_DUMP_DIR as files <dir>/<fusion>.<kind>.txt."""
     from . import _compiler
-    directory = os.environ.get("FUSION_DUMP_DIR")
     texts = []
     if "ir" in kinds:
         texts.append(("ir", fd.to_mlir()))
@@ -132,6 +131,11 @@ def _dump(fd, kinds, ir, options):
         except FusionCompileError as e:
             text = f"(no {kind}: {e})\n"
         texts.append((kind, text))
+    _write_dump(fd, texts)
+
+
+def _write_dump(fd, texts):
+    directory = os.environ.get("FUSION_DUMP_DIR")
     if directory:
         os.makedirs(directory, exist_ok=True)
         for kind, text in texts:
@@ -487,7 +491,7 @@ def execute(fd, inputs, dump=None, schedule=None, device=None):
     if kinds:
         _dump(fd, kinds, ir, options)
     if mode == "gpu":
-        return _execute_gpu(fd, inputs, ir, schedule, options)
+        return _execute_gpu(fd, inputs, ir, schedule, options, kinds)
     return _execute_interpreter(fd, inputs, ir)
 
 
@@ -660,7 +664,52 @@ def _device_options(inputs, options):
     return options
 
 
-def _execute_gpu(fd, inputs, ir, schedule, options):
+# Note [NVTX ranges]: with a profiler attached (Nsight Systems and Nsight
+# Compute set CUDA_INJECTION64_PATH in the process they profile) or
+# FUSION_NVTX=1, execute marks "fusion compile @name" and "fusion launch
+# @name" as NVTX ranges (torch.cuda.nvtx) and installs no fast path, so every
+# call takes this path and gets its range. FUSION_NVTX=0 turns them off.
+def nvtx_enabled():
+    value = os.environ.get("FUSION_NVTX")
+    if value is not None:
+        return value not in ("", "0")
+    return bool(os.environ.get("CUDA_INJECTION64_PATH"))
+
+
+class _Range:
+    __slots__ = ("nvtx",)
+
+    def __init__(self, torch, name):
+        self.nvtx = None
+        if nvtx_enabled():
+            nvtx = getattr(getattr(torch, "cuda", None), "nvtx", None)
+            if nvtx is not None:
+                nvtx.range_push(name)
+                self.nvtx = nvtx
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.nvtx is not None:
+            self.nvtx.range_pop()
+        return False
+
+
+def _dump_launches(fd, launches):
+    """FUSION_DUMP=launch: the launch plan for these inputs, as the runtime
+    evaluated it (kernel, variant, grid, block, shared memory)."""
+    lines = []
+    for k, l in enumerate(launches):
+        extra = "".join([f" cluster={l['cluster']}" if l["cluster"] else "",
+                         " cooperative" if l["cooperative"] else "",
+                         " skipped (empty grid)" if l["skipped"] else ""])
+        lines.append(f"launch {k}: {l['kernel']} variant {l['variant']} grid={l['grid']} "
+                     f"block={l['block']} dynamic_smem={l['dynamic_smem']}{extra}\n")
+    _write_dump(fd, [("launch", "".join(lines))])
+
+
+def _execute_gpu(fd, inputs, ir, schedule, options, kinds=frozenset()):
     import torch
     from . import runtime, _compiler
     device = next(x.device for x in inputs if _is_torch(x))
@@ -672,20 +721,23 @@ def _execute_gpu(fd, inputs, ir, schedule, options):
             _stats["hits"] += 1
         else:
             _stats["misses"] += 1
-            data, cached = _compiler.compile(
-                ir, _source_name(fd), chip=options["chip"], sm_count=options["sm_count"],
-                pipeline_options=options["pipeline"])
+            with _Range(torch, f"fusion compile @{fd.name}"):
+                data, cached = _compiler.compile(
+                    ir, _source_name(fd), chip=options["chip"],
+                    sm_count=options["sm_count"], pipeline_options=options["pipeline"])
             entry = _CacheEntry(runtime.Executable(data), data, cached)
             _cache[key] = entry
     # Scalars are passed as Python numbers: the module's input dtypes are the
     # definition's, and check_inputs checked the values.
     exe = entry.executable
-    with torch.cuda.device(device):
+    with torch.cuda.device(device), _Range(torch, f"fusion launch @{fd.name}"):
         sig = exe.signature(inputs)
+        if "launch" in kinds:
+            _dump_launches(fd, exe.plan(inputs))
         outputs = exe.launch(sig, inputs, exe.allocate(sig, inputs))
     fd.last_execution = {"mode": "gpu", "cache_hit": hit, "module": entry.module,
                           "compile_cache_hit": entry.compile_cache_hit}
-    if schedule is None:
+    if schedule is None and not nvtx_enabled():
         _install_fast_entry(fd, inputs, exe, sig,
                             {"mode": "gpu", "cache_hit": True, "module": entry.module,
                              "compile_cache_hit": entry.compile_cache_hit})

@@ -97,6 +97,20 @@ class _Tensor(ctypes.Structure):
                 ("allocated", ctypes.c_int32), ("reserved", ctypes.c_int32)]
 
 
+class _LaunchInfo(ctypes.Structure):
+    _fields_ = [("kernel", ctypes.c_int32), ("variant", ctypes.c_int32),
+                ("grid", ctypes.c_uint32 * 3), ("block", ctypes.c_uint32 * 3),
+                ("cluster", ctypes.c_uint32 * 3), ("dynamic_smem", ctypes.c_uint32),
+                ("has_cluster", ctypes.c_int32), ("cooperative", ctypes.c_int32),
+                ("skipped", ctypes.c_int32), ("param_size", ctypes.c_size_t),
+                ("params", ctypes.c_void_p)]
+
+
+class _KernelInfo(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("has_cubin", ctypes.c_int32),
+                ("ptx_size", ctypes.c_size_t), ("cubin_size", ctypes.c_size_t)]
+
+
 class _InputInfo(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("kind", ctypes.c_int32),
                 ("dtype", ctypes.c_int32), ("rank", ctypes.c_int32),
@@ -149,6 +163,13 @@ def load_library(path=None):
     lib.fusion_executable_load_file.argtypes = [ctypes.c_char_p, ctypes.POINTER(vp)]
     lib.fusion_executable_load.argtypes = [ctypes.c_char_p, ctypes.c_size_t,
                                            ctypes.POINTER(vp)]
+    lib.fusion_executable_plan.argtypes = [vp, ctypes.POINTER(_Arg), ctypes.c_size_t,
+                                           ctypes.POINTER(vp)]
+    lib.fusion_plan_destroy.argtypes = [vp]
+    lib.fusion_plan_destroy.restype = None
+    lib.fusion_plan_num_launches.argtypes = [vp]
+    lib.fusion_plan_launch.argtypes = [vp, ctypes.c_int, ctypes.POINTER(_LaunchInfo)]
+    lib.fusion_executable_kernel.argtypes = [vp, ctypes.c_int, ctypes.POINTER(_KernelInfo)]
     lib.fusion_executable_destroy.argtypes = [vp]
     lib.fusion_executable_destroy.restype = None
     lib.fusion_executable_num_inputs.argtypes = [vp]
@@ -804,6 +825,50 @@ class Executable:
         self.backend()
         sig = self.signature(inputs)
         return self.allocate(sig, inputs)
+
+    def plan(self, inputs):
+        """The launches these inputs get (nothing runs, no GPU needed): per
+        launch a dict of kernel, variant, grid, block, cluster,
+        dynamic_smem, cooperative and skipped."""
+        sig = self.signature(inputs)
+        n = self.num_inputs
+        args = (_Arg * max(n, 1))()
+        keep = []
+        for i in range(n):
+            base, a = i * WORDS, args[i]
+            a.kind = sig.records[base + KIND]
+            a.dtype = sig.records[base + DTYPE]
+            if a.kind == ARG_TENSOR:
+                rank = sig.records[base + RANK]
+                sizes = (ctypes.c_int64 * max(rank, 1))(
+                    *[sig.records[base + SIZES + d] for d in range(rank)])
+                strides = (ctypes.c_int64 * max(rank, 1))(
+                    *[sig.records[base + STRIDES + d] for d in range(rank)])
+                keep += [sizes, strides]
+                a.rank, a.sizes, a.strides = rank, sizes, strides
+                a.data = inputs[i].data_ptr() or 16  # not read; must not be NULL
+            elif a.dtype in _FLOAT_CODES:
+                a.float_value = sig.doubles[base + VALUE]
+            else:
+                a.int_value = sig.records[base + VALUE]
+        plan = ctypes.c_void_p()
+        _check(self._lib.fusion_executable_plan(self._handle, args, n, ctypes.byref(plan)))
+        launches = []
+        try:
+            info, kernel = _LaunchInfo(), _KernelInfo()
+            for k in range(self._lib.fusion_plan_num_launches(plan)):
+                _check(self._lib.fusion_plan_launch(plan, k, ctypes.byref(info)))
+                _check(self._lib.fusion_executable_kernel(self._handle, info.kernel,
+                                                          ctypes.byref(kernel)))
+                launches.append({
+                    "kernel": (kernel.name or b"").decode(), "variant": info.variant,
+                    "grid": tuple(info.grid), "block": tuple(info.block),
+                    "cluster": tuple(info.cluster) if info.has_cluster else None,
+                    "dynamic_smem": info.dynamic_smem,
+                    "cooperative": bool(info.cooperative), "skipped": bool(info.skipped)})
+        finally:
+            self._lib.fusion_plan_destroy(plan)
+        return launches
 
     def cache_stats(self):
         """The runtime's plan cache ({'hits', 'misses', 'entries'}) and the

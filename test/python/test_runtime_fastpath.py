@@ -561,6 +561,50 @@ def test_execute_device_is_checked_never_ignored(fake_gpu):
         fd.execute([a, b], device="tpu")
 
 
+def test_nvtx_ranges_around_compile_and_launch(fake_gpu, monkeypatch):
+    """Note [NVTX ranges]: on with FUSION_NVTX=1 (or a profiler's
+    CUDA_INJECTION64_PATH); every call then takes the ranged path."""
+    import torch
+    events = []
+    monkeypatch.setattr(torch.cuda, "nvtx", types.SimpleNamespace(
+        range_push=lambda name: events.append(("push", name)),
+        range_pop=lambda: events.append(("pop",))), raising=False)
+    fd = tiny3_fd()
+    a, b = FakeTensor([64]), FakeTensor([64])
+    monkeypatch.setenv("FUSION_NVTX", "0")
+    fd.execute([a, b])
+    assert events == []
+    clear_cache()
+    fd = tiny3_fd()
+    monkeypatch.setenv("FUSION_NVTX", "1")
+    fd.execute([a, b])
+    fd.execute([a, b])
+    assert events == [("push", "fusion compile @tiny3"), ("pop",),
+                      ("push", "fusion launch @tiny3"), ("pop",),
+                      ("push", "fusion launch @tiny3"), ("pop",)]
+    assert fd._fast_path is None
+    monkeypatch.delenv("FUSION_NVTX")
+    monkeypatch.setenv("CUDA_INJECTION64_PATH", "/opt/nsight/libToolsInjection64.so")
+    fd.execute([a, b])
+    assert events[-2:] == [("push", "fusion launch @tiny3"), ("pop",)]
+
+
+def test_dump_launch_plan_for_the_inputs(fake_gpu, capsys):
+    """FUSION_DUMP=launch prints the runtime's launch plan for the actual
+    inputs; Executable.plan gives it as data."""
+    fd = tiny3_fd()
+    a, b = FakeTensor([1 << 20]), FakeTensor([1 << 20])
+    fd.execute([a, b], dump="launch")
+    out = capsys.readouterr().out
+    assert out.startswith("===== fusion launch (@tiny3) =====\nlaunch 0: tiny3")
+    exe = runtime.Executable(fd.last_execution["module"])
+    (launch,) = exe.plan([a, b])
+    assert f"grid={launch['grid']} block={launch['block']}" in out
+    assert launch["block"][0] >= 32 and launch["grid"][0] >= 1
+    small = exe.plan([FakeTensor([100]), FakeTensor([100])])
+    assert small[0]["grid"][0] <= launch["grid"][0]
+
+
 def test_subclass_schedule_is_the_default(fake_gpu):
     """A subclass's schedule() reaches the compiler (an unroll out of range
     fails there) unless execute's schedule overrides it."""
