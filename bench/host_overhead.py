@@ -43,7 +43,9 @@ import sys
 import time
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(_HERE), "python"))
+# FUSION_TEST_INSTALLED=1: the installed package (a wheel), not python/.
+if os.environ.get("FUSION_TEST_INSTALLED") != "1":
+    sys.path.insert(0, os.path.join(os.path.dirname(_HERE), "python"))
 
 TARGET_OVER_RAW_US = 5.0
 

@@ -27,7 +27,9 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
+# FUSION_TEST_INSTALLED=1: the installed package (a wheel), not python/.
+if os.environ.get("FUSION_TEST_INSTALLED") != "1":
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
 
 import suite  # noqa: E402  (pure: no torch at import time)
 

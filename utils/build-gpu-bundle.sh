@@ -9,12 +9,9 @@ cd "$(dirname "$0")/.."
 root=$PWD
 jobs=${JOBS:-2}
 
+# setup.sh installs the static zlib/zstd of the static link too (the GPU
+# machine has no libzstd).
 bash utils/setup.sh
-# Static zlib/zstd for the static link (the GPU machine has no libzstd).
-if ! dpkg -s libzstd-dev zlib1g-dev >/dev/null 2>&1; then
-  apt-get update -q # setup.sh skips apt when its own packages are all installed
-  apt-get install -y -qq libzstd-dev zlib1g-dev </dev/null
-fi
 command -v xz >/dev/null || apt-get install -y -qq xz-utils </dev/null
 # The static tools (one copy of LLVM/MLIR each; stripped and xz'd below).
 cmake -S . -B build-static -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -66,6 +63,14 @@ cp -r examples/normalization "$stage/examples/"
 cp -r python bench utils/gpu-tests.sh "$stage/"
 mkdir -p "$stage/utils" && cp utils/opgen.py "$stage/utils/"
 cp build/lib/_fastpath.abi3.so "$stage/python/fusion/"
+# The Python package as users get it (utils/build-wheel.sh); gpu-tests.sh
+# installs it into a venv and runs the Python tests against it.
+# NO_WHEEL=1 leaves it out.
+if [ "${NO_WHEEL:-0}" != 1 ]; then
+  WHEEL_DIR="$stage/dist" bash utils/build-wheel.sh
+  mkdir -p "$stage/docs" && cp docs/python.md "$stage/docs/"
+  cp utils/python-tutorial.py "$stage/utils/"
+fi
 python3 -m pip download -q --no-deps --only-binary=:all: -d "$stage/wheels" \
   lit pytest pluggy iniconfig packaging
 mkdir -p "$stage/test/python"

@@ -84,24 +84,55 @@ if [ -x bin/fusion-run ] && [ "${SANITIZE:-0}" = 1 ]; then
   done
 fi
 
+# The Python package: the wheel of the bundle (dist/, built by
+# utils/build-wheel.sh) installed into a fresh virtual environment that sees
+# the machine's torch (--system-site-packages); the tests and the host-time
+# benchmark then import the installed package (FUSION_TEST_INSTALLED=1).
+PY=python3
+if [ "${SANITIZE_ONLY:-0}" != 1 ] && ls dist/fusion_mlir-*.whl >/dev/null 2>&1; then
+  echo "== the wheel, installed into a fresh virtual environment"
+  rm -rf /tmp/fvenv
+  if python3 -m venv --system-site-packages /tmp/fvenv 2>/dev/null; then
+    /tmp/fvenv/bin/python -m pip install -q --no-index --no-deps dist/fusion_mlir-*.whl wheels/*.whl
+  else # no ensurepip: a venv without pip, filled by the machine's pip
+    rm -rf /tmp/fvenv && python3 -m venv --without-pip --system-site-packages /tmp/fvenv
+    python3 -m pip --python /tmp/fvenv/bin/python install -q --no-index --no-deps \
+      dist/fusion_mlir-*.whl wheels/*.whl
+  fi
+  PY=/tmp/fvenv/bin/python
+  # From here on the package finds its own libraries (fusion/_paths.py).
+  export FUSION_TEST_INSTALLED=1
+  unset FUSION_RUNTIME_LIBRARY
+  (cd /tmp && $PY -c 'import fusion, torch; from fusion import _compiler, runtime
+print("fusion", fusion.__version__, "from", fusion.__file__)
+print("compiler", _compiler.library_path())
+print("runtime", runtime.load_library()._name)
+print("C fast path:", runtime.fastpath_status())
+print("torch", torch.__version__, torch.cuda.get_device_name())') || status=1
+  [ -f utils/python-tutorial.py ] && { (cd /tmp && $PY "$OLDPWD/utils/python-tutorial.py") || status=1; }
+fi
+
 if [ -d test/python ] && [ "${SANITIZE_ONLY:-0}" != 1 ]; then
   echo "== pytest (the Python frontend on torch CUDA tensors, fast path included)"
-  PYTHONPATH=$PWD/python python3 -c \
-    'from fusion import runtime; print("C fast path:", runtime.fastpath_status())'
   # pytest comes from the bundle's wheels (the lit step installs them too).
   [ -d /tmp/litsite/pytest ] || python3 -m pip install -q --no-index --no-deps \
     --target /tmp/litsite wheels/*.whl
-  PYTHONPATH=/tmp/litsite:$PWD/python FUSION_TOOLS_DIR=$PWD/bin \
-    FUSION_RUNTIME_LIBRARY=$PWD/lib/libfusion_runtime.so \
-    python3 -m pytest -q -rs test/python 2>&1 | tee "$out/pytest.log" | tail -8
+  if [ -n "${FUSION_TEST_INSTALLED:-}" ]; then
+    (cd /tmp && $PY -m pytest -q -rs -p no:cacheprovider "$OLDPWD/test/python") 2>&1 |
+      tee "$out/pytest.log" | tail -8
+  else
+    PYTHONPATH=/tmp/litsite:$PWD/python FUSION_TOOLS_DIR=$PWD/bin \
+      FUSION_RUNTIME_LIBRARY=$PWD/lib/libfusion_runtime.so \
+      python3 -m pytest -q -rs test/python 2>&1 | tee "$out/pytest.log" | tail -8
+  fi
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 
 if [ -f bench/host_overhead.py ] && [ "${SANITIZE_ONLY:-0}" != 1 ]; then
   echo "== host time per call from Python (bench/host_overhead.py)"
-  PYTHONPATH=$PWD/python FUSION_TOOLS_DIR=$PWD/bin \
-    FUSION_RUNTIME_LIBRARY=$PWD/lib/libfusion_runtime.so \
-    python3 bench/host_overhead.py --json "$out/host_overhead.json" \
+  pp=$PWD/python
+  [ -n "${FUSION_TEST_INSTALLED:-}" ] && pp=
+  PYTHONPATH=$pp $PY bench/host_overhead.py --json "$out/host_overhead.json" \
     2>&1 | tee "$out/host_overhead.log" | grep -v Warning
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
@@ -112,7 +143,7 @@ if [ "${SKIP_BENCH:-0}" != 1 ]; then
   # compiled" row; a wrong result fails. Put the run into the docs with
   # `python3 bench/run.py --from-json bench.json --update-docs docs/performance.md`.
   echo "== benchmark suite (bench/run.py)"
-  python3 bench/run.py --tools bin --work "$out/bench-modules" --json "$out/bench.json" \
+  $PY bench/run.py --tools bin --work "$out/bench-modules" --json "$out/bench.json" \
     --markdown "$out/bench.md" --cases "${BENCH_CASES:-all}" ${BENCH_ARGS:-} \
     2>&1 | tee "$out/bench.log" | grep -v Warning
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1

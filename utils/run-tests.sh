@@ -18,6 +18,9 @@
 #    skip without torch CUDA)
 # 7b. install: cmake --install into a temporary prefix and the out-of-tree
 #    consumer in test/consumer built against it (utils/test-install.sh)
+# 7c. wheel: the Python wheel built, installed into a fresh venv, the
+#    tutorial of docs/python.md and test/python run against it
+#    (utils/test-wheel.sh)
 # 8. fuzz: a short run (60 s per target) of the libFuzzer targets with
 #    utils/fuzz.sh, in build-fuzz/ (clang-22, ASan + UBSan; docs/fuzzing.md);
 #    a crash, timeout or OOM fails it and leaves the reproducer in
@@ -249,6 +252,13 @@ fi
 banner "install (utils/test-install.sh)"
 script_step install test-install \
   env FUSION_BUILD_DIR="$BUILD_DIR" FUSION_JOBS="$JOBS" bash utils/test-install.sh
+
+# --- the wheel (utils/test-wheel.sh) -------------------------------------------------
+# The Python package as users install it: the wheel built (build-wheel/,
+# LLVM linked statically), installed into a fresh venv, the tutorial of
+# docs/python.md and test/python run against it.
+banner "wheel (utils/test-wheel.sh)"
+script_step wheel test-wheel env FUSION_JOBS="$JOBS" bash utils/test-wheel.sh
 
 # --- fuzzers (utils/fuzz.sh) --------------------------------------------------------
 # A short run of each libFuzzer target in build-fuzz/ (docs/fuzzing.md). The

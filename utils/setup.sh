@@ -20,7 +20,8 @@ PACKAGES=(
   libflatbuffers-dev flatbuffers-compiler
   libgtest-dev
   clang-format
-  python3-dev
+  python3-dev python3-venv
+  libzstd-dev zlib1g-dev
   clang-22 libclang-rt-22-dev
 )
 

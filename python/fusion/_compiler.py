@@ -10,9 +10,9 @@ share one.
 
 Diagnostics come back as data and are raised as FusionCompileError (or
 FusionExecutionError for the interpreter) whose message lists each with its
-location; a location in a Python file (the frontend records where each op
-was written, Note [Source locations] in frontend.py) is followed by that
-source line.
+location; a location in a file that exists (a Python file: the frontend
+records where each op was written, Note [Source locations] in frontend.py)
+is followed by that source line.
 """
 
 import collections
@@ -177,7 +177,7 @@ def _diagnostics(lib, prefix, result):
 
 # "'fusion.add' at model.py:15:19: ...": the interpreter's messages name the
 # op's location themselves.
-_MESSAGE_LOCATION = re.compile(r" at (\S+\.py):(\d+):(\d+)")
+_MESSAGE_LOCATION = re.compile(r" at (\S+):(\d+):(\d+):")
 
 
 def _quote(lines, file, line, column):
@@ -198,7 +198,7 @@ def format_diagnostics(diagnostics):
         where = f"{d.file}:{d.line}:{d.column}: " if d.file and d.line else \
             (f"{d.file}: " if d.file else "")
         lines.append(f"{where}{d.severity}: {d.message}")
-        if d.file.endswith(".py") and d.line:
+        if d.file and d.line:
             _quote(lines, d.file, d.line, d.column)
         else:
             m = _MESSAGE_LOCATION.search(d.message)

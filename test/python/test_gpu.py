@@ -1,6 +1,6 @@
-"""GPU tests of FusionDefinition.execute on torch CUDA tensors: compiled by
-fusion-translate, run by the runtime, checked against torch eager. Skipped
-without torch or a CUDA device."""
+"""GPU tests of FusionDefinition.execute on torch CUDA tensors: compiled in
+process, run by the runtime, checked against torch eager. Skipped without
+torch or a CUDA device."""
 import pytest
 
 torch = pytest.importorskip("torch", reason="GPU tests need PyTorch")
@@ -10,14 +10,17 @@ if not torch.cuda.is_available():
 
 import torch.nn.functional as F  # noqa: E402
 
-from fusion import (DataType, FusionDefinition, FusionInputError,  # noqa: E402
-                    cache_stats, find_tool)
+from fusion import (DataType, FusionCompileError, FusionDefinition,  # noqa: E402
+                    FusionInputError, cache_stats)
 
 
 @pytest.fixture(autouse=True)
-def _needs_tools():
-    if find_tool("fusion-translate", required=False) is None:
-        pytest.skip("fusion-translate not found (set FUSION_TOOLS_DIR)")
+def _needs_the_compiler():
+    from fusion import _compiler
+    try:
+        _compiler.library_path()
+    except FusionCompileError as e:
+        pytest.skip(str(e))
 
 
 def add_relu_fd():
