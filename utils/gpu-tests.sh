@@ -85,20 +85,22 @@ if [ -x bin/fusion-run ] && [ "${SANITIZE:-0}" = 1 ]; then
 fi
 
 # The Python package: the wheel of the bundle (dist/, built by
-# utils/build-wheel.sh) installed into a fresh virtual environment that sees
-# the machine's torch (--system-site-packages); the tests and the host-time
-# benchmark then import the installed package (FUSION_TEST_INSTALLED=1).
+# utils/build-wheel.sh) installed into a fresh virtual environment that also
+# sees the packages of the machine's python3 (torch, numpy: a .pth file
+# naming its site-packages, since that python3 is itself a venv); the tests
+# and the host-time benchmark then import the installed package
+# (FUSION_TEST_INSTALLED=1).
 PY=python3
 if [ "${SANITIZE_ONLY:-0}" != 1 ] && ls dist/fusion_mlir-*.whl >/dev/null 2>&1; then
   echo "== the wheel, installed into a fresh virtual environment"
   rm -rf /tmp/fvenv
-  if python3 -m venv --system-site-packages /tmp/fvenv 2>/dev/null; then
-    /tmp/fvenv/bin/python -m pip install -q --no-index --no-deps dist/fusion_mlir-*.whl wheels/*.whl
-  else # no ensurepip: a venv without pip, filled by the machine's pip
-    rm -rf /tmp/fvenv && python3 -m venv --without-pip --system-site-packages /tmp/fvenv
-    python3 -m pip --python /tmp/fvenv/bin/python install -q --no-index --no-deps \
-      dist/fusion_mlir-*.whl wheels/*.whl
-  fi
+  python3 -m venv /tmp/fvenv || status=1
+  machine_site=$(python3 -c 'import site; print(site.getsitepackages()[0])')
+  venv_site=$(/tmp/fvenv/bin/python -c 'import site; print(site.getsitepackages()[0])')
+  echo "$machine_site" >"$venv_site/_machine_packages.pth"
+  /tmp/fvenv/bin/python -m pip install -q --no-index --no-deps dist/fusion_mlir-*.whl \
+    wheels/*.whl || status=1
+  /tmp/fvenv/bin/python -m pip show fusion-mlir | grep -E "^(Name|Version|Location)"
   PY=/tmp/fvenv/bin/python
   # From here on the package finds its own libraries (fusion/_paths.py).
   export FUSION_TEST_INSTALLED=1
