@@ -34,6 +34,16 @@ MLIR_CAPI_EXPORTED void fusionRegisterAllDialects(MlirDialectRegistry registry);
  * (mlirParsePassPipeline). Call once, before parsing a pipeline. */
 MLIR_CAPI_EXPORTED void fusionRegisterAllPasses(void);
 
+/* PyTorch's type promotion (torch.result_type), as the dialect's frontends
+ * apply it (include/fusion/Dialect/Fusion/Utils/Promotion.h has the rules):
+ * the common element type of `n` operands, each a type (an element type of
+ * the dialect, or index) and a role: 0 a tensor of rank >= 1, 1 a tensor of
+ * rank 0, 2 a scalar (a wrapped number). A null type when there is none (fp8
+ * mixed with another type, an unsupported type, a bad role, n = 0). */
+MLIR_CAPI_EXPORTED MlirType fusionPromoteElementTypes(const MlirType *types,
+                                                      const int32_t *roles,
+                                                      intptr_t n);
+
 /* Options of a compile; fusionCompileOptionsInit sets the defaults. */
 typedef struct {
   /* The target SM, e.g. "sm_90a" (the default). */

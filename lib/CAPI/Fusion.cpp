@@ -9,6 +9,7 @@
 #include "Diagnostics.h"
 
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "fusion/Dialect/Fusion/Utils/Promotion.h"
 #include "fusion/Pipeline/Pipeline.h"
 #include "fusion/Registration.h"
 #include "fusion/Target/CompileCache.h"
@@ -149,6 +150,20 @@ void appendAllDialects(MLIRContext *ctx) {
 } // namespace
 
 const char *fusionCompilerVersion(void) { return FUSION_VERSION_STRING; }
+
+MlirType fusionPromoteElementTypes(const MlirType *types, const int32_t *roles,
+                                   intptr_t n) {
+  if (n <= 0 || !types || !roles)
+    return {nullptr};
+  SmallVector<fusion::PromotionOperand> operands;
+  for (intptr_t i = 0; i < n; ++i) {
+    if (roles[i] < 0 || roles[i] > 2 || mlirTypeIsNull(types[i]))
+      return {nullptr};
+    operands.push_back(
+        {unwrap(types[i]), static_cast<fusion::PromotionRole>(roles[i])});
+  }
+  return wrap(fusion::promoteElementTypes(operands));
+}
 
 void fusionRegisterAllDialects(MlirDialectRegistry registry) {
   fusion::registerAllDialects(*unwrap(registry));

@@ -46,6 +46,13 @@ class _Context(ctypes.Structure):
     _fields_ = [("ptr", ctypes.c_void_p)]
 
 
+class _Type(ctypes.Structure):
+    _fields_ = [("ptr", ctypes.c_void_p)]
+
+
+_PRINT_CALLBACK = ctypes.CFUNCTYPE(None, _StringRef, ctypes.c_void_p)
+
+
 class _Options(ctypes.Structure):
     _fields_ = [("chip", _StringRef), ("smCount", ctypes.c_int64),
                 ("fusionName", _StringRef), ("emitCubin", ctypes.c_bool),
@@ -145,6 +152,13 @@ def _declare(lib):
     lib.fusionInterpretSource.restype = _Result
     lib.fusionInterpretSource.argtypes = [_Context, sr, sr, sr, ctypes.POINTER(_HostValue),
                                           ctypes.c_ssize_t, ctypes.c_bool]
+    lib.mlirTypeParseGet.restype = _Type
+    lib.mlirTypeParseGet.argtypes = [_Context, sr]
+    lib.mlirTypePrint.restype = None
+    lib.mlirTypePrint.argtypes = [_Type, _PRINT_CALLBACK, ctypes.c_void_p]
+    lib.fusionPromoteElementTypes.restype = _Type
+    lib.fusionPromoteElementTypes.argtypes = [ctypes.POINTER(_Type),
+                                              ctypes.POINTER(ctypes.c_int32), ctypes.c_ssize_t]
     lib.fusionInterpretationGetNumOutputs.restype = ctypes.c_ssize_t
     lib.fusionInterpretationGetNumOutputs.argtypes = [_Result]
     lib.fusionInterpretationGetOutput.restype = _TensorView
@@ -154,6 +168,43 @@ def _declare(lib):
 def version():
     """The compiler library's version string."""
     return _load().fusionCompilerVersion().decode()
+
+
+# Promotion (torch.result_type) is the compiler's (Promotion.h): one
+# implementation for C++ frontends and this one. Its types live in one
+# context kept for the process (types are uniqued and few); results are
+# memoized per operand list.
+_types_ctx = None
+_promotions = {}
+
+
+def promote_names(operands):
+    """The common element type of (dtype name, role) pairs, as a name
+    ("f32"), or None when there is none."""
+    key = tuple(operands)
+    hit = _promotions.get(key, False)
+    if hit is not False:
+        return hit
+    global _types_ctx
+    lib = _load()
+    with _lib_lock:
+        if _types_ctx is None:
+            _types_ctx = lib.mlirContextCreate()
+        keep = []
+        types = (_Type * max(1, len(key)))()
+        roles = (ctypes.c_int32 * max(1, len(key)))()
+        for i, (name, role) in enumerate(key):
+            types[i] = lib.mlirTypeParseGet(_types_ctx, _ref(name, keep))
+            roles[i] = role
+        result = lib.fusionPromoteElementTypes(types, roles, len(key))
+        name = None
+        if result.ptr:
+            parts = []
+            callback = _PRINT_CALLBACK(lambda ref, _: parts.append(ref.text()))
+            lib.mlirTypePrint(result, callback, None)
+            name = "".join(parts)
+    _promotions[key] = name
+    return name
 
 
 def _ref(data, keep):

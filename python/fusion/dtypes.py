@@ -1,6 +1,6 @@
 """Element types of the fusion dialect and PyTorch-like type promotion.
 
-Mirrors include/fusion/Dialect/Fusion/Utils/Promotion.h (the C++ rules that
+Promotion is include/fusion/Dialect/Fusion/Utils/Promotion.h (the C++ rules that
 frontends use): `torch.result_type` for element types.
 """
 
@@ -136,61 +136,20 @@ def to_dtype(obj):
 TENSOR, ZERO_DIM, WRAPPED = 0, 1, 2
 
 
-def _wrapped_default(dt):
-    """A wrapped number counts by its category only."""
-    if dt.is_float:
-        return DataType.Float32
-    if dt.is_int or dt.is_index:
-        return DataType.Int64
-    return DataType.Bool
-
-
-def combine(a, b):
-    """The common type of two types of the same role (Promotion.h table)."""
-    if a is b:
-        return a
-    if a.is_fp8 or b.is_fp8:
-        raise FusionDefinitionError(
-            f"no common type for {a.mlir} and {b.mlir}: fp8 is a storage type; "
-            f"cast explicitly")
-    if a.is_bool:
-        return b
-    if b.is_bool:
-        return a
-    if a.is_int and b.is_int:
-        return a if a.bits >= b.bits else b
-    if a.is_int:
-        return b
-    if b.is_int:
-        return a
-    if {a, b} == {DataType.Float16, DataType.BFloat16}:
-        return DataType.Float32
-    return a if a.bits >= b.bits else b
-
-
-def _cat(dt):
-    return 1 if dt.is_index else dt.category
-
-
 def promote(operands):
-    """`torch.result_type` of (DataType, role) pairs."""
-    per_role = [None, None, None]
-    for dt, role in operands:
-        if role == WRAPPED:
-            dt = _wrapped_default(dt)
-        per_role[role] = dt if per_role[role] is None else combine(per_role[role], dt)
-    # fp8 never mixes with another type, whatever the roles.
-    present = [t for t in per_role if t is not None]
-    fp8 = [t for t in present if t.is_fp8]
-    if fp8 and any(t is not fp8[0] for t in present):
-        other = [t for t in present if t is not fp8[0]][0]
+    """`torch.result_type` of (DataType, role) pairs (roles TENSOR, ZERO_DIM,
+    WRAPPED), computed by the compiler's own rules (Promotion.h, through
+    fusion/_compiler.py): one implementation for every frontend."""
+    from . import _compiler
+    operands = [(dt, role) for dt, role in operands]
+    name = _compiler.promote_names([(dt.mlir, role) for dt, role in operands])
+    if name is not None:
+        return to_dtype(name)
+    fp8 = [dt for dt, _ in operands if dt.is_fp8]
+    others = [dt for dt, _ in operands if not fp8 or dt is not fp8[0]]
+    if fp8 and others:
         raise FusionDefinitionError(
-            f"no common type for {fp8[0].mlir} and {other.mlir}: fp8 is a storage "
+            f"no common type for {fp8[0].mlir} and {others[0].mlir}: fp8 is a storage "
             f"type; cast explicitly")
-    result = None
-    for t in per_role:
-        if t is None:
-            continue
-        if result is None or _cat(t) > _cat(result):
-            result = t
-    return result
+    raise FusionDefinitionError(
+        "no common type for " + ", ".join(dt.mlir for dt, _ in operands))

@@ -93,6 +93,31 @@ int main(void) {
         "no diagnostic for output kind 7");
   fusionCompilationDestroy(bad);
 
+  /* Promotion (Promotion.h's table), through the C API. */
+  struct {
+    const char *a, *b;
+    int32_t roleA, roleB;
+    const char *want; /* NULL: no common type */
+  } rows[] = {{"i32", "f16", 0, 0, "f16"},     {"bf16", "f16", 0, 0, "f32"},
+              {"i64", "f64", 0, 2, "f32"},     {"i1", "i32", 0, 2, "i64"},
+              {"i32", "f64", 0, 1, "f64"},     {"i8", "i64", 0, 1, "i8"},
+              {"f8E4M3FN", "f32", 0, 0, NULL}, {"f32", "f32", 0, 3, NULL}};
+  for (size_t r = 0; r < sizeof rows / sizeof rows[0]; ++r) {
+    MlirType types[2] = {mlirTypeParseGet(ctx, str(rows[r].a)),
+                         mlirTypeParseGet(ctx, str(rows[r].b))};
+    int32_t roles[2] = {rows[r].roleA, rows[r].roleB};
+    MlirType got = fusionPromoteElementTypes(types, roles, 2);
+    if (!rows[r].want) {
+      CHECK(mlirTypeIsNull(got), "%s, %s: a common type", rows[r].a, rows[r].b);
+      continue;
+    }
+    MlirType want = mlirTypeParseGet(ctx, str(rows[r].want));
+    CHECK(!mlirTypeIsNull(got) && mlirTypeEqual(got, want), "%s, %s: not %s",
+          rows[r].a, rows[r].b, rows[r].want);
+  }
+  CHECK(mlirTypeIsNull(fusionPromoteElementTypes(NULL, NULL, 0)),
+        "no operands: a type");
+
   /* The interpreter: relu((a + b) * s) on 2x3 f32. */
   float a[6] = {1, -2, 3, -4, 5, -6}, b[6] = {0.5f, 1, -4, 2, 0, 7};
   int64_t sizes[2] = {2, 3};
