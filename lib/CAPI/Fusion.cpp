@@ -96,6 +96,7 @@ void compileInto(Compilation &c, ModuleOp module,
   compile.innerMinBlocks = pipeline.innerMinBlocks;
   compile.transposeTile = pipeline.transposeTile;
   compile.splitKernels = pipeline.splitKernels;
+  compile.explain = pipeline.explain;
   compile.emitCubin = o.emitCubin;
   if (kind != FusionOutputModuleFile) {
     // Text of one fusion: the others are dropped before the pipeline runs.

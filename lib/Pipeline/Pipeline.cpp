@@ -136,8 +136,11 @@ void mlir::fusion::buildFusionToPTXPipeline(OpPassManager &pm,
   perFusion.addPass(createFusionDecompose());
   perFusion.addPass(createCanonicalizerPass());
   perFusion.addPass(createCSEPass());
-  perFusion.addPass(createFusionSegment());
+  FusionSegmentOptions segment;
+  segment.explain = options.explain;
+  perFusion.addPass(createFusionSegment(segment));
   FusionScheduleOptions schedule;
+  schedule.explain = options.explain;
   schedule.smCount = options.smCount;
   schedule.unroll = options.unroll;
   schedule.blocksPerSM = options.blocksPerSM;

@@ -39,6 +39,7 @@ LogicalResult mlir::fusion::lowerToPTX(ModuleOp module,
   pipeline.innerMinBlocks = options.innerMinBlocks;
   pipeline.transposeTile = options.transposeTile;
   pipeline.splitKernels = options.splitKernels;
+  pipeline.explain = options.explain;
   buildFusionToPTXPipeline(pm, pipeline);
   std::optional<TimingScope> timing;
   if (options.timing) {
@@ -117,8 +118,9 @@ FailureOr<std::string> mlir::fusion::compileToModuleFile(
   for (auto other : llvm::make_early_inc_range(module.getOps<FusionOp>()))
     if (other != *selected)
       other.erase();
+  // A compile that prints, times or explains itself runs.
   bool cached = cache && cache->config().enabled && !options.printStages &&
-                !options.timing;
+                !options.timing && !options.explain;
   if (cached) {
     FailureOr<std::string> key =
         compileCacheKey(module, options, cache->config().compilerId);

@@ -282,10 +282,12 @@ class _Call:
 
 def compile(source, source_name="fusion.mlir", kind=OUTPUT_MODULE, chip=None,
             sm_count=None, pipeline_options="", use_cache=True, emit_cubin=True,
-            fusion_name=""):
+            fusion_name="", diagnostics=None):
     """Compiles the fusion of `source` (textual IR). Returns (bytes,
     cache_hit): the module file, or the text `kind` names (as bytes).
-    Raises FusionCompileError with the diagnostics."""
+    Raises FusionCompileError with the diagnostics; a list given as
+    `diagnostics` receives those of a compile that succeeded (remarks,
+    warnings)."""
     with _Call("fusionCompilation") as call:
         lib = call.lib
         options = _Options()
@@ -307,6 +309,8 @@ def compile(source, source_name="fusion.mlir", kind=OUTPUT_MODULE, chip=None,
                 "compile failed:\n" + (format_diagnostics(diags) or "(no diagnostic)"))
             err.diagnostics = diags
             raise err
+        if diagnostics is not None:
+            diagnostics.extend(_diagnostics(lib, "fusionCompilation", call.result))
         ref = lib.fusionCompilationGetBytes(call.result)
         data = ctypes.string_at(ref.data, ref.length) if ref.length else b""
         return data, bool(lib.fusionCompilationCacheHit(call.result))

@@ -20,7 +20,7 @@ _REPO_DIR = os.path.dirname(os.path.dirname(_PKG_DIR))
 # (chip and sm_count are compile options of their own).
 SCHEDULE_KEYS = {"unroll": "unroll", "blocks_per_sm": "blocks-per-sm",
                  "chip": "chip", "sm_count": "sm-count"}
-DUMP_KINDS = ("ir", "stages", "plan", "ptx", "launch")
+DUMP_KINDS = ("ir", "decisions", "stages", "plan", "ptx", "launch")
 
 
 # --- tools -------------------------------------------------------------------------
@@ -117,6 +117,21 @@ def _dump(fd, kinds, ir, options):
     texts = []
     if "ir" in kinds:
         texts.append(("ir", fd.to_mlir()))
+    if "decisions" in kinds:
+        # The segmenter's and schedulers' remarks (pipeline option explain).
+        remarks = []
+        try:
+            _compiler.compile(
+                fd.to_mlir(locations=True), _source_name(fd),
+                kind=_compiler.OUTPUT_LOWERED_IR, chip=options["chip"],
+                sm_count=options["sm_count"],
+                pipeline_options=(options["pipeline"] + " explain=1").strip(),
+                use_cache=False, emit_cubin=False, diagnostics=remarks)
+            text = _compiler.format_diagnostics(
+                [d for d in remarks if d.severity == "remark"]) + "\n"
+        except FusionCompileError as e:
+            text = f"(no decisions: {e})\n"
+        texts.append(("decisions", text))
     for kind, output in (("stages", _compiler.OUTPUT_STAGES),
                          ("plan", _compiler.OUTPUT_LOWERED_IR),
                          ("ptx", _compiler.OUTPUT_PTX)):

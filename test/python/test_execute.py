@@ -366,6 +366,24 @@ def test_execute_device_on_the_cpu():
         fd.execute([x], device=True)
 
 
+def test_dump_decisions_with_reasons(capsys):
+    """FUSION_DUMP=decisions: the segmenter's and schedulers' remarks, at the
+    user's lines."""
+    with FusionDefinition("center") as fd:
+        x = fd.define_tensor([-1, -1], D.Float32, name="x")
+        m = fd.ops.sum(x, [0], keepdim=True)  # kernel 0
+        fd.add_output(fd.ops.sub(x, m))
+    here = test_dump_decisions_with_reasons.__code__.co_firstlineno
+    fd.execute([rand(3, 4)], dump="decisions")
+    out = capsys.readouterr().out
+    assert out.startswith("===== fusion decisions (@center) =====")
+    assert "remark: not one kernel: 'fusion.sub' is a result without one value" in out
+    assert f"{__file__}:{here + 5}:13: remark: 'fusion.sum' starts kernel 0" in out
+    assert "m = fd.ops.sum(x, [0], keepdim=True)  # kernel 0" in out
+    assert "center_k0: outer-reduction scheduler" in out
+    assert "center_k1: pointwise scheduler" in out
+
+
 def test_dump_ir_and_ptx(capsys):
     fd = make_fd()
     fd.execute([np.ones((2, 4), np.float32)], dump="ir,ptx", schedule={"unroll": 2})

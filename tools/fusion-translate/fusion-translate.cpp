@@ -89,6 +89,11 @@ int main(int argc, char **argv) {
   cl::opt<bool> printStages("print-stages",
                             cl::desc("Print the IR after every pass"),
                             cl::init(false), cl::cat(category));
+  cl::opt<bool> explain(
+      "explain",
+      cl::desc("Print the segmenter's and schedulers' decisions, with their "
+               "reasons, as remarks (the compile cache is not used)"),
+      cl::init(false), cl::cat(category));
   cl::opt<bool> noCache(
       "no-cache",
       cl::desc("With --fusion-to-module: compile even when the compile cache "
@@ -154,6 +159,7 @@ int main(int argc, char **argv) {
     options.transposeTile = transposeTile;
     options.emitCubin = !noCubin;
     options.printStages = printStages;
+    options.explain = explain;
     // One PTX file with every entry, as ptxas and readers expect.
     options.splitKernels = mode != Mode::PTX;
     options.timing = &timing;

@@ -52,6 +52,11 @@ struct FusionToPTXOptions : public PassPipelineOptions<FusionToPTXOptions> {
       *this, "transpose-tile",
       llvm::cl::desc("Tile edge of the tiled transpose variant"),
       llvm::cl::init(64)};
+  PassOptions::Option<bool> explain{
+      *this, "explain",
+      llvm::cl::desc("Remarks with the segmenter's and schedulers' decisions "
+                     "and their reasons"),
+      llvm::cl::init(false)};
   PassOptions::Option<int> optLevel{
       *this, "O", llvm::cl::desc("LLVM optimization level"), llvm::cl::init(3)};
 };

@@ -51,6 +51,8 @@ struct CompileOptions {
   int64_t innerStage = -1;
   int64_t innerMinBlocks = 0;
   int64_t transposeTile = 64;
+  /// Remarks with the segmenter's and schedulers' decisions.
+  bool explain = false;
   bool emitCubin = true;
   /// Print the IR after every pass of the pipeline to `stagesStream`
   /// (stderr when null).

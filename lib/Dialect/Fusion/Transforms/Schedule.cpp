@@ -28,6 +28,22 @@ int64_t storageBytes(Type element) {
   return std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
 }
 
+/// Why a kernel gets the scheduler chooseScheduler picked (`explain`).
+StringRef reasonOf(SchedulerKind kind) {
+  switch (kind) {
+  case SchedulerKind::Pointwise:
+    return "pointwise scheduler: no reduction, every output element is "
+           "computed on its own";
+  case SchedulerKind::InnerReduction:
+    return "inner-reduction scheduler: it reduces the innermost dims (a row "
+           "per block or warp; normalizations keep the row on chip)";
+  case SchedulerKind::OuterReduction:
+    return "outer-reduction scheduler: it reduces outer dims (columns "
+           "across blocks, combined by a grid reduction)";
+  }
+  return "";
+}
+
 struct FusionSchedulePass
     : mlir::fusion::impl::FusionScheduleBase<FusionSchedulePass> {
   using FusionScheduleBase::FusionScheduleBase;
@@ -58,6 +74,10 @@ struct FusionSchedulePass
       if (printSchedules)
         llvm::errs() << "fusion-schedule: " << kernel.getSymName() << ": "
                      << kernel.getScheduleAttr() << "\n";
+      if (explain)
+        mlir::emitRemark(kernel.getLoc())
+            << kernel.getSymName() << ": " << reasonOf(choice->kind)
+            << "; schedule " << kernel.getScheduleAttr();
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

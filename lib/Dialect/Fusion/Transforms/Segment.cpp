@@ -201,8 +201,8 @@ void hoistHostInputs(ArrayRef<Operation *> ops) {
 // fusion-schedule reports it ("has no scheduler yet") on that op.
 class Segmenter {
 public:
-  explicit Segmenter(FusionOp fusion)
-      : fusion(fusion), body(fusion.getBody().front()) {}
+  Segmenter(FusionOp fusion, bool explain)
+      : fusion(fusion), body(fusion.getBody().front()), explain(explain) {}
 
   LogicalResult run() {
     // Sizes of computed tensors become sizes of inputs, so that every host
@@ -233,11 +233,16 @@ public:
 
     auto all = [](Operation *) { return true; };
     if (fits(kernelOps, all)) {
+      if (explain)
+        mlir::emitRemark(fusion.getLoc(), "one kernel: a scheduler takes all ")
+            << kernelOps.size() << " tensor ops together";
       build(kernelOps, all);
       for (Operation *op : llvm::reverse(kernelOps))
         op->erase();
       return success();
     }
+    if (explain)
+      mlir::emitRemark(fusion.getLoc(), "not one kernel: ") << lastReason();
 
     // Dead tensor work would make kernels without results.
     for (Operation *op : llvm::reverse(kernelOps))
@@ -273,8 +278,20 @@ public:
         }
         segments[k].pop_back();
       }
-      if (chosen == segments.size())
+      if (chosen == segments.size()) {
+        if (explain) {
+          InFlightDiagnostic remark = mlir::emitRemark(op->getLoc(), "'")
+                                      << op->getName() << "' starts kernel "
+                                      << segments.size();
+          // Every kernel from `earliest` on was tried; the last trial was
+          // with the newest kernel.
+          if (!segments.empty())
+            remark << ": it fits no kernel from " << earliest
+                   << " on (with kernel " << segments.size() - 1 << ": "
+                   << lastReason() << ")";
+        }
         segments.push_back({op});
+      }
       segmentOf[op] = chosen;
     }
 
@@ -348,11 +365,22 @@ private:
     SmallVector<Value> results;
     KernelOp trial = cloneIntoKernel(detached, fusion.getLoc(), "trial", ops,
                                      isOwned, results);
-    std::string why;
-    Operation *culprit = nullptr;
-    bool ok = canSchedule(trial, why, culprit);
+    lastWhy.clear();
+    lastCulpritName.clear();
+    lastCulprit = nullptr;
+    bool ok = canSchedule(trial, lastWhy, lastCulprit);
+    // The culprit is an op of the trial kernel: name it while it exists.
+    if (lastCulprit)
+      lastCulpritName = lastCulprit->getName().getStringRef().str();
+    lastCulprit = nullptr;
     trial.erase();
     return ok;
+  }
+
+  /// Why the last trial kernel did not schedule, naming the op at fault.
+  std::string lastReason() const {
+    return lastCulpritName.empty() ? lastWhy
+                                   : "'" + lastCulpritName + "' " + lastWhy;
   }
 
   /// Makes the next kernel of the fusion from `ops`, placed after the last
@@ -381,6 +409,10 @@ private:
 
   FusionOp fusion;
   Block &body;
+  bool explain;
+  /// Why the last trial kernel did not schedule (`explain`).
+  std::string lastWhy, lastCulpritName;
+  Operation *lastCulprit = nullptr;
   int counter = 0;
   /// Index of each tensor op in block order.
   DenseMap<Operation *, size_t> position;
@@ -389,9 +421,10 @@ private:
 
 struct FusionSegmentPass
     : mlir::fusion::impl::FusionSegmentBase<FusionSegmentPass> {
+  using FusionSegmentBase::FusionSegmentBase;
   void runOnOperation() override {
     FusionOp fusion = getOperation();
-    if (failed(Segmenter(fusion).run()))
+    if (failed(Segmenter(fusion, explain).run()))
       return signalPassFailure();
     // Host scalars that every kernel now computes itself (Note [Scalars
     // computed from sizes]) are dead on the host.

@@ -33,8 +33,14 @@ def FusionSegment : Pass<"fusion-segment", "::mlir::fusion::FusionOp"> {
     schedulable with it (the test `--fusion-schedule` applies); element-wise and broadcast work on fusion inputs alone is
     recomputed by every kernel that reads it; values that cross kernels
     become intermediate buffers. An op that no scheduler takes gets a kernel
-    of its own, where `--fusion-schedule` reports it.
+    of its own, where `--fusion-schedule` reports it. With `explain`, each
+    decision is a remark: why the fusion is not one kernel, and which op
+    starts each further kernel and why it fits no earlier one.
   }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Emit a remark for every segmentation decision, with its reason">,
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
@@ -53,6 +59,9 @@ def FusionSchedule : Pass<"fusion-schedule", "::mlir::fusion::FusionOp"> {
            "Resident threads per multiprocessor">,
     Option<"printSchedules", "print-schedules", "bool", /*default=*/"false",
            "Print every scheduling decision to stderr">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Emit a remark per kernel: the scheduler chosen, why, and the "
+           "schedule">,
     Option<"unroll", "unroll", "int64_t", /*default=*/"0",
            "Work items per thread and loop iteration (0: heuristic)">,
     Option<"blocksPerSM", "blocks-per-sm", "int64_t", /*default=*/"0",
