@@ -75,3 +75,25 @@ func.func @scalar_result(%x: f32) -> f32 {
   // expected-warning @-1 {{a function whose arguments and results are not all ranked tensors}}
   return %x : f32
 }
+
+// -----
+
+// tensor.insert_slice writes into a tensor: no fusion counterpart.
+// CHECK-LABEL: func.func @insert_slice
+func.func @insert_slice(%x: tensor<8xf32>, %y: tensor<2xf32>) -> tensor<8xf32> {
+  // expected-warning @+1 {{'tensor.insert_slice' has no fusion counterpart here}}
+  %r = tensor.insert_slice %y into %x[2] [2] [1] : tensor<2xf32> into tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// A slice size read from a tensor's data: the fusion's sizes come from
+// input shapes and constants only.
+// CHECK-LABEL: func.func @slice_of_a_scalar_size
+func.func @slice_of_a_scalar_size(%x: tensor<8xf32>, %s: tensor<index>) -> tensor<?xf32> {
+  // expected-warning @+1 {{'tensor.extract' has no fusion counterpart here}}
+  %n = tensor.extract %s[] : tensor<index>
+  %r = tensor.extract_slice %x[0] [%n] [1] : tensor<8xf32> to tensor<?xf32>
+  return %r : tensor<?xf32>
+}

@@ -20,8 +20,11 @@ def FusionImportLinalg : Pass<"fusion-import-linalg", "ModuleOp"> {
     reductions (`linalg.generic` whose body ends in an add, mul, max or min
     with the output, initialized by `linalg.fill` of its neutral value: sum,
     prod, max, min), `linalg.softmax`, `linalg.transpose` (permute) and
-    `linalg.broadcast`; `tensor.empty`, `linalg.fill` and `tensor.dim` as
-    their inits and sizes. A function with an op the pass cannot express
+    `linalg.broadcast`; `tensor.collapse_shape` and `tensor.expand_shape`
+    (reshape), `tensor.extract_slice` (slice, and squeeze when it drops
+    dims) and `tensor.concat` (cat); `tensor.empty`, `linalg.fill`,
+    `tensor.dim` and `arith` on index values as their inits and sizes. A
+    function with an op the pass cannot express
     stays as it is, and the pass warns on that op, saying why.
   }];
   let dependentDialects = [

@@ -2,9 +2,11 @@
 // Turns functions of upstream ops on tensors into fusion.fusion ops
 // (docs/embedding.md): element-wise and reduction linalg.generic ops with
 // arith/math bodies, linalg.softmax, linalg.transpose and linalg.broadcast,
-// with tensor.empty and linalg.fill as their inits. A function with any op
-// the pass cannot express stays as it is, with a warning on that op saying
-// why.
+// with tensor.empty and linalg.fill as their inits; tensor.collapse_shape and
+// tensor.expand_shape (fusion.reshape), tensor.extract_slice (fusion.slice,
+// and fusion.squeeze when it drops dims) and tensor.concat (fusion.cat). A
+// function with any op the pass cannot express stays as it is, with a warning
+// on that op saying why.
 //===----------------------------------------------------------------------===//
 
 #include "fusion/Conversion/Passes.h"
@@ -54,6 +56,10 @@ private:
   /// The dynamic sizes of a tensor of the domain, from `like`'s dims.
   SmallVector<Value> sizesOf(Value like, RankedTensorType type);
   Value indexValue(Value v, Reason &why);
+  /// A static or dynamic index of a tensor op (offsets, sizes, strides).
+  Value index(OpFoldResult v, Reason &why);
+  LogicalResult importReshape(Operation *op, Reason &why);
+  LogicalResult importSlice(tensor::ExtractSliceOp slice, Reason &why);
   /// `v` (mapped) spread over the domain: a projection map becomes a
   /// broadcast_in_dim, identity is `v` itself.
   Value toDomain(Value v, AffineMap map, RankedTensorType domain, Value like,
@@ -340,6 +346,113 @@ LogicalResult Importer::importGeneric(linalg::LinalgOp op, Reason &why) {
   return success();
 }
 
+Value Importer::index(OpFoldResult v, Reason &why) {
+  if (auto attr = dyn_cast<Attribute>(v))
+    return arith::ConstantIndexOp::create(b, loc,
+                                          cast<IntegerAttr>(attr).getInt());
+  return indexValue(cast<Value>(v), why);
+}
+
+/// tensor.collapse_shape and tensor.expand_shape: a fusion.reshape (same
+/// elements in row-major order). A collapsed dynamic dim is the product of
+/// its group's sizes; an expanded one is the op's output_shape operand.
+LogicalResult Importer::importReshape(Operation *op, Reason &why) {
+  Value source = map.lookupOrNull(op->getOperand(0));
+  if (!source) {
+    why = "an input that is not a tensor the function computes";
+    return failure();
+  }
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<Value> sizes;
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
+    for (auto [d, group] :
+         llvm::enumerate(collapse.getReassociationIndices())) {
+      if (!type.isDynamicDim(d))
+        continue;
+      Value size;
+      for (int64_t s : group) {
+        Value dim = DimOp::create(b, loc, b.getIndexType(), source, s);
+        size =
+            size ? arith::MulIOp::create(b, loc, size, dim).getResult() : dim;
+      }
+      sizes.push_back(size);
+    }
+  } else {
+    auto expand = cast<tensor::ExpandShapeOp>(op);
+    for (auto [d, size] : llvm::enumerate(expand.getMixedOutputShape())) {
+      if (!type.isDynamicDim(d))
+        continue;
+      Value v = index(size, why);
+      if (!v)
+        return failure();
+      sizes.push_back(v);
+    }
+  }
+  map.map(op->getResult(0), ReshapeOp::create(b, loc, type, source, sizes));
+  return success();
+}
+
+/// tensor.extract_slice: a fusion.slice (starts = offsets, steps = strides,
+/// stops one past the last element taken), then a fusion.squeeze of the
+/// unit dims a rank-reducing slice drops.
+LogicalResult Importer::importSlice(tensor::ExtractSliceOp slice, Reason &why) {
+  Value source = map.lookupOrNull(slice.getSource());
+  if (!source) {
+    why = "an input that is not a tensor the function computes";
+    return failure();
+  }
+  RankedTensorType sourceType = slice.getSourceType();
+  int64_t rank = sourceType.getRank();
+  SmallVector<Value> starts, stops, steps;
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    OpFoldResult offset = slice.getMixedOffsets()[d];
+    OpFoldResult size = slice.getMixedSizes()[d];
+    OpFoldResult stride = slice.getMixedStrides()[d];
+    std::optional<int64_t> st = getConstantIntValue(stride);
+    if (st && *st < 1) {
+      why = "a slice with a stride below 1";
+      return failure();
+    }
+    Value start = index(offset, why), step = index(stride, why);
+    if (!start || !step)
+      return failure();
+    // stop = offset + (size - 1) * stride + 1: exactly `size` elements.
+    std::optional<int64_t> n = getConstantIntValue(size);
+    Value stop;
+    if (n && st) {
+      Value span = arith::ConstantIndexOp::create(b, loc, (*n - 1) * *st + 1);
+      stop = arith::AddIOp::create(b, loc, start, span);
+    } else {
+      Value count = index(size, why);
+      if (!count)
+        return failure();
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      Value last = arith::MulIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, count, one), step);
+      stop = arith::AddIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, start, last), one);
+    }
+    starts.push_back(start);
+    stops.push_back(stop);
+    steps.push_back(step);
+    shape.push_back(n ? *n : ShapedType::kDynamic);
+  }
+  auto sliced = RankedTensorType::get(shape, sourceType.getElementType());
+  Value result = SliceOp::create(b, loc, sliced, source, starts, stops, steps);
+  RankedTensorType type = slice.getResultType();
+  if (type.getRank() != rank) {
+    llvm::SmallBitVector dropped = slice.getDroppedDims();
+    SmallVector<int64_t> dims;
+    for (int64_t d = 0; d < rank; ++d)
+      if (dropped.test(d))
+        dims.push_back(d);
+    result = SqueezeOp::create(b, loc, type, result, dims);
+  }
+  map.map(slice.getResult(), result);
+  return success();
+}
+
 LogicalResult Importer::importOp(Operation *op, Reason &why) {
   loc = op->getLoc();
   // Inits: their values are never read by what the pass accepts.
@@ -351,6 +464,21 @@ LogicalResult Importer::importOp(Operation *op, Reason &why) {
       return failure();
     }
     map.map(constant.getResult(), b.clone(*op)->getResult(0));
+    return success();
+  }
+  // Size arithmetic (arith on index values), for reshape and slice bounds.
+  if (op->getDialect() && op->getDialect()->getNamespace() == "arith" &&
+      op->getNumRegions() == 0 && op->getNumResults() == 1 &&
+      op->getResult(0).getType().isIndex() &&
+      llvm::all_of(op->getOperandTypes(), [](Type t) { return t.isIndex(); })) {
+    IRMapping operands;
+    for (Value v : op->getOperands()) {
+      Value x = indexValue(v, why);
+      if (!x)
+        return failure();
+      operands.map(v, x);
+    }
+    map.map(op->getResult(0), b.clone(*op, operands)->getResult(0));
     return success();
   }
   auto input = [&](Value v) -> Value {
@@ -400,6 +528,23 @@ LogicalResult Importer::importOp(Operation *op, Reason &why) {
     }
     map.map(broadcast.getResult()[0],
             BroadcastInDimOp::create(b, loc, type, x, kept, sizes));
+    return success();
+  }
+  if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
+    return importReshape(op, why);
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
+    return importSlice(slice, why);
+  if (auto concat = dyn_cast<tensor::ConcatOp>(op)) {
+    SmallVector<Value> inputs;
+    for (Value v : concat.getInputs()) {
+      Value x = input(v);
+      if (!x)
+        return failure();
+      inputs.push_back(x);
+    }
+    map.map(concat.getResult(),
+            CatOp::create(b, loc, concat.getResultType(), inputs,
+                          static_cast<int64_t>(concat.getDim())));
     return success();
   }
   if (auto structured = dyn_cast<linalg::LinalgOp>(op))
