@@ -31,10 +31,13 @@ CMAKE_BUILD_PARALLEL_LEVEL=${FUSION_JOBS:-2} \
   "$PYTHON" -m pip wheel . --no-deps --no-build-isolation -w "$raw"
 whl=$(ls "$raw"/fusion_mlir-*.whl)
 # The oldest manylinux tag the symbol versions allow (auditwheel show).
-plat=$("$PYTHON" -m auditwheel show "$whl" 2>&1 |
-  sed -n 's/.*following platform tag: "\([^"]*\)".*/\1/p' | head -n 1)
+# (The whole output is captured first: Note [No early readers under
+# pipefail] in utils/setup.sh.)
+show=$("$PYTHON" -m auditwheel show "$whl" 2>&1) || true
+plat=$(sed -n 's/.*following platform tag: "\([^"]*\)".*/\1/p' <<<"$show")
+plat=${plat%%$'\n'*}
 if [[ -z "$plat" ]]; then
-  "$PYTHON" -m auditwheel show "$whl" || true
+  echo "$show"
   echo "build-wheel: auditwheel found no manylinux tag for $whl" >&2
   exit 1
 fi
