@@ -75,6 +75,11 @@ if(FUSION_ENABLE_COMPILER AND NOT FUSION_STATIC_LLVM)
   install(TARGETS fusion-opt fusion-translate fusion-run fusion-interpret
                   fusion-cache
           RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # libfusion_compiler.so: both C APIs in one shared library (exports only
+  # C symbols), for hosts that dlopen the compiler, as the Python package
+  # does.
+  install(TARGETS FusionCompilerShared
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 endif()
 
 configure_package_config_file(

@@ -53,7 +53,8 @@ for f in include/fusion/Version.h include/fusion/Runtime/fusion_runtime.h \
          include/fusion/Dialect/Fusion/IR/FusionOps.td \
          include/fusion/Dialect/Fusion/Transforms/Passes.h.inc include/fusion/Registration.h \
          include/fusion/Conversion/Passes.h.inc include/fusion/Pipeline/Pipeline.h \
-         include/fusion-c/Fusion.h lib/libFusionCAPI.a \
+         include/fusion-c/Fusion.h include/fusion-c/Interpreter.h \
+         lib/libFusionCAPI.a lib/libfusion_compiler.so \
          lib/libFusionRuntime.a "lib/libfusion_runtime.so.$version" \
          lib/libFusionRegistration.a lib/libFusionDialect.a \
          lib/cmake/fusion/FusionConfig.cmake \
