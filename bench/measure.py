@@ -19,7 +19,7 @@ import suite
 WARMUP_MS = 25.0  # Note [Warm-up by time]
 
 TORCH_DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16,
-                "f16": torch.float16, "f64": torch.float64}
+                "f16": torch.float16, "f64": torch.float64, "i64": torch.int64}
 
 
 # --- the peers: what users write in PyTorch ----------------------------------------
@@ -60,16 +60,26 @@ def _transpose(x):
     return x.t().contiguous()
 
 
+def _cross_entropy(logits, target):
+    return F.cross_entropy(logits, target, reduction="none")
+
+
 EAGER = {"add_relu": _add_relu, "gelu_bias": _gelu_bias, "softmax": _softmax,
          "layernorm": _layernorm, "rmsnorm": _rmsnorm, "inner_sum": _inner_sum,
-         "outer_sum": _outer_sum, "transpose": _transpose}
+         "outer_sum": _outer_sum, "transpose": _transpose,
+         "cross_entropy": _cross_entropy}
 
 
 def make_inputs(case, m, n):
-    """A fresh random input set: uniform in [-2, 2), rounded to the dtype
-    (never all zeros)."""
-    return tuple(torch.empty(shape, device="cuda").uniform_(-2, 2).to(TORCH_DTYPES[dt])
-                 for _, shape, dt in case.input_shapes(m, n))
+    """A fresh random input set: floats uniform in [-2, 2), rounded to the
+    dtype (never all zeros); integer inputs uniform below their bound."""
+    out = []
+    for (_, shape, dt), high in zip(case.input_shapes(m, n), case.input_bounds(m, n)):
+        if high is not None:
+            out.append(torch.randint(0, high, shape, dtype=TORCH_DTYPES[dt], device="cuda"))
+        else:
+            out.append(torch.empty(shape, device="cuda").uniform_(-2, 2).to(TORCH_DTYPES[dt]))
+    return tuple(out)
 
 
 def empty_outputs(case, m, n):

@@ -28,7 +28,7 @@ SHAPES = [(32768, 4096), (8192, 16384), (262144, 1024)]
 # in the 50 MB L2 between two calls).
 INPUT_SETS = 3
 
-DTYPE_BYTES = {"f32": 4, "bf16": 2, "f16": 2, "f64": 8}
+DTYPE_BYTES = {"f32": 4, "bf16": 2, "f16": 2, "f64": 8, "i64": 8}
 
 DOCS_BEGIN = "<!-- bench:begin -->"
 DOCS_END = "<!-- bench:end -->"
@@ -46,13 +46,17 @@ FAILURE_STATUSES = (MISMATCH, ERROR)
 class Case:
     """One public case.
 
-    inputs/outputs: lists of (name, shape function of (m, n), dtype).
+    inputs/outputs: lists of (name, shape function of (m, n), dtype); an
+    integer input may add a fourth entry, a function of (m, n) giving the
+    bound its values are drawn below (cross-entropy's targets: [0, V)).
     tolerance: (rtol, atol) of |fusion - eager| <= atol + rtol * |eager|,
-    or a function of (m, n) returning it.
+    or a function of (m, n) returning it. shapes: the case's own [M, N]
+    (BENCHMARKS.md gives cross_entropy its vocabulary shapes), used when a
+    run takes the default shapes.
     """
 
     def __init__(self, name, dtype, definition, inputs, outputs, tolerance,
-                 summary):
+                 summary, shapes=None):
         self.name = name
         self.dtype = dtype
         self.definition = definition  # path relative to the repository root
@@ -60,6 +64,7 @@ class Case:
         self.outputs = outputs
         self._tolerance = tolerance
         self.summary = summary
+        self.shapes = shapes
 
     @property
     def label(self):
@@ -69,8 +74,17 @@ class Case:
         return os.path.join(root, self.definition)
 
     def input_shapes(self, m, n):
-        return [(name, tuple(shape(m, n)), dtype)
-                for name, shape, dtype in self.inputs]
+        return [(spec[0], tuple(spec[1](m, n)), spec[2]) for spec in self.inputs]
+
+    def input_bounds(self, m, n):
+        """Per input, the bound its integer values are drawn below, or None
+        (floats: uniform in [-2, 2))."""
+        return [spec[3](m, n) if len(spec) > 3 else None for spec in self.inputs]
+
+    def shapes_for(self, shapes):
+        """The shapes a run measures this case at: its own when the run
+        takes the default public shapes."""
+        return self.shapes if self.shapes and shapes is SHAPES else shapes
 
     def output_shapes(self, m, n):
         return [(name, tuple(shape(m, n)), dtype)
@@ -152,6 +166,13 @@ CASES = [
     Case("transpose", "bf16", "bench/cases/transpose.mlir",
          [("x", _mn, "bf16")], [("out", _nm, "bf16")], (0.0, 0.0),
          "[M, N] -> [N, M] contiguous"),
+    Case("cross_entropy", "bf16", "bench/cases/cross_entropy.mlir",
+         [("logits", _mn, "bf16"), ("target", _m, "i64", lambda m, n: n)],
+         [("loss", _m, "bf16")],
+         # Both compute in f32 and round the loss (about log V) to bf16 once.
+         (BF16_RTOL, 1e-2),
+         "per-row loss: -log_softmax(logits)[target], logits [M, V]",
+         shapes=[(8192, 32000), (16384, 128256)]),
 ]
 CASES_BY_NAME = {c.name: c for c in CASES}
 
@@ -175,7 +196,7 @@ def select_cases(spec):
 def parse_shapes(spec):
     """"32768x4096,8192x16384" -> [(32768, 4096), (8192, 16384)]."""
     if not spec or spec == "all":
-        return list(SHAPES)
+        return SHAPES  # the default: cases with shapes of their own use them
     shapes = []
     for item in spec.split(","):
         item = item.strip()
@@ -623,7 +644,7 @@ def run_suite(cases, shapes, measurer, modules, log=print):
     rows = []
     for case in cases:
         module, compile_error = modules.get(case.name, (None, "not compiled"))
-        for shape in shapes:
+        for shape in case.shapes_for(shapes):
             try:
                 row = measurer.measure(case, shape, module, compile_error)
             except Exception as e:  # noqa: BLE001 (one row must not end the suite)

@@ -30,7 +30,7 @@ def case(name):
 def test_every_public_case_is_there_once():
     names = [c.name for c in suite.CASES]
     assert names == ["add_relu", "gelu_bias", "softmax", "layernorm", "rmsnorm",
-                     "inner_sum", "outer_sum", "transpose"]
+                     "inner_sum", "outer_sum", "transpose", "cross_entropy"]
     assert suite.SHAPES == [(32768, 4096), (8192, 16384), (262144, 1024)]
     assert suite.INPUT_SETS >= 3
 
@@ -45,6 +45,7 @@ def test_every_public_case_is_there_once():
     ("inner_sum", 8 * 16 * 4 + 8 * 4),
     ("outer_sum", 8 * 16 * 4 + 16 * 4),
     ("transpose", 2 * 8 * 16 * 2),
+    ("cross_entropy", 8 * 16 * 2 + 8 * 8 + 8 * 2),
 ])
 def test_useful_bytes(name, expected):
     assert case(name).useful_bytes(8, 16) == expected
@@ -54,6 +55,15 @@ def test_bytes_at_a_public_shape():
     # 1 GiB per f32 matrix at 262144x1024.
     assert case("add_relu").useful_bytes(262144, 1024) == 3 << 30
     assert case("outer_sum").useful_bytes(262144, 1024) == (1 << 30) + 4096
+
+
+def test_cross_entropy_has_its_own_shapes_and_integer_targets():
+    ce = case("cross_entropy")
+    assert ce.shapes_for(suite.SHAPES) == [(8192, 32000), (16384, 128256)]
+    assert ce.shapes_for([(8, 16)]) == [(8, 16)]  # explicit shapes win
+    assert case("softmax").shapes_for(suite.SHAPES) == suite.SHAPES
+    assert ce.input_bounds(8, 16) == [None, 16]   # targets in [0, V)
+    assert ce.input_shapes(8, 16) == [("logits", (8, 16), "bf16"), ("target", (8,), "i64")]
 
 
 def test_transpose_output_is_n_by_m():
@@ -130,6 +140,7 @@ NUMPY = {
     "inner_sum": lambda x: x.sum(-1),
     "outer_sum": lambda x: x.sum(0),
     "transpose": lambda x: x.T,
+    "cross_entropy": lambda x, t: -np.log(_softmax(x))[np.arange(x.shape[0]), t.astype(np.int64)],
 }
 
 
@@ -154,10 +165,16 @@ def test_definition_matches_the_peer(c, tool, tmp_path):
     of the eager peer, within the suite's own tolerance."""
     m, n = 6, 20
     args, inputs = [], []
-    for k, (_, shape, dtype) in enumerate(c.input_shapes(m, n)):
+    for k, ((_, shape, dtype), high) in enumerate(zip(c.input_shapes(m, n),
+                                                     c.input_bounds(m, n))):
+        dims = "x".join(str(d) for d in shape)
+        if high is not None:  # integer inputs below their bound
+            v = (np.arange(int(np.prod(shape))) * 7 + k) % high
+            inputs.append(v.reshape(shape))
+            args.append(f"--input={dims}x{dtype}=[" + ",".join(str(int(x)) for x in v) + "]")
+            continue
         v = _values(shape, k)
         inputs.append(v)
-        dims = "x".join(str(d) for d in shape)
         args.append(f"--input={dims}x{dtype}=[" + ",".join(repr(float(x)) for x in v.ravel()) + "]")
     proc = subprocess.run([tool("fusion-interpret"), c.definition_path(), *args,
                            f"--output-dir={tmp_path}"],
