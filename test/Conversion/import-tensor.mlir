@@ -9,6 +9,7 @@
 // RUN: fusion-opt %s --fusion-import-linalg | FileCheck %s
 // RUN: fusion-opt %s --fusion-import-linalg > %t.mlir
 // RUN: fusion-translate %t.mlir --fusion=rotate_half --fusion-to-ptx --no-cubin -o %t.ptx
+// RUN: fusion-translate %t.mlir --fusion=reshapes --fusion-to-ptx --no-cubin -o %t.reshapes.ptx
 // RUN: %if ptxas %{ ptxas -arch=sm_90a %t.ptx -o %t.cubin %}
 // RUN: fusion-interpret %t.mlir --fusion=rotate_half --input=2x4xf32=[1,2,3,4,5,6,7,8] --print | FileCheck %s --check-prefix=ROT
 // RUN: fusion-interpret %t.mlir --fusion=reshapes --input=2x6xf32=iota --print | FileCheck %s --check-prefix=RESHAPE

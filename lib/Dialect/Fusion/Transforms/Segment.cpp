@@ -29,16 +29,33 @@ namespace {
 /// A view: a reshape, squeeze or permute of a fusion input (or of another
 /// view) whose result is only returned or viewed again. It needs no kernel:
 /// the runtime hands out the input's memory with other sizes and strides.
-bool isHostView(Operation *op) {
-  if (!isa<ReshapeOp, SqueezeOp, PermuteOp>(op))
+bool isViewOp(Operation *op) {
+  return isa<ReshapeOp, SqueezeOp, PermuteOp>(op);
+}
+
+/// `op` is a view op over a chain of view ops from a fusion input.
+bool viewsAnInput(Operation *op) {
+  if (!isViewOp(op))
     return false;
   Value input = op->getOperand(0);
-  if (!isa<BlockArgument>(input) &&
-      !(input.getDefiningOp() && isHostView(input.getDefiningOp())))
-    return false;
+  return isa<BlockArgument>(input) ||
+         (input.getDefiningOp() && viewsAnInput(input.getDefiningOp()));
+}
+
+/// Every use of `op`'s result is returned or viewed again (by view ops
+/// whose uses are, in turn).
+bool onlyReturnedOrViewed(Operation *op) {
   return llvm::all_of(op->getUsers(), [](Operation *user) {
-    return isa<ReturnOp>(user) || isHostView(user);
+    return isa<ReturnOp>(user) ||
+           (isViewOp(user) && onlyReturnedOrViewed(user));
   });
+}
+
+/// The two directions are checked apart: one recursion over both would go
+/// up and down a chain of views forever (a reshape of a reshape of an
+/// input, test/Reliability/view-chain.mlir).
+bool isHostView(Operation *op) {
+  return viewsAnInput(op) && onlyReturnedOrViewed(op);
 }
 
 bool isHostOp(Operation *op) {
