@@ -11,28 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures = 0;
-#define CHECK(cond, ...)                                                       \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "capi-test:%d: check failed: %s: ", __LINE__, #cond);    \
-      fprintf(stderr, __VA_ARGS__);                                            \
-      fprintf(stderr, "\n");                                                   \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
-
-static MlirStringRef str(const char *s) {
-  return mlirStringRefCreateFromCString(s);
-}
-
-static int contains(MlirStringRef s, const char *needle) {
-  size_t n = strlen(needle);
-  for (size_t i = 0; i + n <= s.length; ++i)
-    if (memcmp(s.data + i, needle, n) == 0)
-      return 1;
-  return 0;
-}
+#define TEST_NAME "capi-test"
+#include "Check.h"
 
 /* A compile that failed, its first diagnostic naming `needle`; destroys it. */
 static void failsWith(FusionCompilation c, const char *needle) {

@@ -9,28 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures = 0;
-#define CHECK(cond, ...)                                                       \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "shared-test:%d: check failed: %s: ", __LINE__, #cond);  \
-      fprintf(stderr, __VA_ARGS__);                                            \
-      fprintf(stderr, "\n");                                                   \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
-
-static MlirStringRef str(const char *s) {
-  return mlirStringRefCreateFromCString(s);
-}
-
-static int contains(MlirStringRef s, const char *needle) {
-  size_t n = strlen(needle);
-  for (size_t i = 0; i + n <= s.length; ++i)
-    if (memcmp(s.data + i, needle, n) == 0)
-      return 1;
-  return 0;
-}
+#define TEST_NAME "shared-test"
+#include "Check.h"
 
 static const char *kAddRelu =
     "fusion.fusion @add_relu(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, "
