@@ -60,6 +60,12 @@ def _transpose(x):
     return x.t().contiguous()
 
 
+def _rope(x, cos, sin):
+    x1, x2 = x[..., :64], x[..., 64:]
+    rot = torch.cat((-x2, x1), dim=-1)
+    return x * cos[:, None, :] + rot * sin[:, None, :]
+
+
 def _cross_entropy(logits, target):
     return F.cross_entropy(logits, target, reduction="none")
 
@@ -67,7 +73,7 @@ def _cross_entropy(logits, target):
 EAGER = {"add_relu": _add_relu, "gelu_bias": _gelu_bias, "softmax": _softmax,
          "layernorm": _layernorm, "rmsnorm": _rmsnorm, "inner_sum": _inner_sum,
          "outer_sum": _outer_sum, "transpose": _transpose,
-         "cross_entropy": _cross_entropy}
+         "rope": _rope, "cross_entropy": _cross_entropy}
 
 
 def make_inputs(case, m, n):

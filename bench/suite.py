@@ -123,6 +123,15 @@ def _m(m, n):
     return (m,)
 
 
+def _rope_x(m, n):
+    """RoPE's [tokens, heads, 128]: N = heads * 128."""
+    return (m, max(1, n // 128), 128)
+
+
+def _rope_table(m, n):
+    return (m, 128)
+
+
 # bf16 results: fusion and eager both compute in f32 and round once, so they
 # may differ by one bf16 ulp (2^-8 relative, up to 2^-7 just above a power
 # of two) where the f32 values straddle a rounding boundary; two ulps of room.
@@ -166,6 +175,13 @@ CASES = [
     Case("transpose", "bf16", "bench/cases/transpose.mlir",
          [("x", _mn, "bf16")], [("out", _nm, "bf16")], (0.0, 0.0),
          "[M, N] -> [N, M] contiguous"),
+    Case("rope", "bf16", "bench/cases/rope.mlir",
+         [("x", _rope_x, "bf16"), ("cos", _rope_table, "bf16"),
+          ("sin", _rope_table, "bf16")], [("out", _rope_x, "bf16")],
+         # eager rounds both products to bf16 before the add (terms up to
+         # 4: half an ulp is 2^-7 each); Fusion computes in f32.
+         (BF16_RTOL, 4e-2),
+         "x * cos + rotate_half(x) * sin on [M, N/128, 128], cos/sin [M, 128]"),
     Case("cross_entropy", "bf16", "bench/cases/cross_entropy.mlir",
          [("logits", _mn, "bf16"), ("target", _m, "i64", lambda m, n: n)],
          [("loss", _m, "bf16")],
