@@ -100,13 +100,8 @@ void compileInto(Compilation &c, ModuleOp module,
   compile.emitCubin = o.emitCubin;
   if (kind != FusionOutputModuleFile) {
     // Text of one fusion: the others are dropped before the pipeline runs.
-    FailureOr<fusion::FusionOp> fusion =
-        fusion::selectFusion(module, unwrap(o.fusionName));
-    if (failed(fusion))
+    if (failed(fusion::keepOnlyFusion(module, unwrap(o.fusionName))))
       return;
-    for (Operation &op : llvm::make_early_inc_range(*module.getBody()))
-      if (isa<fusion::FusionOp>(op) && &op != fusion->getOperation())
-        op.erase();
     // One PTX module per fusion, as fusion-translate --fusion-to-ptx prints.
     compile.splitKernels = kind != FusionOutputPTX && compile.splitKernels;
     llvm::raw_string_ostream stages(c.bytes);

@@ -112,12 +112,8 @@ FailureOr<std::string> mlir::fusion::compileToModuleFile(
   *report = CompileCacheReport();
   // Which fusion is written is settled before anything compiles, and only
   // that one is compiled (and stored as the definition).
-  FailureOr<FusionOp> selected = selectFusion(module, fusionName);
-  if (failed(selected))
+  if (failed(keepOnlyFusion(module, fusionName)))
     return failure();
-  for (auto other : llvm::make_early_inc_range(module.getOps<FusionOp>()))
-    if (other != *selected)
-      other.erase();
   // A compile that prints, times or explains itself runs.
   bool cached = cache && cache->config().enabled && !options.printStages &&
                 !options.timing && !options.explain;

@@ -711,6 +711,17 @@ FailureOr<FusionOp> mlir::fusion::selectFusion(ModuleOp module,
   return fusion;
 }
 
+FailureOr<FusionOp> mlir::fusion::keepOnlyFusion(ModuleOp module,
+                                                 StringRef fusionName) {
+  FailureOr<FusionOp> selected = selectFusion(module, fusionName);
+  if (failed(selected))
+    return failure();
+  for (auto other : llvm::make_early_inc_range(module.getOps<FusionOp>()))
+    if (other != *selected)
+      other.erase();
+  return selected;
+}
+
 FailureOr<std::string>
 mlir::fusion::writeModuleFile(ModuleOp module, StringRef fusionName,
                               StringRef definition,

@@ -111,8 +111,8 @@ def _source_name(fd):
 
 
 def _dump(fd, kinds, ir, options):
-    """Writes the dumps `kinds` asks for: to stdout, or with
-    $FUSION_DUMP_DIR as files <dir>/<fusion>.<kind>.txt."""
+    """Writes the dumps `kinds` asks for of `ir` (the IR with locations):
+    to stdout, or with $FUSION_DUMP_DIR as files <dir>/<fusion>.<kind>.txt."""
     from . import _compiler
     texts = []
     if "ir" in kinds:
@@ -122,8 +122,7 @@ def _dump(fd, kinds, ir, options):
         remarks = []
         try:
             _compiler.compile(
-                fd.to_mlir(locations=True), _source_name(fd),
-                kind=_compiler.OUTPUT_LOWERED_IR, chip=options["chip"],
+                ir, _source_name(fd), kind=_compiler.OUTPUT_LOWERED_IR, chip=options["chip"],
                 sm_count=options["sm_count"],
                 pipeline_options=(options["pipeline"] + " explain=1").strip(),
                 use_cache=False, emit_cubin=False, diagnostics=remarks)
@@ -139,7 +138,7 @@ def _dump(fd, kinds, ir, options):
             continue
         try:
             data, _ = _compiler.compile(
-                fd.to_mlir(locations=True), _source_name(fd), kind=output,
+                ir, _source_name(fd), kind=output,
                 chip=options["chip"], sm_count=options["sm_count"],
                 pipeline_options=options["pipeline"], use_cache=False)
             text = data.decode("utf-8", "replace")

@@ -271,9 +271,11 @@ def test_no_subprocess_and_no_temporary_files(monkeypatch, tmp_path):
     import tempfile
 
     def refuse(*args, **kwargs):
-        raise AssertionError("started a subprocess")
+        raise AssertionError("started a subprocess or made a temporary file")
 
     monkeypatch.setattr(subprocess, "Popen", refuse)
+    for name in ("mkdtemp", "mkstemp", "NamedTemporaryFile", "TemporaryDirectory"):
+        monkeypatch.setattr(tempfile, name, refuse)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     x = rand(3, 5)
     with FusionDefinition() as fd:

@@ -26,6 +26,9 @@ struct ModuleWriterOptions {
 /// error on the module naming the fusions it has.
 FailureOr<FusionOp> selectFusion(ModuleOp module, StringRef fusionName);
 
+/// selectFusion, then erases every other fusion of `module`.
+FailureOr<FusionOp> keepOnlyFusion(ModuleOp module, StringRef fusionName);
+
 /// Serializes fusion `fusionName` (empty: the only fusion) of a module that
 /// went through --fusion-to-ptx. `definition` is the fusion's textual IR
 /// before lowering, stored in the file. Diagnostics go to the context.
