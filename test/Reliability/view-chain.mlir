@@ -41,3 +41,26 @@ fusion.fusion @chain_returned(%x: tensor<?x6xf32>) -> tensor<?x2x3xf32> {
   %t = fusion.permute %y [0, 1, 2] : tensor<?x2x3xf32> -> tensor<?x2x3xf32>
   fusion.return %t : tensor<?x2x3xf32>
 }
+
+// A chain whose first view a kernel also reads: the second view is not a
+// host view (it would view a kernel result); it compiles as kernels.
+// RUN: fusion-translate %s --fusion=chain_shared --fusion-to-ptx --no-cubin -o %t.shared.ptx
+// RUN: FileCheck %s --check-prefix=SHARED < %t.shared.ptx
+// SHARED: .entry chain_shared_k0
+// SEGMENT-LABEL: fusion.fusion @chain_shared
+// SEGMENT: kernel @chain_shared_k0
+// SEGMENT: reshape
+// SEGMENT: add
+// SEGMENT: kernel @chain_shared_k1
+// SEGMENT: reshape
+fusion.fusion @chain_shared(%x: tensor<?x6xf32>) -> (tensor<?xf32>, tensor<?x3xf32>) {
+  %c2 = arith.constant 2 : index
+  %c6 = arith.constant 6 : index
+  %d0 = fusion.dim %x, 0 : tensor<?x6xf32>
+  %f = arith.muli %d0, %c6 : index
+  %n = arith.muli %d0, %c2 : index
+  %flat = fusion.reshape %x(%f) : tensor<?x6xf32> -> tensor<?xf32>
+  %y = fusion.reshape %flat(%n) : tensor<?xf32> -> tensor<?x3xf32>
+  %z = fusion.add %flat, %flat : tensor<?xf32>
+  fusion.return %z, %y : tensor<?xf32>, tensor<?x3xf32>
+}

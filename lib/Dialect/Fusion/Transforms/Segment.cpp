@@ -33,15 +33,6 @@ bool isViewOp(Operation *op) {
   return isa<ReshapeOp, SqueezeOp, PermuteOp>(op);
 }
 
-/// `op` is a view op over a chain of view ops from a fusion input.
-bool viewsAnInput(Operation *op) {
-  if (!isViewOp(op))
-    return false;
-  Value input = op->getOperand(0);
-  return isa<BlockArgument>(input) ||
-         (input.getDefiningOp() && viewsAnInput(input.getDefiningOp()));
-}
-
 /// Every use of `op`'s result is returned or viewed again (by view ops
 /// whose uses are, in turn).
 bool onlyReturnedOrViewed(Operation *op) {
@@ -51,9 +42,24 @@ bool onlyReturnedOrViewed(Operation *op) {
   });
 }
 
-/// The two directions are checked apart: one recursion over both would go
-/// up and down a chain of views forever (a reshape of a reshape of an
-/// input, test/Reliability/view-chain.mlir).
+/// `op` is a view op over a chain of view ops from a fusion input, each of
+/// which is only returned or viewed (a view of a view that a kernel also
+/// reads would be a view of a kernel result).
+bool viewsAnInput(Operation *op) {
+  if (!isViewOp(op))
+    return false;
+  Value input = op->getOperand(0);
+  if (isa<BlockArgument>(input))
+    return true;
+  Operation *def = input.getDefiningOp();
+  return def && viewsAnInput(def) && onlyReturnedOrViewed(def);
+}
+
+/// A host view: a view chain from an input whose values are only returned
+/// or viewed. The two directions are checked apart (up: viewsAnInput, down:
+/// onlyReturnedOrViewed): one recursion over both went up and down a chain
+/// of views forever (a reshape of a reshape of an input,
+/// test/Reliability/view-chain.mlir).
 bool isHostView(Operation *op) {
   return viewsAnInput(op) && onlyReturnedOrViewed(op);
 }
