@@ -226,6 +226,8 @@ struct Executable::Impl {
   Status run(const Argument *inputs, size_t numInputs, OutputTensor *outputs,
              size_t numOutputs, CUstream stream);
   Expected<LoadedKernels *> kernelsForCurrentContext(const CudaDriver &cu);
+  Status loadKernel(const CudaDriver &cu, LoadedKernels &kernels,
+                    int32_t index);
   Status prepareKernels(const CudaDriver &cu, const CachedPlan &cached,
                         LoadedKernels &kernels);
   Status allocateBuffers(const CudaDriver &cu, const EvaluatedPlan &plan,
@@ -585,36 +587,10 @@ Executable::Impl::kernelsForCurrentContext(const CudaDriver &cu) {
 
   LoadedKernels kernels;
   kernels.context = *context;
-  auto unloadAll = [&] {
-    for (CUmodule module : kernels.modules)
-      if (cu.cuModuleUnload)
-        cu.cuModuleUnload(module);
-  };
-  for (const KernelDesc &kernel : desc.kernels) {
-    CUmodule module = nullptr;
-    CUresult result = CUDA_ERROR_INVALID_IMAGE;
-    if (!kernel.cubin.empty())
-      result = cu.cuModuleLoadData(&module, kernel.cubin.data());
-    // A cubin for another architecture: let the driver JIT the PTX instead.
-    if (result != CUDA_SUCCESS && !kernel.ptx.empty())
-      result = cu.cuModuleLoadData(&module, kernel.ptx.c_str());
-    Status status = cu.check(
-        result, concat("cuModuleLoadData for kernel ", kernel.name).c_str());
-    if (!status.ok()) {
-      unloadAll();
-      return status;
-    }
-    kernels.modules.push_back(module);
-    CUfunction function = nullptr;
-    status =
-        cu.check(cu.cuModuleGetFunction(&function, module, kernel.name.c_str()),
-                 concat("cuModuleGetFunction(", kernel.name, ")").c_str());
-    if (!status.ok()) {
-      unloadAll();
-      return status;
-    }
-    kernels.functions.push_back(function);
-  }
+  // Kernels are loaded when a plan first launches them (loadKernel):
+  // fallback variants may hold PTX only, which the driver compiles then.
+  kernels.modules.assign(desc.kernels.size(), nullptr);
+  kernels.functions.assign(desc.kernels.size(), nullptr);
   kernels.dynamicSmemLimit.assign(desc.kernels.size(),
                                   kDefaultDynamicSmemLimit);
   CUdevice device = 0;
@@ -625,12 +601,44 @@ Executable::Impl::kernelsForCurrentContext(const CudaDriver &cu) {
                           CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
                           device),
                       "cuDeviceGetAttribute");
-  if (!status.ok()) {
-    unloadAll();
+  if (!status.ok())
     return status;
-  }
   loaded.push_back(std::move(kernels));
   return &loaded.back();
+}
+
+// Note [Kernels on first use]: a context loads a kernel's module when a
+// plan first launches it, not when the executable meets the context. The
+// compiler keeps fallback variants (scalar, 64-bit index) as PTX only
+// (Note [Cubins for expected variants] in ModuleWriter.cpp), so the
+// driver JIT-compiles one only when a launch needs it, once per context
+// (and its compute cache keeps the result across processes).
+Status Executable::Impl::loadKernel(const CudaDriver &cu,
+                                    LoadedKernels &kernels, int32_t index) {
+  const KernelDesc &kernel = desc.kernels[index];
+  CUmodule module = nullptr;
+  CUresult result = CUDA_ERROR_INVALID_IMAGE;
+  if (!kernel.cubin.empty())
+    result = cu.cuModuleLoadData(&module, kernel.cubin.data());
+  // No cubin, or one for another architecture: the driver JITs the PTX.
+  if (result != CUDA_SUCCESS && !kernel.ptx.empty())
+    result = cu.cuModuleLoadData(&module, kernel.ptx.c_str());
+  Status status = cu.check(
+      result, concat("cuModuleLoadData for kernel ", kernel.name).c_str());
+  if (!status.ok())
+    return status;
+  CUfunction function = nullptr;
+  status =
+      cu.check(cu.cuModuleGetFunction(&function, module, kernel.name.c_str()),
+               concat("cuModuleGetFunction(", kernel.name, ")").c_str());
+  if (!status.ok()) {
+    if (cu.cuModuleUnload)
+      cu.cuModuleUnload(module);
+    return status;
+  }
+  kernels.modules[index] = module;
+  kernels.functions[index] = function;
+  return Status();
 }
 
 Status Executable::Impl::prepareKernels(const CudaDriver &cu,
@@ -638,8 +646,15 @@ Status Executable::Impl::prepareKernels(const CudaDriver &cu,
                                         LoadedKernels &kernels) {
   for (size_t l = 0; l < cached.plan.launches.size(); ++l) {
     const LaunchConfig &config = cached.plan.launches[l];
+    if (config.skipped)
+      continue;
+    if (!kernels.functions[config.kernel]) {
+      Status status = loadKernel(cu, kernels, config.kernel);
+      if (!status.ok())
+        return status;
+    }
     uint32_t &limit = kernels.dynamicSmemLimit[config.kernel];
-    if (config.skipped || config.dynamicSmem <= limit)
+    if (config.dynamicSmem <= limit)
       continue;
     const std::string &name = desc.kernels[config.kernel].name;
     if (config.dynamicSmem >
@@ -1031,7 +1046,8 @@ Executable::Impl::~Impl() {
     return;
   for (LoadedKernels &kernels : loaded)
     for (CUmodule module : kernels.modules)
-      (*driver)->cuModuleUnload(module);
+      if (module)
+        (*driver)->cuModuleUnload(module);
 }
 
 //===----------------------------------------------------------------------===//

@@ -88,6 +88,7 @@ mlir::fusion::compileCacheKey(ModuleOp module, const CompileOptions &options,
        << ";stage=" << options.innerStage
        << ";minblocks=" << options.innerMinBlocks
        << ";tile=" << options.transposeTile << ";cubin=" << options.emitCubin
+       << ";fallbackcubins=" << options.fallbackCubins
        << ";split=" << options.splitKernels;
   }
   // The cubin is ptxas's: another ptxas (or none) is another entry; the
@@ -140,6 +141,7 @@ FailureOr<std::string> mlir::fusion::compileToModuleFile(
   ModuleWriterOptions writer;
   writer.chip = options.chip;
   writer.emitCubin = options.emitCubin;
+  writer.fallbackCubins = options.fallbackCubins;
   writer.timing = options.timing;
   FailureOr<std::string> bytes =
       writeModuleFile(module, fusionName, definition, writer);

@@ -534,6 +534,17 @@ private:
   /// Runs ptxas over the PTX of every kernel the fusion launches, as many
   /// at a time as there are cores (each kernel has its own gpu.binary).
   /// Errors are reported in launch order, whatever order ptxas finished in.
+  ///
+  /// Note [Cubins for expected variants]: a launch's variants are tried in
+  /// order, and the lowering marks `fallback` the ones that run only when
+  /// an expected variant cannot: a scalar variant beside a vectorized one
+  /// (odd sizes, misaligned or strided inputs), a 64-bit-index variant
+  /// beside a 32-bit one (2^31 elements and more), the plain variants of a
+  /// tiled transpose. Those keep PTX only (unless fallbackCubins): ptxas
+  /// took 50-70% of a compile, and of softmax's five variants only the two
+  /// vectorized ones run on aligned inputs. The runtime loads a kernel when
+  /// a launch first needs it (Note [Kernels on first use]), so the driver
+  /// JIT-compiles a fallback's PTX then, once per context.
   LogicalResult compileCubins() {
     std::string ptxas = options.emitCubin ? findPtxas(options.ptxas) : "";
     if (ptxas.empty())
@@ -546,6 +557,7 @@ private:
       auto binary = module.lookupSymbol<gpu::BinaryOp>(
           launch.getKernel().getRootReference());
       if (!binary || binary.getObjects().empty() ||
+          (launch->hasAttr("fallback") && !options.fallbackCubins) ||
           !seen.insert(binary.getName()).second)
         return;
       auto object = dyn_cast<gpu::ObjectAttr>(binary.getObjects()[0]);

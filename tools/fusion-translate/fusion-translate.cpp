@@ -86,6 +86,12 @@ int main(int argc, char **argv) {
       cl::init(1), cl::cat(category));
   cl::opt<bool> noCubin("no-cubin", cl::desc("Do not run ptxas"),
                         cl::init(false), cl::cat(category));
+  cl::opt<bool> fallbackCubins(
+      "fallback-cubins",
+      cl::desc("Run ptxas over the fallback variants too (scalar, 64-bit "
+               "index); without it they keep PTX only and the driver "
+               "compiles one when a launch first needs it"),
+      cl::init(false), cl::cat(category));
   cl::opt<bool> printStages("print-stages",
                             cl::desc("Print the IR after every pass"),
                             cl::init(false), cl::cat(category));
@@ -158,6 +164,7 @@ int main(int argc, char **argv) {
     options.innerMinBlocks = innerMinBlocks;
     options.transposeTile = transposeTile;
     options.emitCubin = !noCubin;
+    options.fallbackCubins = fallbackCubins;
     options.printStages = printStages;
     options.explain = explain;
     // One PTX file with every entry, as ptxas and readers expect.

@@ -42,7 +42,9 @@ fusion.fusion @outer_center(%x: tensor<?x?xf32>, %count: f32) -> tensor<?x?xf32>
 
 /// The module file bytes of `source` (its only fusion), compiled in a
 /// context of its own; empty on failure (with a test failure).
-inline std::string compileBytes(llvm::StringRef source, bool threads = true) {
+inline std::string
+compileBytes(llvm::StringRef source, bool threads = true,
+             const mlir::fusion::CompileOptions *given = nullptr) {
   mlir::DialectRegistry registry;
   mlir::fusion::registerAllDialects(registry);
   mlir::MLIRContext context(registry);
@@ -55,6 +57,8 @@ inline std::string compileBytes(llvm::StringRef source, bool threads = true) {
     return "";
   mlir::fusion::CompileOptions options;
   options.emitCubin = false;
+  if (given)
+    options = *given;
   auto bytes = mlir::fusion::compileToModuleFile(*module, "", options);
   EXPECT_TRUE(mlir::succeeded(bytes));
   return mlir::succeeded(bytes) ? *bytes : "";

@@ -467,6 +467,41 @@ TEST(Pipeline, EachKernelCarriesOnlyItsOwnPTX) {
   }
 }
 
+// Note [Cubins for expected variants]: ptxas runs over the variants a
+// launch expects (vectorized, 32-bit index); the fallbacks keep PTX only
+// unless fallbackCubins asks for theirs.
+TEST(Pipeline, CubinsOnlyForExpectedVariants) {
+  if (mlir::fusion::findPtxas().empty())
+    GTEST_SKIP() << "no ptxas on this machine: no cubins to count";
+  struct Case {
+    const char *name;
+    std::set<std::string> withCubin;
+  };
+  Case cases[] = {
+      {"add_relu", {"add_relu_k0_v4_i32"}},
+      {"normalization/softmax", {"softmax_k0_pv8_i32", "softmax_k0_v8_i32"}},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.name);
+    for (bool all : {false, true}) {
+      mlir::fusion::CompileOptions options;
+      options.fallbackCubins = all;
+      std::string bytes = compileBytes(readExample(c.name), true, &options);
+      ASSERT_FALSE(bytes.empty());
+      const ::fusion::fb::Module *module =
+          ::fusion::fb::GetModule(bytes.data());
+      std::set<std::string> withCubin, names;
+      for (const ::fusion::fb::Kernel *kernel : *module->kernels()) {
+        names.insert(kernel->name()->str());
+        EXPECT_GT(kernel->ptx()->size(), 0u);
+        if (kernel->cubin() && kernel->cubin()->size() > 0)
+          withCubin.insert(kernel->name()->str());
+      }
+      EXPECT_EQ(withCubin, all ? names : c.withCubin);
+    }
+  }
+}
+
 // The kernel modules compile on the context's threads; the module file is
 // the same byte for byte, run to run and with threading off.
 TEST(Pipeline, ModuleFilesAreDeterministic) {

@@ -15,6 +15,9 @@ class FusionOp;
 struct ModuleWriterOptions {
   /// Compile the PTX to a cubin with ptxas when ptxas can be found.
   bool emitCubin = true;
+  /// Also a cubin for the fallback variants (launches marked `fallback`);
+  /// off, they keep PTX only (Note [Cubins for expected variants]).
+  bool fallbackCubins = false;
   /// ptxas to use; empty: search PATH, $CUDA_HOME/bin, /usr/local/cuda/bin.
   std::string ptxas;
   std::string chip = "sm_90a";
@@ -57,6 +60,8 @@ struct CompileOptions {
   /// Remarks with the segmenter's and schedulers' decisions.
   bool explain = false;
   bool emitCubin = true;
+  /// See ModuleWriterOptions::fallbackCubins.
+  bool fallbackCubins = false;
   /// Print the IR after every pass of the pipeline to `stagesStream`
   /// (stderr when null).
   bool printStages = false;

@@ -27,6 +27,10 @@ FailureOr<KernelLowering::EmittedVariants> KernelLowering::emitVariants(
     function_ref<LogicalResult(KernelEmitter &, gpu::GPUFuncOp)> emitBody,
     int64_t numExtraParams, ArrayRef<Type> extraBufferElements) {
   EmittedVariants result;
+  bool anyVector =
+      llvm::any_of(variants, [](const Variant &v) { return v.vector > 1; });
+  bool any32 =
+      llvm::any_of(variants, [](const Variant &v) { return !v.index64; });
   for (const Variant &variant : variants) {
     KernelEmitter emitter(kernel, variant, iterType);
     emitter.numExtraParams = numExtraParams;
@@ -49,6 +53,8 @@ FailureOr<KernelLowering::EmittedVariants> KernelLowering::emitVariants(
                         {static_cast<int32_t>(kMaxRowThreads), 1, 1}));
     if (failed(emitBody(emitter, func)))
       return failure();
+    if ((variant.vector == 1 && anyVector) || (variant.index64 && any32))
+      fallbackFuncs.insert(func);
     if (variant.vector > 1)
       result.vectorLoaded = emitter.vectorLoadedInputs;
     result.accesses = emitter.accesses;
@@ -93,6 +99,8 @@ void KernelLowering::createLaunch(OpBuilder &b, Location loc, HostBuilder &h,
       LaunchOp::create(b, loc, symbol, guard, gridX, gridY, h.c(1), blockX,
                        h.c(1), h.c(1), smem ? smem : h.c(0), args);
   launch->setAttr("param_types", b.getTypeArrayAttr(func.getArgumentTypes()));
+  if (fallbackFuncs.contains(func))
+    launch->setAttr("fallback", b.getUnitAttr());
 }
 
 LogicalResult KernelLowering::checkReadsFusionInputs(KernelOp kernel) {

@@ -189,11 +189,12 @@ public:
 
   /// The tiled transpose variants of a pointwise kernel and their launches,
   /// tried before the plain variants (Note [Tiled transpose]); none when no
-  /// input is read across its innermost dim.
+  /// input is read across its innermost dim. Sets `tiled` when it made
+  /// them (the plain variants are fallbacks then).
   LogicalResult lowerTransposeVariants(
       KernelOp kernel, PointwiseScheduleAttr schedule,
       const llvm::SetVector<std::tuple<unsigned, int64_t, int64_t>> &accesses,
-      HostBuilder &h, const PointwiseHost &host);
+      HostBuilder &h, const PointwiseHost &host, bool &tiled);
 
   LogicalResult lowerOuterReduction(KernelOp kernel,
                                     OuterReductionScheduleAttr schedule);
@@ -258,6 +259,11 @@ private:
   MLIRContext &getContext() { return *module.getContext(); }
 
   ModuleOp module;
+  /// Variants a launch takes only when the expected ones cannot run
+  /// (scalar beside a vectorized variant, 64-bit index beside a 32-bit
+  /// one): their launches are marked `fallback` (Note [Cubins for expected
+  /// variants] in ModuleWriter.cpp).
+  llvm::DenseSet<Operation *> fallbackFuncs;
   /// Persistent inner-reduction variants: blocks per SM (nvvm.minctasm).
   int64_t innerMinBlocks;
   /// Tile edge of the tiled transpose variant.

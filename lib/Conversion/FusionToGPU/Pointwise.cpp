@@ -243,11 +243,15 @@ LogicalResult KernelLowering::lowerPointwise(KernelOp kernel,
   SmallVector<Value> args = launch->args;
   Value vecOk = launch->vecOk, fits32 = launch->fits32;
 
+  bool tiled = false;
   if (!hasIndexOps &&
       failed(lowerTransposeVariants(
           kernel, schedule, accesses, h,
-          {gpuModule, iterType, base, sizes, numel, args, fits32, outputs})))
+          {gpuModule, iterType, base, sizes, numel, args, fits32, outputs},
+          tiled)))
     return failure();
+  if (tiled)
+    fallbackFuncs.insert(funcs.begin(), funcs.end());
 
   FailureOr<SmallVector<Value>> extentArgs =
       indexOpHostArgs(kernel, h, extents);

@@ -264,7 +264,7 @@ LogicalResult KernelEmitter::TransposeWriter::storeStep(int64_t step) {
 LogicalResult KernelLowering::lowerTransposeVariants(
     KernelOp kernel, PointwiseScheduleAttr schedule,
     const llvm::SetVector<std::tuple<unsigned, int64_t, int64_t>> &accesses,
-    HostBuilder &h, const PointwiseHost &host) {
+    HostBuilder &h, const PointwiseHost &host, bool &tiled) {
   OpBuilder &b = h.builder();
   Location loc = h.location();
   auto [gpuModule, iterType, base, sizes, numel, args, fits32, outputs] = host;
@@ -295,7 +295,8 @@ LogicalResult KernelLowering::lowerTransposeVariants(
     staged.push_back(k);
   }
   llvm::sort(staged);
-  if (rank >= 2 && !staged.empty()) {
+  tiled = rank >= 2 && !staged.empty();
+  if (tiled) {
     int64_t tile = transposeTile > 0 ? transposeTile : 64;
     Value tiles = h.mul(h.ceilDiv(sizes[rank - 1], h.c(tile)),
                         h.ceilDiv(sizes[p], h.c(tile)));
@@ -341,6 +342,8 @@ LogicalResult KernelLowering::lowerTransposeVariants(
       func.setKnownBlockSizeAttr(mb.getDenseI32ArrayAttr({256, 1, 1}));
       if (failed(emitter.emitTransposeTiled(func, p, staged, maps)))
         return failure();
+      if (width != widths.front())
+        fallbackFuncs.insert(func);
       Value guard = fits32;
       if (width > 1) {
         Value ok = h.mul(h.eq(h.rem(sizes[p], h.c(width)), h.c(0)),
