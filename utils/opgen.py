@@ -26,6 +26,12 @@
       Runs the first K definitions of DIR with fusion-run (GPU against the
       interpreter) and prints the counts.
 
+  python3 utils/opgen.py chain --ops N [--seed S] [-o FILE]
+      One long definition for compile-time measurements: element-wise ops
+      with an inner reduction (sum or max, expanded back and added) about
+      every 15th step, until the fusion has N fusion ops
+      (bench/compile_time.py compiles chains of 100 and 500).
+
 Tools come from --tools (default: $FUSION_TOOLS_DIR, else the directory of
 the fusion-opt on PATH, else build/bin).
 """
@@ -498,6 +504,31 @@ def random_definition(name, rng):
     return d
 
 
+# Element-wise steps of a chain (no index, random or shape ops: a chain is a
+# long run of the work users' fusions are made of).
+CHAIN_STEPS = UNARY + BINARY + TERNARY + COMPARE + ["where"]
+CHAIN_REDUCTIONS = ["sum", "max"]
+
+
+def count_ops(d):
+    return sum(1 for line in d.lines if "= fusion." in line)
+
+
+def chain_definition(name, rng, ops):
+    """A definition of about `ops` fusion ops (never fewer): element-wise
+    steps and, about every 15th step, an inner reduction expanded back."""
+    d = Def(name, rng)
+    # finish() adds one op per value nothing reads yet.
+    while count_ops(d) + sum(1 for v in d.pool["F"][:-1]
+                             if v not in d.read) < ops:
+        if rng.random() < 1 / 15:
+            d.step(rng.choice(CHAIN_REDUCTIONS), reduce_inner=True)
+        else:
+            d.step(rng.choice(CHAIN_STEPS))
+    d.finish()
+    return d
+
+
 # --- the op table -----------------------------------------------------------
 def samples():
     """(op, label, Def) for every op with a step; reductions twice."""
@@ -692,6 +723,16 @@ def cmd_run(args):
     return 1 if failed else 0
 
 
+def cmd_chain(args):
+    d = chain_definition(f"chain{args.ops}", random.Random(args.seed), args.ops)
+    text = d.text()
+    if args.output:
+        pathlib.Path(args.output).write_text(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tools", help="directory of fusion-opt, fusion-translate")
@@ -709,9 +750,13 @@ def main():
     r = sub.add_parser("run")
     r.add_argument("dir")
     r.add_argument("--limit", type=int, default=1 << 30)
+    c = sub.add_parser("chain")
+    c.add_argument("--ops", type=int, required=True)
+    c.add_argument("--seed", type=int, default=1)
+    c.add_argument("-o", "--output")
     args = ap.parse_args()
     return {"table": cmd_table, "property": cmd_property,
-            "run": cmd_run}[args.cmd](args)
+            "run": cmd_run, "chain": cmd_chain}[args.cmd](args)
 
 
 if __name__ == "__main__":

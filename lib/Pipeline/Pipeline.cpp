@@ -147,6 +147,7 @@ void mlir::fusion::buildFusionToPTXPipeline(OpPassManager &pm,
   schedule.innerItems = options.innerItems;
   schedule.innerBlock = options.innerBlock;
   schedule.innerStage = options.innerStage;
+  schedule.computeBoundCost = options.computeBoundCost;
   perFusion.addPass(createFusionSchedule(schedule));
   FusionLowerKernelsOptions lower;
   lower.innerMinBlocks = options.innerMinBlocks;

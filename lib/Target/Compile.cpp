@@ -36,6 +36,7 @@ LogicalResult mlir::fusion::lowerToPTX(ModuleOp module,
   pipeline.innerItems = options.innerItems;
   pipeline.innerBlock = options.innerBlock;
   pipeline.innerStage = options.innerStage;
+  pipeline.computeBoundCost = options.computeBoundCost;
   pipeline.innerMinBlocks = options.innerMinBlocks;
   pipeline.transposeTile = options.transposeTile;
   pipeline.splitKernels = options.splitKernels;
@@ -86,6 +87,7 @@ mlir::fusion::compileCacheKey(ModuleOp module, const CompileOptions &options,
        << ";unroll=" << options.unroll << ";bps=" << options.blocksPerSM
        << ";items=" << options.innerItems << ";block=" << options.innerBlock
        << ";stage=" << options.innerStage
+       << ";computebound=" << options.computeBoundCost
        << ";minblocks=" << options.innerMinBlocks
        << ";tile=" << options.transposeTile << ";cubin=" << options.emitCubin
        << ";fallbackcubins=" << options.fallbackCubins

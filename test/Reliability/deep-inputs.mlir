@@ -15,7 +15,9 @@
 // RUN: python3 %S/Inputs/make-deep.py nested 900 %t.ok.mlir
 // RUN: fusion-opt %t.ok.mlir -o /dev/null
 
-// CHAIN: gpu.func @chain_k0_v4_i32
+// Chains this long are compute-bound (Note [Compute-bound kernels]): the
+// scalar variant and its 64-bit fallback.
+// CHAIN: gpu.func @chain_k0_s_i32
 // CHAIN: gpu.func @chain_k0_s_i64
-// PTX: .entry chain_k0_v4_i32
+// PTX: .entry chain_k0_s_i32
 // NESTED: error: brackets nest deeper than 1000 levels here: the input is refused

@@ -126,6 +126,11 @@ static cl::opt<int64_t>
                cl::desc("Persistent inner reductions: keep the row in shared "
                         "memory (1), in registers (0), heuristic (-1)"),
                cl::init(-1), cl::cat(category));
+static cl::opt<int64_t> computeBoundCost(
+    "compute-bound-cost",
+    cl::desc("Kernels estimated above this many instructions per element "
+             "take one element per thread and step (0: never)"),
+    cl::init(512), cl::cat(category));
 static cl::opt<bool> noCubin("no-cubin",
                              cl::desc("Compile to PTX only (no ptxas)"),
                              cl::cat(category));
@@ -579,6 +584,7 @@ int runTool() {
     options.chip = chip;
     options.smCount = smCount;
     options.innerStage = innerStage;
+    options.computeBoundCost = computeBoundCost;
     options.emitCubin = !noCubin;
     // Note [Compile cache].
     std::optional<fc::CompileCache> cache;

@@ -69,6 +69,11 @@ int main(int argc, char **argv) {
       cl::desc("Persistent inner reductions: keep the row in shared memory "
                "across passes (1), in registers (0), heuristic (-1)"),
       cl::init(-1), cl::cat(category));
+  cl::opt<int64_t> computeBoundCost(
+      "compute-bound-cost",
+      cl::desc("Kernels estimated above this many instructions per element "
+               "take one element per thread and step (0: never)"),
+      cl::init(512), cl::cat(category));
   cl::opt<int64_t> innerMinBlocks(
       "inner-min-blocks",
       cl::desc("Persistent inner reductions: resident blocks per SM "
@@ -161,6 +166,7 @@ int main(int argc, char **argv) {
     options.innerItems = innerItems;
     options.innerBlock = innerBlock;
     options.innerStage = innerStage;
+    options.computeBoundCost = computeBoundCost;
     options.innerMinBlocks = innerMinBlocks;
     options.transposeTile = transposeTile;
     options.emitCubin = !noCubin;

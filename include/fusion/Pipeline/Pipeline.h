@@ -39,6 +39,12 @@ struct FusionToPTXOptions : public PassPipelineOptions<FusionToPTXOptions> {
       llvm::cl::desc("Persistent inner reductions: row in shared memory (1), "
                      "in registers (0), heuristic (-1)"),
       llvm::cl::init(-1)};
+  PassOptions::Option<int64_t> computeBoundCost{
+      *this, "compute-bound-cost",
+      llvm::cl::desc("Kernels estimated above this many instructions per "
+                     "element take one element per thread and step (0: "
+                     "never)"),
+      llvm::cl::init(512)};
   PassOptions::Option<bool> splitKernels{
       *this, "split-kernels",
       llvm::cl::desc("One gpu.module (PTX, cubin) per kernel variant"),

@@ -55,6 +55,8 @@ struct CompileOptions {
   int64_t innerItems = -1;
   int64_t innerBlock = 0;
   int64_t innerStage = -1;
+  /// Note [Compute-bound kernels] (0: never).
+  int64_t computeBoundCost = 512;
   int64_t innerMinBlocks = 0;
   int64_t transposeTile = 64;
   /// Remarks with the segmenter's and schedulers' decisions.

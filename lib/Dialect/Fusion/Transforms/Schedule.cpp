@@ -7,6 +7,7 @@
 #include "fusion/Dialect/Fusion/Transforms/Schedulers.h"
 
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -44,9 +45,84 @@ StringRef reasonOf(SchedulerKind kind) {
   return "";
 }
 
+// Note [Compute-bound kernels]: a kernel whose work per element is long
+// (a chain of transcendental ops, recomputed once per pass of a row
+// kernel) is bound by arithmetic, not memory. Vectors, unrolling and rows
+// held in registers buy memory-level parallelism such a kernel does not
+// need, and each multiplies its code: a 100-op chain with 4 inner
+// reductions (one row kernel of 5 passes) was 3.9 MB of PTX over 5
+// variants (1.66 MB for the persistent vector one, 32 elements per thread
+// unrolled) and took 20 s to compile on 2 cores. So when the estimated
+// cost of one element (the weights below summed over the kernel's ops, times
+// the passes of a row kernel) exceeds `compute-bound-cost`, the kernel gets
+// vector 1, unroll 1 and no persistent variant: one element per thread and
+// step, a scalar kernel and its 64-bit-index fallback. The weights are rough
+// instruction counts of an f32 element: 0 for shape ops, 16 for the long
+// libdevice functions and Philox, 4 for the short ones, 1 for the rest. The
+// default (512) is several times the point where the H200's arithmetic
+// (about 33 T instructions/s) falls behind its memory (4.8 TB/s: about 56
+// instructions per 8-byte element), so memory-bound kernels, the suite's
+// among them, keep their schedules.
+int64_t elementWeight(Operation *op) {
+  static constexpr llvm::StringLiteral free[] = {"broadcast_in_dim",
+                                                 "expand",
+                                                 "squeeze",
+                                                 "reshape",
+                                                 "permute",
+                                                 "full",
+                                                 "yield",
+                                                 "reduce_yield",
+                                                 "dim",
+                                                 "stride"};
+  static constexpr llvm::StringLiteral longMath[] = {
+      "sin",   "cos", "tan",  "erf",       "erfc", "expm1", "log1p",
+      "atan2", "pow", "fmod", "remainder", "gelu", "rand",  "randn"};
+  static constexpr llvm::StringLiteral shortMath[] = {
+      "div", "reciprocal", "sqrt", "rsqrt",   "exp", "exp2",
+      "log", "log2",       "tanh", "sigmoid", "silu"};
+  StringRef name = op->getName().stripDialect();
+  if (llvm::is_contained(free, name))
+    return 0;
+  if (llvm::is_contained(longMath, name))
+    return 16;
+  if (llvm::is_contained(shortMath, name))
+    return 4;
+  return 1;
+}
+
+/// The estimated cost of one element of a kernel's work, per pass
+/// (Note [Compute-bound kernels]).
+int64_t elementCost(KernelOp kernel) {
+  int64_t cost = 0;
+  kernel.getBody().walk([&](Operation *op) {
+    if (isa<FusionDialect>(op->getDialect()))
+      cost += elementWeight(op);
+  });
+  return cost;
+}
+
 struct FusionSchedulePass
     : mlir::fusion::impl::FusionScheduleBase<FusionSchedulePass> {
   using FusionScheduleBase::FusionScheduleBase;
+
+  /// Whether the kernel is compute-bound (Note [Compute-bound kernels]),
+  /// reading its element cost times `passes`; the reason goes to
+  /// `computeBoundReason` for the explain remark.
+  bool isComputeBound(KernelOp kernel, int64_t passes) {
+    computeBoundReason.clear();
+    if (computeBoundCost <= 0)
+      return false;
+    int64_t cost = elementCost(kernel) * std::max<int64_t>(1, passes);
+    if (cost <= computeBoundCost)
+      return false;
+    computeBoundReason =
+        ("; compute-bound (about " + llvm::Twine(cost) +
+         " instructions per element, over " + llvm::Twine(computeBoundCost) +
+         "): one element per thread and step")
+            .str();
+    return true;
+  }
+  std::string computeBoundReason;
 
   void runOnOperation() override {
     WalkResult result = getOperation().walk([&](KernelOp kernel) {
@@ -77,7 +153,7 @@ struct FusionSchedulePass
       if (explain)
         mlir::emitRemark(kernel.getLoc())
             << kernel.getSymName() << ": " << reasonOf(choice->kind)
-            << "; schedule " << kernel.getScheduleAttr();
+            << computeBoundReason << "; schedule " << kernel.getScheduleAttr();
       return WalkResult::advance();
     });
     if (result.wasInterrupted())
@@ -113,6 +189,10 @@ struct FusionSchedulePass
     int64_t vector = std::min<int64_t>(16 / minBytes, 8);
     int64_t items =
         info.hasFullResult() ? std::max<int64_t>(1, 32 / vector) : 0;
+    if (isComputeBound(kernel, info.numPasses)) {
+      vector = 1;
+      items = 0;
+    }
     if (innerItems >= 0 && info.hasFullResult())
       items = innerItems;
     int64_t block = innerBlock > 0 ? innerBlock : 256;
@@ -161,7 +241,10 @@ struct FusionSchedulePass
       Type e = getElementTypeOrSelf(t);
       return e.isBF16() || e.isF16();
     });
-    int64_t unrollFactor = unroll > 0 ? unroll : 4;
+    bool heavy = isComputeBound(kernel, 1);
+    if (heavy)
+      vector = 1;
+    int64_t unrollFactor = unroll > 0 ? unroll : heavy ? 1 : 4;
     int64_t perSM = blocksPerSM > 0 ? blocksPerSM : 8;
     return OuterReductionScheduleAttr::get(&getContext(), vector, unrollFactor,
                                            smCount * perSM, index64, fastMath);
@@ -231,7 +314,8 @@ struct FusionSchedulePass
     for (Type t : kernel.getResultTypes())
       visit(t);
     int64_t vector = std::min<int64_t>(16 / minBytes, 8);
-    if (hasIrregularLanes(kernel))
+    bool heavy = isComputeBound(kernel, 1);
+    if (hasIrregularLanes(kernel) || heavy)
       vector = 1;
     int64_t block = 256;
     if (allStatic && numel < block * vector)
@@ -239,7 +323,7 @@ struct FusionSchedulePass
     int64_t maxGrid = blocksPerSM > 0 ? smCount * blocksPerSM
                                       : std::numeric_limits<int32_t>::max();
     // Two vectors per thread and iteration keep twice the bytes in flight.
-    int64_t unrollFactor = unroll > 0 ? unroll : 2;
+    int64_t unrollFactor = unroll > 0 ? unroll : heavy ? 1 : 2;
     // Approximate transcendentals are safe when every result is a 16-bit
     // float: their error is below the results' own rounding.
     bool fastMath = llvm::all_of(kernel.getResultTypes(), [](Type t) {

@@ -76,6 +76,11 @@ def FusionSchedule : Pass<"fusion-schedule", "::mlir::fusion::FusionOp"> {
            "Persistent inner reductions: keep the row in shared memory "
            "across passes (1), in registers (0), or as the heuristic "
            "chooses (-1)">,
+    Option<"computeBoundCost", "compute-bound-cost", "int64_t",
+           /*default=*/"512",
+           "Kernels whose estimated instructions per element exceed this "
+           "take one element per thread and step: no vectors, unrolling or "
+           "persistent rows (0: never)">,
   ];
 }
 
