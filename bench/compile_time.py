@@ -288,7 +288,8 @@ def measure_chain(ops, args, work, log):
                            "-o", os.devnull], stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, universal_newlines=True,
                           env=dict(suite.tool_env(), FUSION_CACHE="1"))
-    row["kernels"] = len(set(re.findall(r"kernel @(\w+)", plan.stdout))) or None
+    # The schedule remarks name each kernel: "remark: chain100_k0: ...".
+    row["kernels"] = len(set(re.findall(r"remark: (\w+_k\d+): ", plan.stdout))) or None
     log(f"  chain {ops}: {format_chain(row)}")
     return row
 
@@ -372,7 +373,8 @@ def format_report(result):
     if hits:
         out.append("")
         out.append("Compile cache hit in process (the definition's text to the module "
-                   "bytes): " + ", ".join(hits) + ".")
+                   "bytes; ready to launch: then an Executable loaded from them, its "
+                   "kernels loaded at their first launch): " + ", ".join(hits) + ".")
     if result.get("chains"):
         out.append("")
         out.append("| chain | fusion ops | kernels | PTX entries | largest entry (PTX bytes) | "

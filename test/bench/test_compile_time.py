@@ -166,3 +166,14 @@ def test_bad_options_are_refused():
         compile_time.parse_args(["--chains", "a,b"])
     with pytest.raises(SystemExit):
         compile_time.parse_args(["--repeats", "0"])
+
+
+def test_measure_chain_counts_kernels_and_entries(tool, tmp_path):
+    import argparse
+    args = argparse.Namespace(translate=tool("fusion-translate"), seed=1, chain_repeats=1)
+    row = compile_time.measure_chain(30, args, str(tmp_path), lambda *_: None)
+    assert "error" not in row, row
+    assert row["fusion_ops"] >= 30
+    assert row["kernels"] >= 1
+    assert row["entries"] >= 2 and row["largest_entry"] > 0
+    assert row["ptx"]["wall"] > 0 and row["cubin"]["cpu"] > 0
