@@ -62,9 +62,22 @@ KernelEmitter::bindParams(gpu::GPUFuncOp func) {
   extraBuffers.clear();
   for (size_t i = 0; i < extraBufferElements.size(); ++i)
     extraBuffers.push_back(args[a++]);
+  // Note [Static extents]: a dim the iteration type knows is a constant in
+  // the kernel, not the size parameter the host passes beside it (the host
+  // program has checked that they agree), so the backend turns the divisions
+  // and remainders that split a work item into indices into shifts and
+  // multiplications: RoPE's [tokens, heads, 128] divides by 128 / 8 vectors
+  // per row with a shift and by the heads alone.
   SmallVector<Value> sizes;
-  for (int64_t d = 0; d < rank; ++d)
-    sizes.push_back(args[a++]);
+  OpBuilder entry = OpBuilder::atBlockBegin(&func.getBody().front());
+  for (int64_t d = 0; d < rank; ++d) {
+    Value size = args[a++];
+    if (!iterType.isDynamicDim(d))
+      size = arith::ConstantOp::create(
+          entry, func.getLoc(),
+          IntegerAttr::get(size.getType(), iterType.getDimSize(d)));
+    sizes.push_back(size);
+  }
   Value count = args[a++];
   extraArgs.clear();
   for (int64_t i = 0; i < numExtraParams; ++i)
