@@ -269,3 +269,53 @@ fusion.fusion @permuted_beside(%a: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?x
   %1 = fusion.sum %a [0] : tensor<?x?xf32> -> tensor<?xf32>
   fusion.return %0, %1 : tensor<?xf32>, tensor<?xf32>
 }
+
+// -----
+
+// Note [Loads per item]: x read at three places (two slices and the
+// element-wise mul), cos and sin once each: five loads per item, no unroll.
+// CHECK-LABEL: @rope_loads
+// CHECK: #fusion.pointwise<vector = 8, unroll = 1,
+fusion.fusion @rope_loads(%x: tensor<?x?x128xbf16>, %cos: tensor<?x128xbf16>, %sin: tensor<?x128xbf16>) -> tensor<?x?x128xbf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %t = fusion.dim %x, 0 : tensor<?x?x128xbf16>
+  %h = fusion.dim %x, 1 : tensor<?x?x128xbf16>
+  %lo = fusion.slice %x [%c0, %c0, %c0] [%t, %h, %c64] [%c1, %c1, %c1] : tensor<?x?x128xbf16> -> tensor<?x?x64xbf16>
+  %hi = fusion.slice %x [%c0, %c0, %c64] [%t, %h, %c128] [%c1, %c1, %c1] : tensor<?x?x128xbf16> -> tensor<?x?x64xbf16>
+  %nhi = fusion.neg %hi : tensor<?x?x64xbf16>
+  %rot = fusion.cat %nhi, %lo dim = 2 : tensor<?x?x64xbf16>, tensor<?x?x64xbf16> -> tensor<?x?x128xbf16>
+  %cb = fusion.broadcast_in_dim %cos [0, 2] (%t, %h) : tensor<?x128xbf16> -> tensor<?x?x128xbf16>
+  %sb = fusion.broadcast_in_dim %sin [0, 2] (%t, %h) : tensor<?x128xbf16> -> tensor<?x?x128xbf16>
+  %a = fusion.mul %x, %cb : tensor<?x?x128xbf16>
+  %b = fusion.mul %rot, %sb : tensor<?x?x128xbf16>
+  %y = fusion.add %a, %b : tensor<?x?x128xbf16>
+  fusion.return %y : tensor<?x?x128xbf16>
+}
+
+// -----
+
+// Three inputs, each read where the item is (however many element-wise ops
+// use them), plus one broadcast: four loads, no unroll; without the
+// broadcast, three loads and the default unroll of 2.
+// CHECK-LABEL: @four_loads
+// CHECK: #fusion.pointwise<vector = 4, unroll = 1,
+// CHECK-LABEL: @three_loads
+// CHECK: #fusion.pointwise<vector = 4, unroll = 2,
+fusion.fusion @four_loads(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: tensor<?x?xf32>, %r: tensor<?xf32>) -> tensor<?x?xf32> {
+  %m = fusion.dim %a, 0 : tensor<?x?xf32>
+  %n = fusion.dim %a, 1 : tensor<?x?xf32>
+  %rb = fusion.broadcast_in_dim %r [1] (%m, %n) : tensor<?xf32> -> tensor<?x?xf32>
+  %0 = fusion.mul %a, %b : tensor<?x?xf32>
+  %1 = fusion.add %0, %a : tensor<?x?xf32>
+  %2 = fusion.fma %1, %c, %rb : tensor<?x?xf32>
+  fusion.return %2 : tensor<?x?xf32>
+}
+fusion.fusion @three_loads(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %0 = fusion.mul %a, %b : tensor<?x?xf32>
+  %1 = fusion.add %0, %a : tensor<?x?xf32>
+  %2 = fusion.fma %1, %c, %b : tensor<?x?xf32>
+  fusion.return %2 : tensor<?x?xf32>
+}
