@@ -66,6 +66,11 @@ def _rope(x, cos, sin):
     return x * cos[:, None, :] + rot * sin[:, None, :]
 
 
+def _slice_cat_mul(x, y, w):
+    h = x.shape[1] // 2
+    return torch.cat((x[:, :h], y[:, h:]), dim=1) * w
+
+
 def _cross_entropy(logits, target):
     return F.cross_entropy(logits, target, reduction="none")
 
@@ -73,7 +78,8 @@ def _cross_entropy(logits, target):
 EAGER = {"add_relu": _add_relu, "gelu_bias": _gelu_bias, "softmax": _softmax,
          "layernorm": _layernorm, "rmsnorm": _rmsnorm, "inner_sum": _inner_sum,
          "outer_sum": _outer_sum, "transpose": _transpose,
-         "rope": _rope, "cross_entropy": _cross_entropy}
+         "rope": _rope, "slice_cat_mul": _slice_cat_mul,
+         "cross_entropy": _cross_entropy}
 
 
 def make_inputs(case, m, n):

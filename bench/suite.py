@@ -52,11 +52,14 @@ class Case:
     tolerance: (rtol, atol) of |fusion - eager| <= atol + rtol * |eager|,
     or a function of (m, n) returning it. shapes: the case's own [M, N]
     (BENCHMARKS.md gives cross_entropy its vocabulary shapes), used when a
-    run takes the default shapes.
+    run takes the default shapes. useful: a function of (m, n) giving the
+    useful bytes, for a case that needs only part of an input (slice_cat_mul
+    reads half of each of its two matrices); by default every input is read
+    once and every output written once.
     """
 
     def __init__(self, name, dtype, definition, inputs, outputs, tolerance,
-                 summary, shapes=None):
+                 summary, shapes=None, useful=None):
         self.name = name
         self.dtype = dtype
         self.definition = definition  # path relative to the repository root
@@ -65,6 +68,7 @@ class Case:
         self._tolerance = tolerance
         self.summary = summary
         self.shapes = shapes
+        self._useful = useful
 
     @property
     def label(self):
@@ -91,7 +95,10 @@ class Case:
                 for name, shape, dtype in self.outputs]
 
     def useful_bytes(self, m, n):
-        """Each input read once, each output written once."""
+        """Each input read once, each output written once (or the case's
+        own count)."""
+        if self._useful:
+            return self._useful(m, n)
         total = 0
         for _, shape, dtype in self.input_shapes(m, n) + self.output_shapes(m, n):
             total += math.prod(shape) * DTYPE_BYTES[dtype]
@@ -182,6 +189,14 @@ CASES = [
          # 4: half an ulp is 2^-7 each); Fusion computes in f32.
          (BF16_RTOL, 4e-2),
          "x * cos + rotate_half(x) * sin on [M, N/128, 128], cos/sin [M, 128]"),
+    Case("slice_cat_mul", "bf16", "bench/cases/slice_cat_mul.mlir",
+         [("x", _mn, "bf16"), ("y", _mn, "bf16"), ("w", _n, "bf16")],
+         [("out", _mn, "bf16")],
+         # Both round the product of two bf16 values once.
+         (BF16_RTOL, 1e-2),
+         "cat(x[:, :N/2], y[:, N/2:], dim=1) * w[N]",
+         # Half of x, half of y and w read, out written.
+         useful=lambda m, n: 2 * (m * (n // 2) + m * (n - n // 2) + n + m * n)),
     Case("cross_entropy", "bf16", "bench/cases/cross_entropy.mlir",
          [("logits", _mn, "bf16"), ("target", _m, "i64", lambda m, n: n)],
          [("loss", _m, "bf16")],

@@ -30,7 +30,8 @@ def case(name):
 def test_every_public_case_is_there_once():
     names = [c.name for c in suite.CASES]
     assert names == ["add_relu", "gelu_bias", "softmax", "layernorm", "rmsnorm",
-                     "inner_sum", "outer_sum", "transpose", "rope", "cross_entropy"]
+                     "inner_sum", "outer_sum", "transpose", "rope", "slice_cat_mul",
+                     "cross_entropy"]
     assert suite.SHAPES == [(32768, 4096), (8192, 16384), (262144, 1024)]
     assert suite.INPUT_SETS >= 3
 
@@ -48,6 +49,8 @@ def test_every_public_case_is_there_once():
     ("cross_entropy", 8 * 16 * 2 + 8 * 8 + 8 * 2),
     # x and out [8, 1, 128], cos and sin [8, 128]
     ("rope", 4 * 8 * 128 * 2),
+    # half of x and half of y [8, 16] read, w [16], out [8, 16]
+    ("slice_cat_mul", 2 * 8 * 8 * 2 + 16 * 2 + 8 * 16 * 2),
 ])
 def test_useful_bytes(name, expected):
     assert case(name).useful_bytes(8, 16) == expected
@@ -144,6 +147,8 @@ NUMPY = {
     "transpose": lambda x: x.T,
     "rope": lambda x, c, s: x * c[:, None, :] + np.concatenate(
         (-x[..., 64:], x[..., :64]), axis=-1) * s[:, None, :],
+    "slice_cat_mul": lambda x, y, w: np.concatenate(
+        (x[:, :x.shape[1] // 2], y[:, x.shape[1] // 2:]), axis=1) * w,
     "cross_entropy": lambda x, t: -np.log(_softmax(x))[np.arange(x.shape[0]), t.astype(np.int64)],
 }
 
