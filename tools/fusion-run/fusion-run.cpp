@@ -130,7 +130,7 @@ static cl::opt<int64_t> computeBoundCost(
     "compute-bound-cost",
     cl::desc("Kernels estimated above this many instructions per element "
              "take one element per thread and step (0: never)"),
-    cl::init(512), cl::cat(category));
+    cl::init(fc::kDefaultComputeBoundCost), cl::cat(category));
 static cl::opt<bool> noCubin("no-cubin",
                              cl::desc("Compile to PTX only (no ptxas)"),
                              cl::cat(category));

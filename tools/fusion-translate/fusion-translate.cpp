@@ -73,7 +73,7 @@ int main(int argc, char **argv) {
       "compute-bound-cost",
       cl::desc("Kernels estimated above this many instructions per element "
                "take one element per thread and step (0: never)"),
-      cl::init(512), cl::cat(category));
+      cl::init(fusion::kDefaultComputeBoundCost), cl::cat(category));
   cl::opt<int64_t> innerMinBlocks(
       "inner-min-blocks",
       cl::desc("Persistent inner reductions: resident blocks per SM "

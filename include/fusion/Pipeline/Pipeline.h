@@ -44,7 +44,7 @@ struct FusionToPTXOptions : public PassPipelineOptions<FusionToPTXOptions> {
       llvm::cl::desc("Kernels estimated above this many instructions per "
                      "element take one element per thread and step (0: "
                      "never)"),
-      llvm::cl::init(512)};
+      llvm::cl::init(kDefaultComputeBoundCost)};
   PassOptions::Option<bool> splitKernels{
       *this, "split-kernels",
       llvm::cl::desc("One gpu.module (PTX, cubin) per kernel variant"),

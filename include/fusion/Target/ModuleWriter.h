@@ -5,6 +5,7 @@
 #ifndef FUSION_TARGET_MODULEWRITER_H
 #define FUSION_TARGET_MODULEWRITER_H
 
+#include "fusion/Dialect/Fusion/Transforms/ScheduleDefaults.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/Timing.h"
 #include <string>
@@ -56,7 +57,7 @@ struct CompileOptions {
   int64_t innerBlock = 0;
   int64_t innerStage = -1;
   /// Note [Compute-bound kernels] (0: never).
-  int64_t computeBoundCost = 512;
+  int64_t computeBoundCost = kDefaultComputeBoundCost;
   int64_t innerMinBlocks = 0;
   int64_t transposeTile = 64;
   /// Remarks with the segmenter's and schedulers' decisions.

@@ -7,7 +7,6 @@
 #include "fusion/Dialect/Fusion/Transforms/Schedulers.h"
 
 #include "mlir/IR/Matchers.h"
-#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -64,28 +63,14 @@ StringRef reasonOf(SchedulerKind kind) {
 // instructions per 8-byte element), so memory-bound kernels, the suite's
 // among them, keep their schedules.
 int64_t elementWeight(Operation *op) {
-  static constexpr llvm::StringLiteral free[] = {"broadcast_in_dim",
-                                                 "expand",
-                                                 "squeeze",
-                                                 "reshape",
-                                                 "permute",
-                                                 "full",
-                                                 "yield",
-                                                 "reduce_yield",
-                                                 "dim",
-                                                 "stride"};
-  static constexpr llvm::StringLiteral longMath[] = {
-      "sin",   "cos", "tan",  "erf",       "erfc", "expm1", "log1p",
-      "atan2", "pow", "fmod", "remainder", "gelu", "rand",  "randn"};
-  static constexpr llvm::StringLiteral shortMath[] = {
-      "div", "reciprocal", "sqrt", "rsqrt",   "exp", "exp2",
-      "log", "log2",       "tanh", "sigmoid", "silu"};
-  StringRef name = op->getName().stripDialect();
-  if (llvm::is_contained(free, name))
+  if (isa<BroadcastInDimOp, ExpandOp, SqueezeOp, ReshapeOp, PermuteOp, FullOp,
+          YieldOp, ReduceYieldOp, DimOp, StrideOp>(op))
     return 0;
-  if (llvm::is_contained(longMath, name))
+  if (isa<SinOp, CosOp, TanOp, ErfOp, ErfcOp, Expm1Op, Log1pOp, Atan2Op, PowOp,
+          FmodOp, RemainderOp, GeluOp, RandOp, RandnOp>(op))
     return 16;
-  if (llvm::is_contained(shortMath, name))
+  if (isa<DivOp, ReciprocalOp, SqrtOp, RsqrtOp, ExpOp, Exp2Op, LogOp, Log2Op,
+          TanhOp, SigmoidOp, SiluOp>(op))
     return 4;
   return 1;
 }

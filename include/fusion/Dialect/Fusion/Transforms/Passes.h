@@ -5,6 +5,7 @@
 #define FUSION_DIALECT_FUSION_TRANSFORMS_PASSES_H
 
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "fusion/Dialect/Fusion/Transforms/ScheduleDefaults.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

@@ -77,7 +77,7 @@ def FusionSchedule : Pass<"fusion-schedule", "::mlir::fusion::FusionOp"> {
            "across passes (1), in registers (0), or as the heuristic "
            "chooses (-1)">,
     Option<"computeBoundCost", "compute-bound-cost", "int64_t",
-           /*default=*/"512",
+           /*default=*/"::mlir::fusion::kDefaultComputeBoundCost",
            "Kernels whose estimated instructions per element exceed this "
            "take one element per thread and step: no vectors, unrolling or "
            "persistent rows (0: never)">,
