@@ -369,8 +369,10 @@ def format_report(result):
         ip = (row.get("cubin") or {}).get("in_process") or {}
         if ip.get("hit"):
             ready = ip.get("ready")
+            missed = not all(ip.get("hit_flags", [True]))
             hits.append(f"{row['case']} {ip['hit']['wall'] * 1e3:.1f} ms"
-                        + (f" (ready to launch {ready['wall'] * 1e3:.1f} ms)" if ready else ""))
+                        + (f" (ready to launch {ready['wall'] * 1e3:.1f} ms)" if ready else "")
+                        + (" (NOT all cache hits: the cache did not answer)" if missed else ""))
     if hits:
         out.append("")
         out.append("Compile cache hit in process (the definition's text to the module "

@@ -122,7 +122,10 @@ def test_report_pairs_fusion_and_triton():
            "0.700 / 0.500 | 0.100 / 0.060 | 2.00x | 120,000 / 26,000 |" in text
     assert "| softmax | module with cubin | 0.250 / 0.440 |" in text
     assert "| 3.00x |" in text
-    assert "softmax 2.5 ms" in text
+    assert "softmax 2.5 ms" in text and "NOT all cache hits" not in text
+    missed = fake_result()
+    missed["cases"][0]["cubin"]["in_process"]["hit_flags"] = [True, False, True]
+    assert "softmax 2.5 ms (NOT all cache hits" in compile_time.format_report(missed)
     assert "| 100 (seed 1) | 103 | 5 | 15 | 150,000 | 9.000 / 12.000 | 30.000 / 50.000 |" in text
     assert "Triton 3.9.0" in text
 
