@@ -208,9 +208,14 @@ fusion.fusion @two_shapes_split(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> (te
 // CHECK-LABEL: gpu.func @rowmax_k0_v8_i32
 // CHECK-SAME: nvvm.maxntid = array<i32: 512, 1, 1>
 // CHECK: scf.for
-// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (f32)
+// The first chunk's loads before the chunk loop, the next chunk's at the
+// top of its body, carried after the state (Note [Chunk prefetch]).
 // CHECK-COUNT-4: vector.load {{.*}} : memref<?xbf16>, vector<8xbf16>
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (f32, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>)
+// CHECK-COUNT-4: vector.load {{.*}} : memref<?xbf16>, vector<8xbf16>
+// CHECK-NOT: vector.load
 // CHECK: vector.reduction <maximumf>
+// CHECK: scf.yield {{.*}} : f32, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>
 // CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK: memref.store {{.*}} : memref<32xf32, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier

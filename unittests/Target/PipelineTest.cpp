@@ -218,18 +218,27 @@ TEST(Pipeline, InnerReductionHeuristicTable) {
       // Misaligned: scalar persistent.
       {"normalization/softmax", DType::BF16, 64, 1024, 0x100002,
        "softmax_k0_ps_i32", 256, 16, 64},
-      // Too long to stay on chip: streaming, 512 threads per row.
+      // Too long to stay on chip: streaming, 512 threads per row where the
+      // rows are few, down to 128 where 2112 blocks of 128 threads find
+      // a row each (Note [Streaming threads per row]).
       {"normalization/softmax", DType::BF16, 4, 32768, 0x100000,
        "softmax_k0_v8_i32", 512, 4, 512},
       {"normalization/softmax", DType::BF16, 3, 100003, 0x100000,
        "softmax_k0_s_i32", 512, 3, 512},
+      {"normalization/softmax", DType::BF16, 8192, 32000, 0x100000,
+       "softmax_k0_v8_i32", 256, 2112, 128},
+      {"normalization/softmax", DType::BF16, 1000, 50257, 0x100000,
+       "softmax_k0_s_i32", 288, 1000, 288},
       // Pure reductions stream: 4 vectors per thread and pass.
       {"inner_sum", DType::F32, 262144, 1024, 0x100000, "inner_sum_k0_v4_i32",
        256, 2112, 64},
+      // (One chunk of 256 threads covers a row of 4096: 256 threads.)
       {"inner_sum", DType::F32, 32768, 4096, 0x100000, "inner_sum_k0_v4_i32",
        256, 2112, 256},
       {"inner_sum", DType::F32, 8192, 16384, 0x100000, "inner_sum_k0_v4_i32",
-       512, 2112, 512},
+       256, 2112, 128},
+      {"inner_sum", DType::F32, 600, 16384, 0x100000, "inner_sum_k0_v4_i32",
+       480, 600, 480},
   };
   for (const InnerCase &c : cases) {
     SCOPED_TRACE(std::string(c.example) + " " + std::to_string(c.rows) + "x" +
@@ -325,8 +334,9 @@ TEST(Pipeline, SplitRowHeuristicTable) {
       // Odd rows and misaligned pointers: the scalar split, 2048 per chunk.
       {3, 100003, 0x100000, "inner_sum_k0_gs_i32", 3, 49, 512},
       {2, 65536, 0x100004, "inner_sum_k0_gs_i32", 2, 32, 512},
-      // Enough rows, or rows within one chunk: no split.
-      {1000, 20000, 0x100000, "inner_sum_k0_v4_i32", 1000, 1, 512},
+      // Enough rows, or rows within one chunk: no split (1000 rows: 288
+      // threads each, Note [Streaming threads per row]).
+      {1000, 20000, 0x100000, "inner_sum_k0_v4_i32", 1000, 1, 288},
       {64, 2000, 0x100000, "inner_sum_k0_v4_i32", 32, 1, 256},
   };
   for (const Case &c : cases) {

@@ -254,6 +254,9 @@ public:
   /// Most threads reducing one row; kernels declare it as their maximum
   /// block size, so ptxas keeps them within 128 registers per thread.
   static constexpr int64_t kMaxRowThreads = 512;
+  /// The fewest threads a streaming row gets when rows are many (Note
+  /// [Streaming threads per row] in InnerReduction.cpp).
+  static constexpr int64_t kMinStreamThreads = 128;
 
 private:
   MLIRContext &getContext() { return *module.getContext(); }

@@ -187,9 +187,11 @@ LogicalResult KernelLowering::emitRowVariant(KernelOp kernel,
                                              KernelEmitter &emitter,
                                              gpu::GPUFuncOp func) {
   int64_t rank = info.domain.getRank();
-  if (emitter.getVariant().items > 0) {
-    // A probe emission finds the loads that depend on the row and
-    // the column: those are prefetched (Note [Row prefetch]).
+  if (emitter.getVariant().items > 0 || emitter.getVariant().vector > 1) {
+    // A probe emission finds the loads that depend on the row and the
+    // column: those are prefetched, a row ahead in the persistent variants
+    // (Note [Row prefetch]), a chunk ahead in the vectorized streaming ones
+    // (Note [Chunk prefetch]).
     KernelEmitter probe(kernel, emitter.getVariant(), info.domain);
     probe.numExtraParams = emitter.numExtraParams;
     probe.extents = emitter.extents;
@@ -321,7 +323,29 @@ void KernelLowering::launchRowVariants(OpBuilder &b, HostBuilder &h,
     // T: a multiple of 32 with `perThread` elements each, 32 to 512.
     Value threads = h.mul(
         h.ceilDiv(h.ceilDiv(rowLength, h.c(perThread)), h.c(32)), h.c(32));
-    threads = h.min(h.max(threads, h.c(32)), h.c(kMaxRowThreads));
+    Value most = h.c(kMaxRowThreads);
+    if (variant.items == 0) {
+      // Note [Streaming threads per row]: a streaming row kernel whose row
+      // takes several chunks even at 512 threads is bound by the latency
+      // of its chunks and of each row's block reduction, so where there
+      // are rows enough to fill the GPU (`max_grid` blocks of 128 threads,
+      // 16 per SM: 2048 threads each) such a row gets fewer threads (down
+      // to 128) and an SM works on more rows at once. On the H200,
+      // cross-entropy forward (bf16, with Note [Chunk prefetch]): 8192 x
+      // 32000 read 0.60 / 0.82 / 0.90 of copy with 512 / 256 / 128 threads
+      // per row, 16384 x 128256 0.92 / 1.00 / 1.03. A row that one chunk
+      // of at most 512 threads covers keeps its threads: splitting it
+      // would add a chunk loop's latency to a row that has no other
+      // (docs/performance.md has the inner_sum readings).
+      Value resident = h.c(schedule.getMaxGrid() * 128);
+      Value wanted =
+          h.mul(h.ceilDiv(h.ceilDiv(resident, h.max(rows, h.c(1))), h.c(32)),
+                h.c(32));
+      Value chunks = h.lt(h.c(kMaxRowThreads * perThread), rowLength);
+      most = h.select(chunks,
+                      h.min(h.max(wanted, h.c(kMinStreamThreads)), most), most);
+    }
+    threads = h.min(h.max(threads, h.c(32)), most);
     Value rowsPerBlock = h.max(h.floorDiv(blockTarget, threads), h.c(1));
     Value blockSize = h.mul(threads, rowsPerBlock);
     Value grid =
