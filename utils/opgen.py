@@ -125,7 +125,12 @@ class Def:
                        ("y", "tensor<?x?xf32>", "MxN")]
         self.consts = {}
         self.full = {}  # value, row, col, i64 -> %name of pool values
-        self.pool = {"F": ["%x", "%y"], "R": [], "I": [], "B": []}
+        # "X": values the GPU and the interpreter compute bit for bit (the
+        # inputs), for the casts that round: a float cast to i32, bf16 or
+        # f16 turns a one-ulp difference of a libdevice function into a
+        # whole step of the narrow type, past any float tolerance.
+        self.pool = {"F": ["%x", "%y"], "X": ["%x", "%y"], "R": [], "I": [],
+                     "B": []}
         self.core = None  # a reduction's own result and type (samples)
         self.used = set()
         self.read = set()
@@ -264,7 +269,7 @@ class Def:
         if op in BITWISE or op == "bitwise_not":
             if not self.pool["I"]:
                 s, i = self.new(), self.new()
-                self.emit(f"{s} = fusion.mul {self.pick()}, "
+                self.emit(f"{s} = fusion.mul {self.pick('X')}, "
                           f"{self.splat('100.0')} : {F}")
                 self.emit(f"{i} = fusion.cast {s} : {F} to tensor<?x?xi32>")
                 self.used.add("cast")
@@ -300,7 +305,9 @@ class Def:
         if op == "cast":
             t = self.rng.choice(["bf16", "f16", "f64"])
             c, back = self.new(), self.new()
-            self.emit(f"{c} = fusion.cast {self.pick()} : {F} to "
+            # f32 -> f64 -> f32 is exact; the narrow types round.
+            source = self.pick() if t == "f64" else self.pick("X")
+            self.emit(f"{c} = fusion.cast {source} : {F} to "
                       f"tensor<?x?x{t}>")
             self.emit(f"{back} = fusion.cast {c} : tensor<?x?x{t}> to {F}")
             return self.add("F", back)
@@ -661,6 +668,28 @@ def compile_definition(tools, path):
     return None if r.returncode == 0 else first_error(r.stderr)
 
 
+ROUNDING_CAST_RE = re.compile(
+    r"^\s*(%\w+) = fusion\.cast (%\w+) : tensor<\?x\?xf32> to "
+    r"tensor<\?x\?x(?:i32|bf16|f16)>", re.M)
+DEF_RE = re.compile(r"^\s*(%\w+) = (.*)$", re.M)
+
+
+def rounding_casts(text):
+    """(all, inexact): the f32 casts to i32, bf16 or f16 of a definition, and
+    those whose operand is not an input or an input times a constant (the
+    "X" pool: values the GPU and the interpreter compute bit for bit)."""
+    defs = {name: rhs for name, rhs in DEF_RE.findall(text)}
+    casts, inexact = [], []
+    for result, operand in ROUNDING_CAST_RE.findall(text):
+        casts.append(result)
+        if operand in ("%x", "%y"):
+            continue
+        rhs = defs.get(operand, "")
+        if not re.match(r"fusion\.mul %[xy], ", rhs):
+            inexact.append(f"{result} = cast {operand}")
+    return casts, inexact
+
+
 def cmd_property(args):
     tools = tools_dir(args.tools)
     rng = random.Random(args.seed)
@@ -688,6 +717,15 @@ def cmd_property(args):
         errors = list(pool.map(lambda p: compile_definition(tools, p), paths))
     failed = [(p, e) for p, e in zip(paths, errors) if e]
     ops = sum(len(d.lines) for d in defs)
+    casts, inexact = 0, []
+    for d in defs:
+        all_casts, bad = rounding_casts(d.text())
+        casts += len(all_casts)
+        inexact += [f"{d.name}: {b}" for b in bad]
+    print(f"opgen property: {casts} rounding casts, {len(inexact)} of "
+          f"computed values")
+    for b in inexact:
+        print(f"  INEXACT CAST {b}")
     print(f"opgen property: {len(defs)} definitions generated (seed "
           f"{args.seed}, {ops} lines of IR), {len(defs) - len(failed)} "
           f"compiled to PTX, {len(failed)} failed; {len(drawn)} of "
@@ -699,7 +737,7 @@ def cmd_property(args):
     missing = sorted(set(STEP_OPS) - drawn)
     if missing:
         print(f"  never drawn: {', '.join(missing)}")
-    return 1 if failed or missing else 0
+    return 1 if failed or missing or inexact else 0
 
 
 def cmd_run(args):
