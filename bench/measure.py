@@ -75,11 +75,30 @@ def _cross_entropy(logits, target):
     return F.cross_entropy(logits, target, reduction="none")
 
 
+DROPOUT_P = 0.1
+
+
+def _dropout_residual(x, res, seed, offset):
+    # torch draws its own mask (seed and offset are Fusion's).
+    return F.dropout(x, p=DROPOUT_P, training=True) + res
+
+
+def check_dropout(outs, inputs, rtol, atol):
+    """suite.check_dropout on the host copies of the result and the inputs."""
+    (out,) = outs
+    host = [t.float().cpu().numpy() for t in (out, inputs[0], inputs[1])]
+    return suite.check_dropout(*host, DROPOUT_P, rtol, atol)
+
+
+CHECKS = {"dropout_residual": check_dropout}
+
+
 EAGER = {"add_relu": _add_relu, "gelu_bias": _gelu_bias, "softmax": _softmax,
          "layernorm": _layernorm, "rmsnorm": _rmsnorm, "inner_sum": _inner_sum,
          "outer_sum": _outer_sum, "transpose": _transpose,
          "rope": _rope, "slice_cat_mul": _slice_cat_mul,
-         "cross_entropy": _cross_entropy}
+         "cross_entropy": _cross_entropy,
+         "dropout_residual": _dropout_residual}
 
 
 def make_inputs(case, m, n):
@@ -91,6 +110,7 @@ def make_inputs(case, m, n):
             out.append(torch.randint(0, high, shape, dtype=TORCH_DTYPES[dt], device="cuda"))
         else:
             out.append(torch.empty(shape, device="cuda").uniform_(-2, 2).to(TORCH_DTYPES[dt]))
+    out.extend(value for _, _, value in case.scalars)
     return tuple(out)
 
 
@@ -257,7 +277,12 @@ class TorchMeasurer:
                 # the contiguous result the case asks for.
                 return None, suite.NOT_MATERIALIZED, msg
             return {"error": msg}, suite.ERROR, msg
-        mismatch = check_outputs(outs[0], eager(*sets[0]), rtol, atol)
+        def check(k):
+            if case.random:
+                return CHECKS[case.name](outs[k], sets[k], rtol, atol)
+            return check_outputs(outs[k], eager(*sets[k]), rtol, atol)
+
+        mismatch = check(0)
         try:
             us = median_time_us(lambda i: exe.run(sets[i], outs[i]), len(sets),
                                 self.iters)
@@ -266,7 +291,7 @@ class TorchMeasurer:
             return {"error": msg}, suite.ERROR, msg
         if mismatch is None and len(sets) > 1:
             # The outputs of the timed calls, too (a race shows here).
-            later = check_outputs(outs[1], eager(*sets[1]), rtol, atol)
+            later = check(1)
             if later:
                 mismatch = "after the timed calls: " + later
         if mismatch:

@@ -55,11 +55,15 @@ class Case:
     run takes the default shapes. useful: a function of (m, n) giving the
     useful bytes, for a case that needs only part of an input (slice_cat_mul
     reads half of each of its two matrices); by default every input is read
-    once and every output written once.
+    once and every output written once. scalars: (name, dtype, value) of
+    the scalar inputs after the tensors, the same in every input set
+    (dropout's seed and offset). random: the results depend on random bits
+    that the peers draw differently (dropout's mask), so measure.py checks
+    the case's own property instead of comparing with eager.
     """
 
     def __init__(self, name, dtype, definition, inputs, outputs, tolerance,
-                 summary, shapes=None, useful=None):
+                 summary, shapes=None, useful=None, scalars=(), random=False):
         self.name = name
         self.dtype = dtype
         self.definition = definition  # path relative to the repository root
@@ -69,6 +73,8 @@ class Case:
         self.summary = summary
         self.shapes = shapes
         self._useful = useful
+        self.scalars = list(scalars)
+        self.random = random
 
     @property
     def label(self):
@@ -110,8 +116,34 @@ class Case:
 
     def fusion_run_inputs(self, m, n):
         """--input specs of fusion-run for this case at [m, n]."""
-        return ["--input=" + "x".join(str(d) for d in shape)
-                for _, shape, _ in self.input_shapes(m, n)]
+        return (["--input=" + "x".join(str(d) for d in shape)
+                 for _, shape, _ in self.input_shapes(m, n)]
+                + [f"--input={value}" for _, _, value in self.scalars])
+
+
+def check_dropout(out, x, res, p, rtol, atol):
+    """What dropout(x, p) + res guarantees, whatever the mask (arrays of the
+    same shape, as floats): every element is res (dropped) or x / (1 - p) +
+    res (kept, within rtol and atol), and the dropped fraction, over the
+    elements only one reading fits (where x is near 0 both do), is p within
+    6 standard deviations. None if so, else a message."""
+    import numpy as np
+
+    out, x, res = (np.asarray(a, dtype=np.float64) for a in (out, x, res))
+    kept_value = x / (1 - p) + res
+    dropped = out == res
+    kept = np.abs(out - kept_value) <= atol + rtol * np.abs(kept_value)
+    bad = int((~(dropped | kept)).sum())
+    if bad:
+        return (f"{bad} of {out.size} elements are neither res nor "
+                f"x / (1 - p) + res")
+    plain = dropped ^ kept
+    count = max(int(plain.sum()), 1)
+    frac = float(dropped[plain].sum()) / count
+    sigma = (p * (1 - p) / count) ** 0.5
+    if abs(frac - p) > 6 * sigma:
+        return f"dropped fraction {frac:.5f}, expected {p:.5f}"
+    return None
 
 
 def _mn(m, n):
@@ -204,6 +236,13 @@ CASES = [
          (BF16_RTOL, 1e-2),
          "per-row loss: -log_softmax(logits)[target], logits [M, V]",
          shapes=[(8192, 32000), (16384, 128256)]),
+    Case("dropout_residual", "bf16", "bench/cases/dropout_residual.mlir",
+         [("x", _mn, "bf16"), ("res", _mn, "bf16")], [("out", _mn, "bf16")],
+         # A kept element: x / 0.9 + res in f32, rounded once to bf16 (eager
+         # rounds x / 0.9 to bf16 first); a dropped one: res exactly.
+         (BF16_RTOL, 1e-2),
+         "dropout(x, p=0.1) + res, the mask from fusion.rand(seed, offset)",
+         scalars=[("seed", "i64", 1234), ("offset", "i64", 0)], random=True),
 ]
 CASES_BY_NAME = {c.name: c for c in CASES}
 
@@ -557,7 +596,9 @@ def format_report(result):
              + (f"{copy:.0f} GB/s" if _finite(copy) else "-") + "  ",
              f"Timing: median of {result.get('iters', '-')} CUDA-event timed "
              f"calls after warm-up, rotating among {result.get('input_sets', INPUT_SETS)} "
-             "fresh random input sets; every Fusion result checked against torch eager.",
+             "fresh random input sets; every Fusion result checked against torch eager "
+             "(dropout_residual, whose mask is Fusion's own draw, against what dropout "
+             "guarantees: each element res or x / 0.9 + res, 10% dropped).",
              "", format_table(rows), ""]
     if geo is not None:
         lines.append(f"Geometric mean vs torch.compile: {geo:.2f}x "

@@ -31,7 +31,7 @@ def test_every_public_case_is_there_once():
     names = [c.name for c in suite.CASES]
     assert names == ["add_relu", "gelu_bias", "softmax", "layernorm", "rmsnorm",
                      "inner_sum", "outer_sum", "transpose", "rope", "slice_cat_mul",
-                     "cross_entropy"]
+                     "cross_entropy", "dropout_residual"]
     assert suite.SHAPES == [(32768, 4096), (8192, 16384), (262144, 1024)]
     assert suite.INPUT_SETS >= 3
 
@@ -51,6 +51,8 @@ def test_every_public_case_is_there_once():
     ("rope", 4 * 8 * 128 * 2),
     # half of x and half of y [8, 16] read, w [16], out [8, 16]
     ("slice_cat_mul", 2 * 8 * 8 * 2 + 16 * 2 + 8 * 16 * 2),
+    # x and res read, out written; the seed and offset are scalars
+    ("dropout_residual", 3 * 8 * 16 * 2),
 ])
 def test_useful_bytes(name, expected):
     assert case(name).useful_bytes(8, 16) == expected
@@ -92,6 +94,34 @@ def test_tolerances():
 
 def test_fusion_run_inputs():
     assert case("gelu_bias").fusion_run_inputs(8, 16) == ["--input=8x16", "--input=16"]
+    # Scalars after the tensors, the same value in every run.
+    assert case("dropout_residual").fusion_run_inputs(8, 16) == [
+        "--input=8x16", "--input=8x16", "--input=1234", "--input=0"]
+
+
+def _dropout_arrays(dropped, size=20000, seed=0):
+    """dropout(x, p=0.1) + res with a mask that drops `dropped` of it."""
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-2, 2, size)
+    res = rng.uniform(-2, 2, size)
+    keep = rng.uniform(0, 1, size) >= dropped
+    return np.where(keep, x / 0.9 + res, res), x, res
+
+
+def test_check_dropout_accepts_dropout_and_rejects_the_rest():
+    out, x, res = _dropout_arrays(0.1)
+    assert suite.check_dropout(out, x, res, 0.1, 1.6e-2, 1e-2) is None
+    # An element that is neither res nor x / 0.9 + res.
+    wrong = out.copy()
+    wrong[7] = 2 * x[7] + res[7] + 1
+    assert "1 of 20000 elements are neither" in suite.check_dropout(
+        wrong, x, res, 0.1, 1.6e-2, 1e-2)
+    # Nothing dropped, or half dropped: the wrong fraction.
+    assert "dropped fraction 0.00000" in suite.check_dropout(
+        x / 0.9 + res, x, res, 0.1, 1.6e-2, 1e-2)
+    half, x, res = _dropout_arrays(0.5)
+    assert "dropped fraction 0.5" in suite.check_dropout(
+        half, x, res, 0.1, 1.6e-2, 1e-2)
 
 
 def test_select_cases_and_shapes():
@@ -150,6 +180,8 @@ NUMPY = {
     "slice_cat_mul": lambda x, y, w: np.concatenate(
         (x[:, :x.shape[1] // 2], y[:, x.shape[1] // 2:]), axis=1) * w,
     "cross_entropy": lambda x, t: -np.log(_softmax(x))[np.arange(x.shape[0]), t.astype(np.int64)],
+    # The mask is fusion.rand's: checked by what dropout guarantees (below).
+    "dropout_residual": None,
 }
 
 
@@ -185,12 +217,21 @@ def test_definition_matches_the_peer(c, tool, tmp_path):
         v = _values(shape, k)
         inputs.append(v)
         args.append(f"--input={dims}x{dtype}=[" + ",".join(repr(float(x)) for x in v.ravel()) + "]")
+    args += [f"--input={value}" for _, _, value in c.scalars]
     proc = subprocess.run([tool("fusion-interpret"), c.definition_path(), *args,
                            f"--output-dir={tmp_path}"],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True)
     assert proc.returncode == 0, proc.stderr
     got = _load(tmp_path / "out0.npy")
+    if c.random:
+        # Dropout: each element res or x / 0.9 + res, some of each (the
+        # interpreter's mask equals the GPU's bit for bit: test/GPU).
+        x, res = inputs
+        rtol, atol = c.tolerance(m, n)
+        assert suite.check_dropout(got, x, res, 0.1, rtol, atol) is None
+        assert 0 < int((got == res).sum()) < got.size // 2
+        return
     ref = NUMPY[c.name](*inputs)
     (_, out_shape, _), = c.output_shapes(m, n)
     assert got.shape == out_shape == ref.shape
