@@ -98,6 +98,15 @@ KERNEL_LEVEL_OPS = {
     "reduce_yield": "terminator of the kernel-level reductions",
     "stage_load": "load from a staged row in shared memory (lowering)",
     "stage_store": "store to a staged row in shared memory (lowering)",
+    "bulk_tensor_load": "TMA tile load, sm_90+ (no scheduler uses it yet)",
+    "bulk_tensor_store": "TMA tile store, sm_90+ (no scheduler uses it yet)",
+    "bulk_commit_group": "closes a group of bulk stores, sm_90+",
+    "bulk_wait_group": "waits for bulk store groups, sm_90+",
+    "mbarrier_init": "mbarrier set-up, sm_90+",
+    "mbarrier_arrive_expect_tx": "mbarrier arrival expecting bulk-copy bytes, sm_90+",
+    "mbarrier_wait": "mbarrier phase wait, sm_90+",
+    "fence_async_shared": "orders shared memory with the bulk copies, sm_90+",
+    "prefetch_tensormap": "tensor map prefetch, sm_90+",
 }
 
 

@@ -80,6 +80,7 @@ void mlir::fusion::registerAllPasses() {
   registerCSEPass();
   registerSCFToControlFlowPass();
   registerConvertGpuOpsToNVVMOps();
+  registerConvertNVVMToLLVMPass();
   registerReconcileUnrealizedCastsPass();
   registerGpuNVVMAttachTarget();
   registerGpuModuleToBinaryPass();

@@ -67,13 +67,19 @@ def FusionLowerKernelOps : Pass<"fusion-lower-kernel-ops"> {
     grid reduction the partials' stores, the arrival, and the last block's
     counter reset, fold loop and `last` region; for staged values volatile
     accesses of the module's dynamic shared memory (declared once per
-    gpu.module that stages). Runs on any op; in `--fusion-to-ptx` right
+    gpu.module that stages); the bulk copies, mbarriers and their fences
+    (`fusion.bulk_tensor_load`, `fusion.bulk_tensor_store`,
+    `fusion.mbarrier_*`, `fusion.bulk_commit_group`,
+    `fusion.bulk_wait_group`, `fusion.fence_async_shared`,
+    `fusion.prefetch_tensormap`) become NVVM's ops on shared-window
+    pointers (sm_90 and later). Runs on any op; in `--fusion-to-ptx` right
     after `--fusion-lower-kernels`.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+    "::mlir::NVVM::NVVMDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
   ];
 }
 

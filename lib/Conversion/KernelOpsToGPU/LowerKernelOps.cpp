@@ -346,6 +346,153 @@ struct LowerStageLoad : OpRewritePattern<StageLoadOp> {
   }
 };
 
+// Note [Bulk copies] (FusionDeviceOps.td): the tiles and barriers are
+// workgroup memrefs; NVVM's bulk-copy and mbarrier ops take shared-window
+// pointers (address space 3), made from the memref's aligned pointer.
+Value sharedPointer(OpBuilder &b, Location loc, Value memref) {
+  Value address =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
+  auto shared = LLVM::LLVMPointerType::get(
+      b.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+  return LLVM::IntToPtrOp::create(b, loc, shared, i64);
+}
+
+/// The shared-window address of barrier `index` of `barriers`.
+Value barrierPointer(OpBuilder &b, Location loc, Value barriers, Value index) {
+  Value base = sharedPointer(b, loc, barriers);
+  Value i = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI64Type(), base,
+                             ValueRange{i});
+}
+
+struct LowerMBarrierInit : OpRewritePattern<MBarrierInitOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MBarrierInitOp op,
+                                PatternRewriter &rewriter) const override {
+    Value bar =
+        barrierPointer(rewriter, op.getLoc(), op.getBarriers(), op.getIndex());
+    rewriter.replaceOpWithNewOp<NVVM::MBarrierInitOp>(op, bar, op.getCount(),
+                                                      Value());
+    return success();
+  }
+};
+
+struct LowerMBarrierArriveExpectTx
+    : OpRewritePattern<MBarrierArriveExpectTxOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MBarrierArriveExpectTxOp op,
+                                PatternRewriter &rewriter) const override {
+    Value bar =
+        barrierPointer(rewriter, op.getLoc(), op.getBarriers(), op.getIndex());
+    rewriter.replaceOpWithNewOp<NVVM::MBarrierArriveExpectTxOp>(
+        op, Type(), bar, op.getBytes(), NVVM::MemScopeKind::CTA,
+        /*relaxed=*/false, Value());
+    return success();
+  }
+};
+
+/// The suspend-time hint of each try_wait round, in ns (a wait loops until
+/// the phase completes).
+constexpr int32_t kTryWaitTicks = 0x989680;
+
+struct LowerMBarrierWait : OpRewritePattern<MBarrierWaitOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MBarrierWaitOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value bar = barrierPointer(rewriter, loc, op.getBarriers(), op.getIndex());
+    Value ticks = arith::ConstantIntOp::create(
+        rewriter, loc, rewriter.getI32Type(), kTryWaitTicks);
+    rewriter.replaceOpWithNewOp<NVVM::MBarrierTryWaitParityOp>(
+        op, bar, op.getPhase(), ticks);
+    return success();
+  }
+};
+
+struct LowerBulkTensorLoad : OpRewritePattern<BulkTensorLoadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BulkTensorLoadOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value tile = sharedPointer(rewriter, loc, op.getTile());
+    Value bar = barrierPointer(rewriter, loc, op.getBarriers(), op.getIndex());
+    // The destination as a shared::cluster address (a CTA's own shared
+    // address is one), the form sm_90 has: cp.async.bulk.tensor into
+    // shared::cta needs a newer PTX ISA.
+    tile = LLVM::AddrSpaceCastOp::create(
+        rewriter, loc,
+        LLVM::LLVMPointerType::get(
+            getContext(),
+            static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster)),
+        tile);
+    // NVVM takes the coordinates innermost first; the op, outermost first.
+    SmallVector<Value> coordinates(llvm::reverse(op.getCoordinates()));
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
+        op, tile, op.getTensorMap(), coordinates, bar, ValueRange{},
+        /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
+        NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false, NVVM::CTAGroupKindAttr(),
+        /*predicate=*/Value());
+    return success();
+  }
+};
+
+struct LowerBulkTensorStore : OpRewritePattern<BulkTensorStoreOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BulkTensorStoreOp op,
+                                PatternRewriter &rewriter) const override {
+    Value tile = sharedPointer(rewriter, op.getLoc(), op.getTile());
+    SmallVector<Value> coordinates(llvm::reverse(op.getCoordinates()));
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(
+        op, op.getTensorMap(), tile, coordinates, /*l2CacheHint=*/Value(),
+        NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
+    return success();
+  }
+};
+
+struct LowerBulkCommitGroup : OpRewritePattern<BulkCommitGroupOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BulkCommitGroupOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkCommitGroupOp>(op);
+    return success();
+  }
+};
+
+struct LowerBulkWaitGroup : OpRewritePattern<BulkWaitGroupOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BulkWaitGroupOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkWaitGroupOp>(
+        op, static_cast<uint32_t>(op.getPending()),
+        op.getRead() ? rewriter.getUnitAttr() : UnitAttr());
+    return success();
+  }
+};
+
+struct LowerFenceAsyncShared : OpRewritePattern<FenceAsyncSharedOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(FenceAsyncSharedOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::FenceProxyOp>(
+        op, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    return success();
+  }
+};
+
+struct LowerPrefetchTensorMap : OpRewritePattern<PrefetchTensorMapOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PrefetchTensorMapOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::PrefetchOp>(
+        op, NVVM::PrefetchCacheLevelAttr(), NVVM::CacheEvictionPriorityAttr(),
+        op.getTensorMap(), /*predicate=*/Value(), /*tensormap=*/true);
+    return success();
+  }
+};
+
 /// Declares the dynamic shared memory in each gpu.module that stages
 /// values: an external zero-sized array (PTX `.extern .shared`). An internal
 /// one (what gpu.dynamic_shared_memory lowers to) is demoted by the NVPTX
@@ -377,9 +524,13 @@ struct FusionLowerKernelOpsPass
   void runOnOperation() override {
     declareDynamicSmem(getOperation());
     RewritePatternSet patterns(&getContext());
-    patterns.add<LowerWarpReduce, LowerBlockReduce, LowerGridArrive,
-                 LowerGridReduce, LowerStageStore, LowerStageLoad>(
-        &getContext());
+    patterns
+        .add<LowerWarpReduce, LowerBlockReduce, LowerGridArrive,
+             LowerGridReduce, LowerStageStore, LowerStageLoad,
+             LowerMBarrierInit, LowerMBarrierArriveExpectTx, LowerMBarrierWait,
+             LowerBulkTensorLoad, LowerBulkTensorStore, LowerBulkCommitGroup,
+             LowerBulkWaitGroup, LowerFenceAsyncShared, LowerPrefetchTensorMap>(
+            &getContext());
     // A walk, not the greedy driver: the ops are rewritten in place, in
     // order, and nothing else is folded, so the rewritten kernels are the
     // ones the lowering would have written directly.

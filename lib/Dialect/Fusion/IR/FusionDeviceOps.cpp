@@ -8,6 +8,7 @@
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 
 using namespace mlir;
 using namespace mlir::fusion;
@@ -189,4 +190,121 @@ LogicalResult StageStoreOp::verify() {
 
 LogicalResult StageLoadOp::verify() {
   return verifyStagedType(*this, getResult().getType());
+}
+
+//===----------------------------------------------------------------------===//
+// Bulk copies and mbarriers (Note [Bulk copies] in FusionDeviceOps.td).
+//===----------------------------------------------------------------------===//
+
+static bool inWorkgroupMemory(MemRefType type) {
+  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
+  return space && space.getValue() == gpu::AddressSpace::Workgroup;
+}
+
+/// Barriers: a static 1-d workgroup memref of i64 (one slot per barrier).
+static LogicalResult verifyBarriers(Operation *op, Value barriers) {
+  auto type = cast<MemRefType>(barriers.getType());
+  if (type.getRank() != 1 || !type.hasStaticShape() ||
+      !type.getElementType().isInteger(64) || !inWorkgroupMemory(type) ||
+      !type.getLayout().isIdentity())
+    return op->emitOpError()
+           << "takes its mbarriers as a static 1-d memref of i64 in "
+              "workgroup memory, got "
+           << type;
+  return success();
+}
+
+/// A tensor map is reached through a generic pointer.
+static LogicalResult verifyTensorMap(Operation *op, Value map) {
+  auto ptr = dyn_cast<LLVM::LLVMPointerType>(map.getType());
+  if (!ptr || ptr.getAddressSpace() != 0)
+    return op->emitOpError()
+           << "takes the tensor map as a generic !llvm.ptr, got "
+           << map.getType();
+  return success();
+}
+
+/// A bulk copy's tile: a static, contiguous workgroup memref of 1 to 5 dims,
+/// one coordinate per dim, each dim at most 256 elements, the innermost
+/// one a multiple of 16 bytes (the copy engine's box rules).
+static LogicalResult verifyTile(Operation *op, Value tile,
+                                ValueRange coordinates) {
+  auto type = cast<MemRefType>(tile.getType());
+  if (!inWorkgroupMemory(type))
+    return op->emitOpError() << "copies to or from a tile in workgroup memory, "
+                                "got "
+                             << type;
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+    return op->emitOpError()
+           << "needs a tile of static shape and identity layout (the box), "
+              "got "
+           << type;
+  int64_t rank = type.getRank();
+  if (rank < 1 || rank > 5)
+    return op->emitOpError() << "copies boxes of 1 to 5 dims, got " << rank;
+  if (static_cast<int64_t>(coordinates.size()) != rank)
+    return op->emitOpError()
+           << "has " << coordinates.size() << " coordinates for a tile of "
+           << rank << " dims";
+  Type element = type.getElementType();
+  unsigned bits = isa<IntegerType, FloatType>(element)
+                      ? element.getIntOrFloatBitWidth()
+                      : 0;
+  if (bits != 8 && bits != 16 && bits != 32 && bits != 64)
+    return op->emitOpError()
+           << "copies elements of 1, 2, 4 or 8 bytes, got " << element;
+  for (int64_t d = 0; d < rank; ++d)
+    if (type.getDimSize(d) > 256)
+      return op->emitOpError()
+             << "box dim " << d << " has " << type.getDimSize(d)
+             << " elements, more than 256";
+  int64_t innerBytes = type.getDimSize(rank - 1) * bits / 8;
+  if (innerBytes % 16 != 0)
+    return op->emitOpError()
+           << "needs the box's innermost dim to be a multiple of 16 bytes, "
+              "got "
+           << innerBytes;
+  // The copy engine reads and writes tiles at 128-byte aligned shared
+  // addresses; a workgroup attribution says its alignment with llvm.align.
+  if (auto arg = dyn_cast<BlockArgument>(tile))
+    if (auto func = dyn_cast<gpu::GPUFuncOp>(arg.getOwner()->getParentOp()))
+      if (llvm::is_contained(func.getWorkgroupAttributions(), arg)) {
+        unsigned index = arg.getArgNumber() - func.getNumArguments();
+        auto align = dyn_cast_or_null<IntegerAttr>(
+            func.getWorkgroupAttributionAttr(index, "llvm.align"));
+        if (!align || align.getInt() < 128 || align.getInt() % 128 != 0)
+          return op->emitOpError()
+                 << "needs its tile 128-byte aligned: give the workgroup "
+                    "attribution {llvm.align = 128 : i64}";
+      }
+  return success();
+}
+
+LogicalResult MBarrierInitOp::verify() {
+  return verifyBarriers(*this, getBarriers());
+}
+
+LogicalResult MBarrierArriveExpectTxOp::verify() {
+  return verifyBarriers(*this, getBarriers());
+}
+
+LogicalResult MBarrierWaitOp::verify() {
+  return verifyBarriers(*this, getBarriers());
+}
+
+LogicalResult BulkTensorLoadOp::verify() {
+  if (failed(verifyTensorMap(*this, getTensorMap())) ||
+      failed(verifyBarriers(*this, getBarriers())))
+    return failure();
+  return verifyTile(*this, getTile(), getCoordinates());
+}
+
+LogicalResult BulkTensorStoreOp::verify() {
+  if (failed(verifyTensorMap(*this, getTensorMap())))
+    return failure();
+  return verifyTile(*this, getTile(), getCoordinates());
+}
+
+LogicalResult PrefetchTensorMapOp::verify() {
+  return verifyTensorMap(*this, getTensorMap());
 }

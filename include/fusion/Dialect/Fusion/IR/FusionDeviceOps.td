@@ -241,4 +241,173 @@ def Fusion_GridReduceOp : Fusion_Op<"grid_reduce", [AttrSizedOperandSegments,
   let hasRegionVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Hopper bulk copies (TMA) and mbarriers (sm_90+). Note [Bulk copies]: a
+// tile moves between global and shared memory with one instruction that
+// the copy engine runs asynchronously; a load completes on an mbarrier
+// (which counts the bytes it expects), a store on a bulk group. Barriers
+// are i64 slots of a workgroup memref, picked by index; tiles are static
+// workgroup memrefs whose shape is the copy's box. The tensor map
+// describing the global tensor (a CUtensorMap, 128 bytes) is reached
+// through a generic pointer.
+//===----------------------------------------------------------------------===//
+
+def Fusion_MBarrierInitOp : Fusion_Op<"mbarrier_init", [
+    MemoryEffects<[MemWrite<DefaultResource>]>]> {
+  let summary = "Initializes an mbarrier for `count` arrivals";
+  let description = [{
+    Sets barrier `index` of `barriers` to phase 0, expecting `count`
+    arrivals and no transaction bytes. One thread initializes a barrier;
+    a `fusion.fence_async_shared` and a block barrier must follow before
+    the bulk copies use it.
+
+    ```mlir
+    fusion.mbarrier_init %bars[%i], %count : memref<2xi64, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$barriers, Index:$index, I32:$count);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` `,` $count attr-dict `:` type($barriers)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fusion_MBarrierArriveExpectTxOp : Fusion_Op<"mbarrier_arrive_expect_tx", [
+    MemoryEffects<[MemWrite<DefaultResource>]>]> {
+  let summary = "Arrives on an mbarrier and expects `bytes` of bulk copies";
+  let description = [{
+    Adds `bytes` to the transaction bytes barrier `index` waits for (the
+    bytes the bulk tensor loads completing on it will bring) and arrives on
+    it once (release semantics, CTA scope).
+
+    ```mlir
+    fusion.mbarrier_arrive_expect_tx %bars[%i], %bytes : memref<2xi64, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$barriers, Index:$index, I32:$bytes);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` `,` $bytes attr-dict `:` type($barriers)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fusion_MBarrierWaitOp : Fusion_Op<"mbarrier_wait", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Waits until an mbarrier completes the phase of a parity";
+  let description = [{
+    Blocks the thread until barrier `index` has completed its phase of
+    parity `phase` (0 or 1: the barrier's phases alternate), with acquire
+    semantics: what the bulk copies completing on it wrote is visible after.
+
+    ```mlir
+    fusion.mbarrier_wait %bars[%i], %phase : memref<2xi64, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$barriers, Index:$index, I32:$phase);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` `,` $phase attr-dict `:` type($barriers)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fusion_BulkTensorLoadOp : Fusion_Op<"bulk_tensor_load", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Copies a tile of a global tensor to shared memory (TMA)";
+  let description = [{
+    Starts the copy of the box at `coordinates` (innermost dim last, as the
+    tile's shape; elements, i32) of the tensor that `tensor_map` describes
+    into `tile`, a static workgroup memref of the box's shape. The copy
+    completes on barrier `index` of `barriers`, adding its bytes to the
+    barrier's transaction count; elements outside the tensor read as zero.
+    Rank 1 to 5; each box dim at most 256 elements, the innermost one a
+    multiple of 16 bytes.
+
+    ```mlir
+    fusion.bulk_tensor_load %map [%r, %c] to %tile, %bars[%i]
+        : !llvm.ptr, memref<64x64xbf16, #gpu.address_space<workgroup>>,
+          memref<2xi64, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins AnyType:$tensor_map, Variadic<I32>:$coordinates,
+                       AnyMemRef:$tile, AnyMemRef:$barriers, Index:$index);
+  let assemblyFormat = [{
+    $tensor_map `[` $coordinates `]` `to` $tile `,` $barriers `[` $index `]`
+    attr-dict `:` type($tensor_map) `,` type($tile) `,` type($barriers)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fusion_BulkTensorStoreOp : Fusion_Op<"bulk_tensor_store", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Copies a shared-memory tile to a global tensor (TMA)";
+  let description = [{
+    Starts the copy of `tile` (a static workgroup memref of the box's
+    shape) to the box at `coordinates` of the tensor that `tensor_map`
+    describes; elements outside the tensor are not written. The copy joins
+    the thread's current bulk group (`fusion.bulk_commit_group`,
+    `fusion.bulk_wait_group`). Writes to the tile through ordinary stores
+    must be made visible to the copy engine first
+    (`fusion.fence_async_shared`). The same box rules as the load.
+
+    ```mlir
+    fusion.bulk_tensor_store %tile to %map [%r, %c]
+        : memref<64x64xbf16, #gpu.address_space<workgroup>>, !llvm.ptr
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$tile, AnyType:$tensor_map,
+                       Variadic<I32>:$coordinates);
+  let assemblyFormat = [{
+    $tile `to` $tensor_map `[` $coordinates `]` attr-dict `:` type($tile) `,`
+    type($tensor_map)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fusion_BulkCommitGroupOp : Fusion_Op<"bulk_commit_group", [
+    MemoryEffects<[MemWrite<DefaultResource>]>]> {
+  let summary = "Closes the thread's current bulk group";
+  let description = [{
+    The bulk tensor stores started since the last commit form a group that
+    `fusion.bulk_wait_group` can wait for.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Fusion_BulkWaitGroupOp : Fusion_Op<"bulk_wait_group", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Waits until at most `pending` bulk groups are in flight";
+  let description = [{
+    Blocks until no more than `pending` of the thread's most recent bulk
+    groups are unfinished; with `read`, until they have finished reading
+    their source tiles (the tiles may be written again), not until their
+    writes are visible.
+
+    ```mlir
+    fusion.bulk_wait_group 0 {read}
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<63>]>:$pending,
+                       UnitAttr:$read);
+  let assemblyFormat = "$pending attr-dict";
+}
+
+def Fusion_FenceAsyncSharedOp : Fusion_Op<"fence_async_shared", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Orders shared-memory accesses with the bulk copies";
+  let description = [{
+    Makes the thread's ordinary shared-memory writes (a tile, an mbarrier's
+    initialization) visible to the bulk copies that follow (the async
+    proxy), and theirs to the thread's reads.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Fusion_PrefetchTensorMapOp : Fusion_Op<"prefetch_tensormap", [
+    MemoryEffects<[MemRead<DefaultResource>]>]> {
+  let summary = "Prefetches a tensor map for later bulk copies";
+  let arguments = (ins AnyType:$tensor_map);
+  let assemblyFormat = "$tensor_map attr-dict `:` type($tensor_map)";
+  let hasVerifier = 1;
+}
+
 #endif // FUSION_DEVICE_OPS_TD
