@@ -47,6 +47,7 @@ private:
   Value rowOf(Value rowBlock);
   Value itemCol(int64_t r);
   SmallVector<Value> loadRow(Value r);
+  SmallVector<Value> loadItems(Value base, Value ok, Value end);
   SmallVector<Value> loadChunk(Value chunkBase, Value end);
   scf::ForOp chunkLoop(Value begin, Value end, Value chunk,
                        SmallVector<Value> inits);
@@ -272,20 +273,36 @@ Value KernelEmitter::RowKernelWriter::itemCol(int64_t r) {
 // it reduces the current one, so a block keeps loads in flight across
 // its reductions; the values travel in the row loop's iter_args.
 SmallVector<Value> KernelEmitter::RowKernelWriter::loadRow(Value r) {
-  SmallVector<Value> values;
   setOuter(r);
   Value rowOk = cmp(arith::CmpIPredicate::ult, r, rows);
-  for (int64_t item = 0; item < (persistent ? itemsPerChunk : 0); ++item) {
+  SmallVector<Value> values;
+  if (persistent)
+    values = loadItems(Value(), rowOk, rowLength);
+  e.memo.clear();
+  return values;
+}
+
+/// The prefetched loads (`e.prefetch`) of each item of a chunk whose
+/// columns start at `base` (none: 0), each guarded by `ok` and its column
+/// being below `end`; the memo is left as it was.
+SmallVector<Value>
+KernelEmitter::RowKernelWriter::loadItems(Value base, Value ok, Value end) {
+  SmallVector<Value> values;
+  Memo saved;
+  std::swap(saved, e.memo);
+  for (int64_t item = 0; item < itemsPerChunk; ++item) {
     Value col = itemCol(item);
+    if (base)
+      col = arith::AddIOp::create(b, loc, base, col);
     e.iterIndex[rank - 1] = col;
-    e.loadGuard = andI(rowOk, cmp(arith::CmpIPredicate::ult, col, rowLength));
+    e.loadGuard = andI(ok, cmp(arith::CmpIPredicate::ult, col, end));
     for (auto &[k, map] : e.prefetch) {
       e.memo.clear();
       values.push_back(e.load(kernelBody.getArgument(k), map).value);
     }
   }
   e.loadGuard = Value();
-  e.memo.clear();
+  std::swap(saved, e.memo);
   return values;
 }
 
@@ -301,21 +318,7 @@ SmallVector<Value> KernelEmitter::RowKernelWriter::loadRow(Value r) {
 // chunk, with half the SM's issue slots idle.
 SmallVector<Value> KernelEmitter::RowKernelWriter::loadChunk(Value chunkBase,
                                                              Value end) {
-  SmallVector<Value> values;
-  Memo saved;
-  std::swap(saved, e.memo);
-  for (int64_t item = 0; item < itemsPerChunk; ++item) {
-    Value col = arith::AddIOp::create(b, loc, chunkBase, itemCol(item));
-    e.iterIndex[rank - 1] = col;
-    e.loadGuard = andI(valid, cmp(arith::CmpIPredicate::ult, col, end));
-    for (auto &[k, map] : e.prefetch) {
-      e.memo.clear();
-      values.push_back(e.load(kernelBody.getArgument(k), map).value);
-    }
-  }
-  e.loadGuard = Value();
-  std::swap(saved, e.memo);
-  return values;
+  return loadItems(chunkBase, valid, end);
 }
 
 /// A loop over the chunks of [begin, end) carrying `inits` and, when the
