@@ -33,15 +33,22 @@
 // CHECK: kernel @max_and_value_at_argmax_k0 schedule = #fusion.inner_reduction<vector = 4,
 // CHECK-NOT: kernel @
 
-// The split, vectorized and scalar variants; in the vectorized one the row
-// is read 16 bytes at a time and the gathered logit with one 16-bit load
-// per row.
+// The split, vectorized, ragged and scalar variants; in the vectorized one
+// the row is read 16 bytes at a time and the gathered logit with one 16-bit
+// load per row; the ragged one (odd vocabulary sizes, Note [Ragged rows])
+// reads its whole vectors so too and the head and tail vectors lane by
+// lane.
 // PTX-LABEL: .visible .entry ce_bf16_k0_gv8_i32(
 // PTX-LABEL: .visible .entry ce_bf16_k0_gs_i32(
 // PTX-LABEL: .visible .entry ce_bf16_k0_v8_i32(
 // PTX-COUNT-4: ld.global.v4.b32
 // PTX-NOT: .entry
 // PTX: ld.global.b16
+// PTX-NOT: ld.global
+// PTX-LABEL: .visible .entry ce_bf16_k0_rv8_i32(
+// PTX-COUNT-8: ld.global.v4.b32
+// PTX-NOT: .entry
+// PTX-COUNT-9: ld.global.b16
 // PTX-NOT: ld.global
 // PTX-LABEL: .visible .entry ce_bf16_k0_s_i32(
 // PTX-LABEL: .visible .entry ce_bf16_k0_s_i64(

@@ -25,11 +25,11 @@
 // RUN: fusion-run %s --fusion=full_sum --atol=1e-1 --input=1x4194304 | FileCheck %s --check-prefix=FULLROW
 // FULLROW: PASS full_sum 1x4194304xf32 {{.*}}variant=full_sum_k0_gv4_i32,full_sum_k1_s_i32
 // RUN: fusion-run %s --fusion=full_sum --atol=1e-1 --input=65537x3 | FileCheck %s --check-prefix=FULLTALL
-// FULLTALL: PASS full_sum 65537x3xf32 {{.*}}variant=full_sum_k0_s_i32,full_sum_k1_gs_i32
+// FULLTALL: PASS full_sum 65537x3xf32 {{.*}}variant=full_sum_k0_rv4_i32,full_sum_k1_gs_i32
 // RUN: fusion-run %s --fusion=full_sum --input=1x1 | FileCheck %s --check-prefix=FULLONE
 // FULLONE: PASS full_sum 1x1xf32
 // RUN: fusion-run %s --fusion=max_02_keepdim --input=10x20x30 | FileCheck %s --check-prefix=MAX02
-// MAX02: PASS max_02_keepdim 10x20x30xbf16 {{.*}}variant=max_02_keepdim_k0_s_i32,max_02_keepdim_k1_s_i32
+// MAX02: PASS max_02_keepdim 10x20x30xbf16 {{.*}}variant=max_02_keepdim_k0_rv8_i32,max_02_keepdim_k1_s_i32
 // RUN: fusion-run %s --fusion=max_02_keepdim --input=31x64x1000 --layout=0:transposed | FileCheck %s --check-prefix=MAX02T
 // MAX02T: PASS max_02_keepdim 31x64x1000xbf16
 // RUN: fusion-run %s --fusion=min_13 --input=3x4x5x6 | FileCheck %s --check-prefix=MIN13
@@ -78,7 +78,7 @@ fusion.fusion @sum_02_i32(%x: tensor<?x?x?xi32>) -> tensor<?xi32> {
 // Means as the Python frontend writes them: the count is a size converted
 // to f32, computed in the kernel (Note [Scalars computed from sizes]).
 // RUN: fusion-run %s --fusion=means_bf16 --atol=1e-2 --rtol=1e-2 --input=37x129 | FileCheck %s --check-prefix=MEANS
-// MEANS: PASS means_bf16 37x129xbf16 {{.*}}variant=means_bf16_k0_s_i32,means_bf16_k1_s_i32,means_bf16_k2_s_i32,means_bf16_k3_s_i32
+// MEANS: PASS means_bf16 37x129xbf16 {{.*}}variant=means_bf16_k0_rv8_i32,means_bf16_k1_s_i32,means_bf16_k2_rv8_i32,means_bf16_k3_s_i32
 // RUN: fusion-run %s --fusion=means_bf16 --atol=1e-2 --rtol=1e-2 --input=4096x1024 | FileCheck %s --check-prefix=MEANSV
 // MEANSV: PASS means_bf16 4096x1024xbf16
 fusion.fusion @means_bf16(%x: tensor<?x?xbf16>) -> (tensor<?xbf16>, tensor<?xbf16>, tensor<bf16>, tensor<?x?xbf16>) {

@@ -12,7 +12,7 @@
 // RUN: fusion-run %s --fusion=argmax_bf16 --input=1x1 | FileCheck %s --check-prefix=ONE
 // ONE: PASS argmax_bf16 1x1xbf16 {{.*}}variant=argmax_bf16_k0_s_i32
 // RUN: fusion-run %s --fusion=argmax_bf16 --input=3x31 | FileCheck %s --check-prefix=ODD
-// ODD: PASS argmax_bf16 3x31xbf16 {{.*}}variant=argmax_bf16_k0_s_i32
+// ODD: PASS argmax_bf16 3x31xbf16 {{.*}}variant=argmax_bf16_k0_rv8_i32
 // RUN: fusion-run %s --fusion=argmax_bf16 --input=65537x8 | FileCheck %s --check-prefix=MANY
 // MANY: PASS argmax_bf16 65537x8xbf16 {{.*}}variant=argmax_bf16_k0_v8_i32
 // RUN: fusion-run %s --fusion=argmax_bf16 --input=1000x1000 | FileCheck %s --check-prefix=K1000
@@ -32,7 +32,7 @@
 // RUN: fusion-run %s --fusion=argmin_f32_keep --input=257x2048 | FileCheck %s --check-prefix=MINK
 // MINK: PASS argmin_f32_keep 257x2048xf32 {{.*}}variant=argmin_f32_keep_k0_v4_i32
 // RUN: fusion-run %s --fusion=argmax_f64 --input=100x333 | FileCheck %s --check-prefix=F64
-// F64: PASS argmax_f64 100x333xf64 {{.*}}variant=argmax_f64_k0_s_i32
+// F64: PASS argmax_f64 100x333xf64 {{.*}}variant=argmax_f64_k0_rv2_i32
 // RUN: fusion-run %s --fusion=argmin_i32 --input=300x1000 | FileCheck %s --check-prefix=I32
 // I32: PASS argmin_i32 300x1000xi32 {{.*}}variant=argmin_i32_k0_v4_i32
 // RUN: fusion-run %s --fusion=argmin_dim0 --input=1000x999 | FileCheck %s --check-prefix=DIM0

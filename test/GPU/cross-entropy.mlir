@@ -9,7 +9,7 @@
 // dtype.
 
 // RUN: fusion-run %s --fusion=ce_bf16 --input=7x51 --input=7x1 --atol=2e-2 | FileCheck %s --check-prefix=B7
-// B7: PASS ce_bf16 7x51xbf16{{.*}} variant=ce_bf16_k0_s_i32
+// B7: PASS ce_bf16 7x51xbf16{{.*}} variant=ce_bf16_k0_rv8_i32
 // RUN: fusion-run %s --fusion=ce_bf16 --input=64x32000 --input=64x1 --atol=6e-2 | FileCheck %s --check-prefix=B32K
 // B32K: PASS ce_bf16 64x32000xbf16{{.*}} variant=ce_bf16_k0_{{(g)?}}v8_i32
 // RUN: fusion-run %s --fusion=ce_bf16 --input=33x50257 --input=33x1 --atol=6e-2 | FileCheck %s --check-prefix=BODD

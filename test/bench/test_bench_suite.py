@@ -124,6 +124,20 @@ def test_check_dropout_accepts_dropout_and_rejects_the_rest():
         half, x, res, 0.1, 1.6e-2, 1e-2)
 
 
+def test_check_dropout_counts_without_bias():
+    # Many elements with a small x: there both readings fit a dropped
+    # element, so counting only where the observed value fits one reading
+    # would leave out dropped elements but not kept ones (0.0985 here,
+    # 6 sigma is 0.0013); the count must not depend on the mask.
+    rng = np.random.default_rng(1)
+    size = 2_000_000
+    x = rng.normal(0, 1, size)
+    res = rng.normal(0, 1, size)
+    keep = rng.uniform(0, 1, size) >= 0.1
+    out = np.where(keep, x / 0.9 + res, res)
+    assert suite.check_dropout(out, x, res, 0.1, 1.6e-2, 1e-2) is None
+
+
 def test_select_cases_and_shapes():
     assert suite.select_cases("all") == suite.CASES
     assert [c.name for c in suite.select_cases("softmax,add_relu")] == ["softmax", "add_relu"]

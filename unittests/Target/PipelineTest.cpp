@@ -212,9 +212,10 @@ TEST(Pipeline, InnerReductionHeuristicTable) {
        "softmax_k0_pv8_i32", 256, 2112, 32, 256 * 64},
       {"normalization/softmax", DType::BF16, 100, 1000, 0x100000,
        "softmax_k0_pv8_i32", 256, 13, 32, 256 * 64},
-      // Odd rows: the scalar persistent variant, 16 elements per thread.
+      // Odd rows: the ragged variant (Note [Ragged rows]), 32 elements per
+      // thread and chunk.
       {"normalization/softmax", DType::BF16, 7, 4097, 0x100000,
-       "softmax_k0_ps_i32", 288, 7, 288},
+       "softmax_k0_rv8_i32", 160, 7, 160},
       // Misaligned: scalar persistent.
       {"normalization/softmax", DType::BF16, 64, 1024, 0x100002,
        "softmax_k0_ps_i32", 256, 16, 64},
@@ -223,11 +224,16 @@ TEST(Pipeline, InnerReductionHeuristicTable) {
       // a row each (Note [Streaming threads per row]).
       {"normalization/softmax", DType::BF16, 4, 32768, 0x100000,
        "softmax_k0_v8_i32", 512, 4, 512},
+      // Odd row lengths stream 16 bytes at a time from each row's first
+      // aligned vector, the head and tail masked (Note [Ragged rows]);
+      // a misaligned buffer still takes the scalar variant.
       {"normalization/softmax", DType::BF16, 3, 100003, 0x100000,
-       "softmax_k0_s_i32", 512, 3, 512},
+       "softmax_k0_rv8_i32", 512, 3, 512},
       {"normalization/softmax", DType::BF16, 8192, 32000, 0x100000,
        "softmax_k0_v8_i32", 256, 2112, 128},
       {"normalization/softmax", DType::BF16, 1000, 50257, 0x100000,
+       "softmax_k0_rv8_i32", 288, 1000, 288},
+      {"normalization/softmax", DType::BF16, 1000, 50257, 0x100002,
        "softmax_k0_s_i32", 288, 1000, 288},
       // Pure reductions stream: 4 vectors per thread and pass.
       {"inner_sum", DType::F32, 262144, 1024, 0x100000, "inner_sum_k0_v4_i32",

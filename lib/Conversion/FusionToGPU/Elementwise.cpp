@@ -97,8 +97,12 @@ void KernelEmitter::store(Gen gen, Type element, Value memref, Value offset) {
   if (variant.vector > 1) {
     int64_t align =
         std::min<int64_t>(16, variant.vector * storageBytes(element));
-    vector::StoreOp::create(b, loc, v, memref, index, false,
-                            llvm::MaybeAlign(align));
+    if (laneMask)
+      vector::MaskedStoreOp::create(b, loc, memref, ValueRange{index}, laneMask,
+                                    v, llvm::MaybeAlign(align));
+    else
+      vector::StoreOp::create(b, loc, v, memref, index, false,
+                              llvm::MaybeAlign(align));
   } else {
     memref::StoreOp::create(b, loc, v, memref, index);
   }
@@ -159,11 +163,20 @@ Gen KernelEmitter::load(BlockArgument arg, ArrayRef<int64_t> map) {
     // Contiguous innermost dim (the run-time guard checked stride 1).
     vectorLoadedInputs.insert(arg.getArgNumber());
     // Lanes shifted by an index op (Note [Index contexts]) may start
-    // anywhere: only the element's own alignment is known.
+    // anywhere: only the element's own alignment is known. So may the
+    // lanes of an input that does not walk every iteration dim in a ragged
+    // variant (Note [Ragged rows]).
+    bool aligned = innerAligned;
+    if (variant.ragged) {
+      bool walksAll = tensor.getRank() == rank;
+      for (auto [d, it] : llvm::enumerate(map))
+        walksAll &= it == static_cast<int64_t>(d) && !isShifted(it);
+      aligned &= walksAll;
+      (aligned ? raggedAligned : raggedUnaligned).insert(arg.getArgNumber());
+    }
     int64_t align =
-        innerAligned
-            ? std::min<int64_t>(16, variant.vector * storageBytes(element))
-            : storageBytes(element);
+        aligned ? std::min<int64_t>(16, variant.vector * storageBytes(element))
+                : storageBytes(element);
     Value v = guarded(vectorOf(stored), [&]() -> Value {
       if (laneMask)
         return vector::MaskedLoadOp::create(

@@ -53,10 +53,15 @@ FailureOr<KernelLowering::EmittedVariants> KernelLowering::emitVariants(
                         {static_cast<int32_t>(kMaxRowThreads), 1, 1}));
     if (failed(emitBody(emitter, func)))
       return failure();
-    if ((variant.vector == 1 && anyVector) || (variant.index64 && any32))
+    if ((variant.vector == 1 && anyVector) || (variant.index64 && any32) ||
+        variant.ragged)
       fallbackFuncs.insert(func);
     if (variant.vector > 1)
       result.vectorLoaded = emitter.vectorLoadedInputs;
+    if (variant.ragged) {
+      result.raggedAligned = emitter.raggedAligned;
+      result.raggedUnaligned = emitter.raggedUnaligned;
+    }
     result.accesses = emitter.accesses;
     result.funcs.push_back(func);
   }
@@ -221,6 +226,44 @@ Value KernelLowering::andVectorAccessOk(HostBuilder &h, OpBuilder &b,
   for (size_t d = 0; d + 1 < strides.size(); ++d)
     ok = h.mul(ok, h.eq(h.rem(strides[d], h.c(width)), h.c(0)));
   return h.mul(ok, PtrAlignedOp::create(b, loc, input, align));
+}
+
+Value KernelLowering::raggedAccessOk(KernelOp kernel, HostBuilder &h,
+                                     ArrayRef<Value> sizes,
+                                     const EmittedVariants &emitted,
+                                     int64_t width, ValueRange outputs) {
+  OpBuilder &b = h.builder();
+  Location loc = h.location();
+  int64_t rank = sizes.size();
+  // The output's element strides (outputs are contiguous).
+  SmallVector<Value> domainStrides(rank, h.c(1));
+  for (int64_t d = rank - 2; d >= 0; --d)
+    domainStrides[d] = h.mul(domainStrides[d + 1], sizes[d + 1]);
+  Value ok = h.c(1);
+  auto check = [&](unsigned k, bool aligned) {
+    Value input = kernel.getInputs()[k];
+    SmallVector<Value> dims, strides;
+    inputDimsAndStrides(h, input, dims, strides);
+    SmallVector<Value> effective;
+    for (auto [dim, stride] : llvm::zip(dims, strides))
+      effective.push_back(h.select(h.eq(dim, h.c(1)), h.c(0), stride));
+    ok = h.mul(ok, h.eq(effective.back(), h.c(1)));
+    if (!aligned)
+      return;
+    ok = h.mul(ok, PtrAlignedOp::create(b, loc, input, 16));
+    for (int64_t d = 0; d + 1 < rank; ++d) {
+      Value congruent = h.eq(
+          h.rem(h.sub(effective[d], domainStrides[d]), h.c(width)), h.c(0));
+      ok = h.mul(ok, h.max(congruent, h.eq(sizes[d], h.c(1))));
+    }
+  };
+  for (unsigned k : emitted.raggedAligned)
+    check(k, true);
+  for (unsigned k : emitted.raggedUnaligned)
+    check(k, false);
+  for (Value out : outputs)
+    ok = h.mul(ok, PtrAlignedOp::create(b, loc, out, 16));
+  return ok;
 }
 
 FailureOr<KernelLowering::LaunchArgs> KernelLowering::hostArgs(

@@ -74,6 +74,9 @@ public:
     llvm::SmallSetVector<unsigned, 4> vectorLoaded;
     /// (input, input dim, iteration dim) reads, for the size checks.
     llvm::SetVector<std::tuple<unsigned, int64_t, int64_t>> accesses;
+    /// The ragged variant's aligned and element-aligned vector loads
+    /// (Note [Ragged rows]).
+    llvm::SmallSetVector<unsigned, 4> raggedAligned, raggedUnaligned;
   };
 
   /// Creates one gpu.func per variant in `gpuModule` and fills its body
@@ -137,7 +140,18 @@ public:
   struct LaunchArgs {
     SmallVector<Value> args;
     Value vecOk, fits32;
+    /// What a ragged row variant needs (Note [Ragged rows]); null without
+    /// one.
+    Value raggedOk;
   };
+
+  /// The run-time guard of a ragged row variant (Note [Ragged rows]): unit
+  /// innermost strides, 16-byte aligned outputs and aligned inputs, and
+  /// aligned inputs whose row offsets agree with the output's modulo the
+  /// width (any row length).
+  Value raggedAccessOk(KernelOp kernel, HostBuilder &h, ArrayRef<Value> sizes,
+                       const EmittedVariants &emitted, int64_t width,
+                       ValueRange outputs);
 
   /// `ok` and what `width`-element accesses of `input` need (Note [Variant
   /// guards]): a unit innermost stride, other strides that are multiples of
@@ -213,7 +227,7 @@ public:
   };
   RowVariants rowVariants(const RowKernelInfo &info,
                           InnerReductionScheduleAttr schedule,
-                          StringRef kernelName);
+                          StringRef kernelName, bool ragged);
 
   /// The body of a plain row variant; a persistent one first finds, by a
   /// probe emission, the loads it prefetches (Note [Row prefetch]).

@@ -41,7 +41,13 @@ KernelLowering::lowerRowKernel(KernelOp kernel,
   auto fusion = kernel->getParentOfType<FusionOp>();
   RankedTensorType iterType = info->domain;
   int64_t rank = iterType.getRank();
-  RowVariants rv = rowVariants(*info, schedule, kernel.getSymName());
+  // Note [Ragged rows]: not where the row length is known to be a
+  // multiple of the width. (Row kernels have no index ops that move the
+  // lanes: analyzeRowKernel takes gathers and index_selects only.)
+  int64_t rowDim = iterType.getDimSize(rank - 1);
+  bool ragged =
+      ShapedType::isDynamic(rowDim) || rowDim % schedule.getVector() != 0;
+  RowVariants rv = rowVariants(*info, schedule, kernel.getSymName(), ragged);
 
   gpu::GPUModuleOp gpuModule = gpuModuleFor(fusion);
   // Per-row gathers read extents at run time (Note [Index ops in row
@@ -75,7 +81,9 @@ KernelLowering::lowerRowKernel(KernelOp kernel,
       numExtra);
   if (failed(emitted))
     return failure();
-  auto &[funcs, vectorLoaded, accesses] = *emitted;
+  SmallVector<gpu::GPUFuncOp> &funcs = emitted->funcs;
+  auto &vectorLoaded = emitted->vectorLoaded;
+  auto &accesses = emitted->accesses;
 
   OpBuilder b(kernel);
   Location loc = kernel.getLoc();
@@ -100,6 +108,9 @@ KernelLowering::lowerRowKernel(KernelOp kernel,
                schedule.getVector(), *outputs);
   if (failed(launch))
     return failure();
+  if (llvm::any_of(rv.plain, [](const Variant &v) { return v.ragged; }))
+    launch->raggedOk = raggedAccessOk(kernel, h, sizes, *emitted,
+                                      schedule.getVector(), *outputs);
   Value rowLength = sizes[rank - 1];
   // An arg reduction over an empty dim has no answer (as in PyTorch and
   // the interpreter): rows > 0 need a row length > 0.
@@ -129,7 +140,8 @@ KernelLowering::lowerRowKernel(KernelOp kernel,
 
 auto KernelLowering::rowVariants(const RowKernelInfo &info,
                                  InnerReductionScheduleAttr schedule,
-                                 StringRef kernelName) -> RowVariants {
+                                 StringRef kernelName, bool ragged)
+    -> RowVariants {
   RowVariants rv;
   int64_t vector = schedule.getVector();
   int64_t items = info.hasFullResult() ? schedule.getItems() : 0;
@@ -147,6 +159,19 @@ auto KernelLowering::rowVariants(const RowKernelInfo &info,
     variants.back().items = std::max<int64_t>(1, vector * items / 2);
   }
   variants.append(plainVariants(base, vector, index64, schedule.getFastMath()));
+  // The ragged variant (Note [Ragged rows]) where no vectorized variant
+  // runs: before the scalar ones, the persistent scalar one included.
+  if (ragged && vector > 1) {
+    auto *stream = llvm::find_if(variants, [](const Variant &v) {
+      return v.items == 0 && v.vector > 1;
+    });
+    Variant copy = *stream;
+    copy.ragged = true;
+    copy.name = base + "_r" + vname + ix;
+    auto *firstScalar =
+        llvm::find_if(variants, [](const Variant &v) { return v.vector == 1; });
+    variants.insert(firstScalar, copy);
+  }
   for (Variant &variant : variants) {
     variant.fastMath = schedule.getFastMath();
     variant.stage =
@@ -313,6 +338,12 @@ void KernelLowering::launchRowVariants(OpBuilder &b, HostBuilder &h,
   Value blockTarget = h.c(schedule.getBlock());
   for (auto [i, variant] : llvm::enumerate(variants)) {
     Value guard = plainGuard(h, variant, *rl.launch);
+    if (variant.ragged) {
+      // Where no plain vectorized variant runs (Note [Ragged rows]).
+      guard = h.mul(rl.launch->raggedOk, h.sub(h.c(1), rl.launch->vecOk));
+      if (!variant.index64)
+        guard = h.mul(guard, rl.launch->fits32);
+    }
     int64_t perThread =
         variant.vector *
         (variant.items > 0 ? variant.items : KernelEmitter::kStreamItems);

@@ -67,6 +67,9 @@ struct Variant {
   /// `maxBlock` threads.
   bool stage = false;
   int64_t maxBlock = 0;
+  /// Streaming inner reductions: rows may start anywhere modulo the width
+  /// and end mid-vector (Note [Ragged rows] in InnerReductionKernel.cpp).
+  bool ragged = false;
 };
 
 /// Staged rows: the most dynamic shared memory a block's staged row may
@@ -209,6 +212,10 @@ public:
   /// Inputs read with vector loads along their innermost dim (the
   /// vectorized variant's run-time guard needs their strides and alignment).
   llvm::SmallSetVector<unsigned, 4> vectorLoadedInputs;
+  /// Ragged variants (Note [Ragged rows]): the inputs read with aligned
+  /// vector loads (they walk every iteration dim, so a row's vectors start
+  /// where the output's do) and those read with element-aligned ones.
+  llvm::SmallSetVector<unsigned, 4> raggedAligned, raggedUnaligned;
   /// Every (input, input dim, iteration dim) read: the input's extent must
   /// equal the iteration extent or be 1 (a broadcast).
   llvm::SetVector<std::tuple<unsigned, int64_t, int64_t>> accesses;
@@ -287,6 +294,8 @@ private:
                                        vectorOf(g.value.getType()), g.value);
   }
 
+  /// Stores `gen` at `offset`; vector variants store the lanes of
+  /// `laneMask` only when it is set.
   void store(Gen gen, Type element, Value memref, Value offset);
 
   Gen load(BlockArgument arg, ArrayRef<int64_t> map);

@@ -188,7 +188,9 @@ LogicalResult KernelLowering::lowerPointwise(KernelOp kernel,
       extents.size());
   if (failed(emitted))
     return failure();
-  auto &[funcs, vectorLoaded, accesses] = *emitted;
+  SmallVector<gpu::GPUFuncOp> &funcs = emitted->funcs;
+  auto &vectorLoaded = emitted->vectorLoaded;
+  auto &accesses = emitted->accesses;
 
   // The host program, in place of the kernel.
   OpBuilder b(kernel);
