@@ -68,9 +68,12 @@ def Fusion_InnerReductionScheduleAttr
     when `K <= 512 * vector * items`. Otherwise (and for kernels without
     per-element results) streaming variants read the row once per pass.
     Vectorized variants need the row length to be a multiple of `vector`,
-    unit innermost strides and 16-byte alignment (checked at run time, with
-    scalar fallbacks); `index64` selects 64-bit index arithmetic;
-    `fast_math` allows approximate transcendentals.
+    unit innermost strides and 16-byte alignment (checked at run time);
+    where only the row length is off, a ragged streaming variant reads each
+    row from its first aligned vector and masks the head and tail vectors,
+    before the scalar fallbacks (Note [Ragged rows]); `index64` selects
+    64-bit index arithmetic; `fast_math` allows approximate
+    transcendentals.
 
     With `stage_row`, the persistent variants keep the row's loaded values
     in dynamic shared memory instead of registers (each thread its own
