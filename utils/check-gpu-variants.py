@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks, without a GPU, that the kernel variants the GPU lit tests expect
 (`variant=...` in the CHECK line of each `fusion-run` RUN line of
-test/GPU/*.mlir) are the ones the runtime's launch plan picks: fusion-run
+test/GPU/*.mlir, run on the test itself or on another file of the folder) are the ones the runtime's launch plan picks: fusion-run
 --verbose prints the plan (with placeholder pointers that honour
 --misalign) before it looks for a device. Catches a scheduler or guard change
 that would fail those tests on the GPU machine. Also checks that the CHECK
@@ -21,7 +21,8 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RUN = re.compile(r"// RUN: fusion-run %s (.*?) \| FileCheck %s --check-prefix=(\w+)")
+# `%s` is the test itself, `%S/x.mlir` another file of its folder.
+RUN = re.compile(r"// RUN: fusion-run (%s|%S/\S+) (.*?) \| FileCheck %s --check-prefix=(\w+)")
 
 
 def pattern(filecheck):
@@ -50,16 +51,18 @@ def main(argv=None):
             m = RUN.match(line)
             if not m:
                 continue
-            flags, prefix = m.group(1), m.group(2)
+            source = path if m.group(1) == "%s" else os.path.join(
+                os.path.dirname(path), m.group(1)[3:])
+            flags, prefix = m.group(2), m.group(3)
             check = next((x for x in lines if x.startswith(f"// {prefix}: ")), None)
             if check and "variant=" in check:
-                runs.append((path, number, prefix, flags,
+                runs.append((path, source, number, prefix, flags,
                              check.split("variant=", 1)[1].strip(),
                              check.split(": ", 1)[1]))
 
     def plan(run):
-        path, _, _, flags, _, _ = run
-        proc = subprocess.run([args.fusion_run, path] + shlex.split(flags) + ["--verbose"],
+        _, source, _, _, flags, _, _ = run
+        proc = subprocess.run([args.fusion_run, source] + shlex.split(flags) + ["--verbose"],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               universal_newlines=True)
         name = re.search(r"^# compiled @(\S+)", proc.stdout, re.M)
@@ -69,7 +72,7 @@ def main(argv=None):
 
     bad = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        for (path, number, prefix, _, want, check), (got, line) in zip(runs, pool.map(plan, runs)):
+        for (path, _, number, prefix, _, want, check), (got, line) in zip(runs, pool.map(plan, runs)):
             where = f"{os.path.relpath(path, ROOT)}:{number}: {prefix}"
             if not got or not pattern(want).match(got):
                 bad += 1

@@ -13,13 +13,13 @@
 // RUN: fusion-run %s --fusion=softmax_bf16 --input=1x1 | FileCheck %s --check-prefix=SM1
 // SM1: PASS softmax_bf16 1x1xbf16 {{.*}}variant=softmax_bf16_k0_ps_i32
 // RUN: fusion-run %s --fusion=softmax_bf16 --input=3x31 | FileCheck %s --check-prefix=SM31
-// SM31: PASS softmax_bf16 3x31xbf16 {{.*}}variant=softmax_bf16_k0_rv8_i32
+// SM31: PASS softmax_bf16 3x31xbf16 {{.*}}variant=softmax_bf16_k0_prv8_i32
 // RUN: fusion-run %s --fusion=softmax_bf16 --input=65537x8 | FileCheck %s --check-prefix=SMMANY
 // SMMANY: PASS softmax_bf16 65537x8xbf16 {{.*}}variant=softmax_bf16_k0_pv8_i32
 // RUN: fusion-run %s --fusion=softmax_bf16 --input=1000x1000 | FileCheck %s --check-prefix=SM1000
 // SM1000: PASS softmax_bf16 1000x1000xbf16 {{.*}}variant=softmax_bf16_k0_pv8_i32
 // RUN: fusion-run %s --fusion=softmax_bf16 --input=7x4097 | FileCheck %s --check-prefix=SM4097
-// SM4097: PASS softmax_bf16 7x4097xbf16 {{.*}}variant=softmax_bf16_k0_rv8_i32
+// SM4097: PASS softmax_bf16 7x4097xbf16 {{.*}}variant=softmax_bf16_k0_prv8_i32
 // RUN: fusion-run %s --fusion=softmax_bf16 --input=333x4096 | FileCheck %s --check-prefix=SM4096
 // SM4096: PASS softmax_bf16 333x4096xbf16 {{.*}}variant=softmax_bf16_k0_pv8_i32
 // RUN: fusion-run %s --fusion=softmax_bf16 --input=65x16384 | FileCheck %s --check-prefix=SM16K

@@ -1,9 +1,10 @@
 // REQUIRES: cuda
-// Ragged row variants (`_rv8`, `_rv4`, `_rv2`: Note [Ragged rows] in
+// Ragged row variants (streaming `_rv8`, `_rv4`, `_rv2`, persistent
+// `_prv8`, `_prv4`: Note [Ragged rows] in
 // lib/Conversion/FusionToGPU/InnerReductionKernel.cpp) against the
-// reference interpreter: streaming row kernels whose row length is not a
-// multiple of the vector width read each row from its first aligned
-// vector, the head and tail lanes masked. Rows shorter than a vector (3
+// reference interpreter: row kernels whose row length is not a multiple of
+// the vector width read each row from its first aligned vector, the head
+// and tail lanes masked. Rows shorter than a vector (3
 // and 5 elements: head and tail are one vector), odd lengths below and past
 // the persistent limit, vocabulary sizes, rank 3, every float dtype, sums,
 // Welford, online softmax, arg reductions, weights read unaligned;
@@ -62,8 +63,20 @@
 // MAX1: PASS max_exp_bf16 777x1xbf16 {{.*}}variant=max_exp_bf16_k0_s_i32
 // RUN: fusion-run %S/reductions.mlir --fusion=max_exp_bf16 --input=777x9 | FileCheck %s --check-prefix=MAX9
 // MAX9: PASS max_exp_bf16 777x9xbf16 {{.*}}variant=max_exp_bf16_k0_rv8_i32
-// Persistent-sized odd rows take it before the persistent scalar variant.
+// Odd rows that fit in registers: the persistent ragged variant (the row
+// loaded once, a row ahead; the edges loaded where they are used), before
+// the persistent scalar one, which misaligned rows still take.
+// RUN: fusion-run %S/normalization.mlir --fusion=softmax_f32 --input=33x1001 | FileCheck %s --check-prefix=SMP32
+// SMP32: PASS softmax_f32 33x1001xf32 {{.*}}variant=softmax_f32_k0_prv4_i32
+// RUN: fusion-run %S/normalization.mlir --fusion=log_softmax_f16 --input=4x5x1001 | FileCheck %s --check-prefix=LSMP
+// LSMP: PASS log_softmax_f16 4x5x1001xf16 {{.*}}variant=log_softmax_f16_k0_prv8_i32
+// RUN: fusion-run %S/normalization.mlir --fusion=rmsnorm_bf16 --input=3000x1023 --input=1023 | FileCheck %s --check-prefix=RMSP
+// RMSP: PASS rmsnorm_bf16 3000x1023xbf16,1023xbf16 {{.*}}variant=rmsnorm_bf16_k0_prv8_i32
+// RUN: fusion-run %S/normalization.mlir --fusion=layernorm_f64 --input=100x333 --input=333 --input=333 | FileCheck %s --check-prefix=LNP64
+// LNP64: PASS layernorm_f64 100x333xf64,333xf64,333xf64 {{.*}}variant=layernorm_f64_k0_prv2_i32
+// RUN: fusion-run %S/normalization.mlir --fusion=stats_f32 --atol=1e-3 --input=129x4097 | FileCheck %s --check-prefix=STATSP
+// STATSP: PASS stats_f32 129x4097xf32 {{.*}}variant=stats_f32_k0_prv4_i32
 // RUN: fusion-run %S/normalization.mlir --fusion=layernorm_bf16 --input=1000x4097 --input=4097 --input=4097 | FileCheck %s --check-prefix=LNP
-// LNP: PASS layernorm_bf16 1000x4097xbf16,4097xbf16,4097xbf16 {{.*}}variant=layernorm_bf16_k0_rv8_i32
+// LNP: PASS layernorm_bf16 1000x4097xbf16,4097xbf16,4097xbf16 {{.*}}variant=layernorm_bf16_k0_prv8_i32
 // RUN: fusion-run %S/normalization.mlir --fusion=softmax_bf16 --input=1000x4097 --misalign | FileCheck %s --check-prefix=SMPMIS
 // SMPMIS: PASS softmax_bf16 1000x4097xbf16 {{.*}}variant=softmax_bf16_k0_ps_i32

@@ -62,7 +62,7 @@
 // RUN: fusion-run %s --fusion=colscale_softmax_f32 --input=1x1 | FileCheck %s --check-prefix=CS1
 // CS1: PASS colscale_softmax_f32 1x1xf32 {{.*}}variant=colscale_softmax_f32_k0_s_i32,colscale_softmax_f32_k1_ps_i32
 // RUN: fusion-run %s --fusion=colscale_softmax_f32 --input=3x31 | FileCheck %s --check-prefix=CS2
-// CS2: PASS colscale_softmax_f32 3x31xf32 {{.*}}variant=colscale_softmax_f32_k0_s_i32,colscale_softmax_f32_k1_rv4_i32
+// CS2: PASS colscale_softmax_f32 3x31xf32 {{.*}}variant=colscale_softmax_f32_k0_s_i32,colscale_softmax_f32_k1_prv4_i32
 // RUN: fusion-run %s --fusion=colscale_softmax_f32 --input=1000x1000 | FileCheck %s --check-prefix=CS3
 // CS3: PASS colscale_softmax_f32 1000x1000xf32 {{.*}}variant=colscale_softmax_f32_k0_v4_i32,colscale_softmax_f32_k1_pv4_i32
 // RUN: fusion-run %s --fusion=colscale_softmax_f32 --input=65537x8 | FileCheck %s --check-prefix=CS4
@@ -77,7 +77,7 @@
 // RUN: fusion-run %s --fusion=softmax_minus_colmax_f32 --input=1x1 | FileCheck %s --check-prefix=SM1
 // SM1: PASS softmax_minus_colmax_f32 1x1xf32 {{.*}}variant=softmax_minus_colmax_f32_k0_ps_i32,softmax_minus_colmax_f32_k1_s_i32,softmax_minus_colmax_f32_k2_s_i32
 // RUN: fusion-run %s --fusion=softmax_minus_colmax_f32 --input=3x31 | FileCheck %s --check-prefix=SM2
-// SM2: PASS softmax_minus_colmax_f32 3x31xf32 {{.*}}variant=softmax_minus_colmax_f32_k0_rv4_i32,softmax_minus_colmax_f32_k1_s_i32,softmax_minus_colmax_f32_k2_s_i32
+// SM2: PASS softmax_minus_colmax_f32 3x31xf32 {{.*}}variant=softmax_minus_colmax_f32_k0_prv4_i32,softmax_minus_colmax_f32_k1_s_i32,softmax_minus_colmax_f32_k2_s_i32
 // RUN: fusion-run %s --fusion=softmax_minus_colmax_f32 --input=1000x1000 | FileCheck %s --check-prefix=SM3
 // SM3: PASS softmax_minus_colmax_f32 1000x1000xf32 {{.*}}variant=softmax_minus_colmax_f32_k0_pv4_i32,softmax_minus_colmax_f32_k1_v4_i32,softmax_minus_colmax_f32_k2_v4_i32
 // RUN: fusion-run %s --fusion=softmax_minus_colmax_f32 --input=65537x8 | FileCheck %s --check-prefix=SM4
@@ -85,14 +85,14 @@
 // RUN: fusion-run %s --fusion=softmax_minus_colmax_f32 --input=1000x1000 --layout=0:transposed | FileCheck %s --check-prefix=SM5
 // SM5: PASS softmax_minus_colmax_f32 1000x1000xf32 {{.*}}variant=softmax_minus_colmax_f32_k0_ps_i32,softmax_minus_colmax_f32_k1_v4_i32,softmax_minus_colmax_f32_k2_v4_i32
 // RUN: fusion-run %s --fusion=softmax_minus_colmax_f32 --input=20000x257 | FileCheck %s --check-prefix=SM6
-// SM6: PASS softmax_minus_colmax_f32 20000x257xf32 {{.*}}variant=softmax_minus_colmax_f32_k0_rv4_i32,softmax_minus_colmax_f32_k1_s_i32,softmax_minus_colmax_f32_k2_s_i32
+// SM6: PASS softmax_minus_colmax_f32 20000x257xf32 {{.*}}variant=softmax_minus_colmax_f32_k0_prv4_i32,softmax_minus_colmax_f32_k1_s_i32,softmax_minus_colmax_f32_k2_s_i32
 
 // A row normalization of x with a column sum of y written between its ops:
 // first fit keeps the normalization in k0 and the sum in k1 (two kernels).
 // RUN: fusion-run %s --fusion=interleaved_f32 --atol=1e-3 --input=1x1 --input=1x1 | FileCheck %s --check-prefix=IL1
 // IL1: PASS interleaved_f32 1x1xf32,1x1xf32 {{.*}}variant=interleaved_f32_k0_ps_i32,interleaved_f32_k1_s_i32
 // RUN: fusion-run %s --fusion=interleaved_f32 --atol=1e-3 --input=3x31 --input=65537x8 | FileCheck %s --check-prefix=IL2
-// IL2: PASS interleaved_f32 3x31xf32,65537x8xf32 {{.*}}variant=interleaved_f32_k0_rv4_i32,interleaved_f32_k1_v4_i32
+// IL2: PASS interleaved_f32 3x31xf32,65537x8xf32 {{.*}}variant=interleaved_f32_k0_prv4_i32,interleaved_f32_k1_v4_i32
 // RUN: fusion-run %s --fusion=interleaved_f32 --atol=1e-3 --input=1000x1000 --input=1000x1000 --layout=1:transposed | FileCheck %s --check-prefix=IL3
 // IL3: PASS interleaved_f32 1000x1000xf32,1000x1000xf32 {{.*}}variant=interleaved_f32_k0_pv4_i32,interleaved_f32_k1_s_i32
 

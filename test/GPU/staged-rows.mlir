@@ -17,7 +17,7 @@
 // RUN: fusion-run %s --inner-stage=1 --fusion=softmax_bf16 --input=65x16384 | FileCheck %s --check-prefix=SM16K
 // SM16K: PASS softmax_bf16 65x16384xbf16 {{.*}}variant=softmax_bf16_k0_pv8_i32
 // RUN: fusion-run %s --inner-stage=1 --fusion=softmax_bf16 --input=7x4097 | FileCheck %s --check-prefix=SMODD
-// SMODD: PASS softmax_bf16 7x4097xbf16 {{.*}}variant=softmax_bf16_k0_rv8_i32
+// SMODD: PASS softmax_bf16 7x4097xbf16 {{.*}}variant=softmax_bf16_k0_prv8_i32
 // RUN: fusion-run %s --inner-stage=1 --fusion=softmax_f32 --input=257x2048 | FileCheck %s --check-prefix=SMF32
 // SMF32: PASS softmax_f32 257x2048xf32 {{.*}}variant=softmax_f32_k0_pv4_i32
 // 16384 f32 per row: 512 x 128 bytes = 64 KB of dynamic shared memory, over

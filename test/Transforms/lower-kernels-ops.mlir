@@ -245,6 +245,7 @@ fusion.fusion @rowmax(%a: tensor<?x?xbf16>) -> tensor<?xbf16> {
 // CHECK: %[[CAP:.*]] = arith.constant 16385 : index
 // CHECK: arith.cmpi slt, %{{.*}}, %[[CAP]] : index
 // CHECK: launch @norm_kernels::@norm_k0_pv4_i32 if(
+// CHECK: launch @norm_kernels::@norm_k0_prv4_i32 if(
 // CHECK: launch @norm_kernels::@norm_k0_rv4_i32 if(
 // CHECK: launch @norm_kernels::@norm_k0_ps_i32 if(
 // CHECK: launch @norm_kernels::@norm_k0_v4_i32 if(
@@ -262,7 +263,8 @@ fusion.fusion @rowmax(%a: tensor<?x?xbf16>) -> tensor<?xbf16> {
 // CHECK: vector.load %arg8
 // CHECK: vector.store
 // CHECK-NOT: vector.load %arg0
-// The ragged variant (Note [Ragged rows], test/Transforms/ragged-rows.mlir).
+// The ragged variants (Note [Ragged rows], test/Transforms/ragged-rows.mlir).
+// CHECK-LABEL: gpu.func @norm_k0_prv4_i32
 // CHECK-LABEL: gpu.func @norm_k0_rv4_i32
 // CHECK-LABEL: gpu.func @norm_k0_ps_i32
 // CHECK-COUNT-32: memref.load %arg0

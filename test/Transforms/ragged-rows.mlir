@@ -58,16 +58,28 @@ fusion.fusion @rowmax_4097(%a: tensor<?x4097xbf16>) -> tensor<?xbf16> {
 
 // -----
 
-// A layer norm: the ragged variant comes before the persistent scalar
-// one. In it x and the output are read and written in the shifted frame
-// (16-byte accesses, the edges masked), the weight and bias with element
-// alignment (their lanes start anywhere).
+// A layer norm: the ragged variants (persistent, where the row fits,
+// then streaming) come before the persistent scalar one. The persistent
+// one loads each thread's whole vectors of the next row in that row's own
+// frame (before the row loop and at its top) and the edge vectors where
+// they are used. In the streaming one x and the output are read and
+// written in the shifted frame (16-byte accesses, the edges masked), the
+// weight and bias with element alignment (their lanes start anywhere).
 // CHECK-LABEL: fusion.fusion @layernorm
 // CHECK: launch @layernorm_kernels::@layernorm_k0_pv8_i32 if(
+// CHECK: launch @layernorm_kernels::@layernorm_k0_prv8_i32 if(
 // CHECK: launch @layernorm_kernels::@layernorm_k0_rv8_i32 if(
 // CHECK: launch @layernorm_kernels::@layernorm_k0_ps_i32 if(
 // CHECK: launch @layernorm_kernels::@layernorm_k0_v8_i32 if(
 // CHECK: launch @layernorm_kernels::@layernorm_k0_s_i32 if(
+// CHECK-LABEL: gpu.func @layernorm_k0_prv8_i32
+// CHECK: arith.remui %{{.*}}, %c8{{.*}} : i32
+// CHECK-COUNT-4: vector.load %arg0[{{.*}}] {alignment = 16 : i64} : memref<?xbf16>, vector<8xbf16>
+// CHECK: scf.for
+// CHECK: arith.remui %{{.*}}, %c8{{.*}} : i32
+// CHECK-COUNT-4: vector.load %arg0[{{.*}}] {alignment = 16 : i64} : memref<?xbf16>, vector<8xbf16>
+// CHECK: vector.maskedload %arg0[{{.*}}], {{.*}} {alignment = 16 : i64}
+// CHECK: vector.maskedstore
 // CHECK-LABEL: gpu.func @layernorm_k0_rv8_i32
 // CHECK-DAG: vector.load %arg0[{{.*}}] {alignment = 16 : i64} : memref<?xbf16>, vector<8xbf16>
 // CHECK-DAG: vector.load %arg11[{{.*}}] {alignment = 2 : i64} : memref<?xbf16>, vector<8xbf16>

@@ -212,10 +212,10 @@ TEST(Pipeline, InnerReductionHeuristicTable) {
        "softmax_k0_pv8_i32", 256, 2112, 32, 256 * 64},
       {"normalization/softmax", DType::BF16, 100, 1000, 0x100000,
        "softmax_k0_pv8_i32", 256, 13, 32, 256 * 64},
-      // Odd rows: the ragged variant (Note [Ragged rows]), 32 elements per
-      // thread and chunk.
+      // Odd rows: the persistent ragged variant (Note [Ragged rows]), 32
+      // elements per thread, staged.
       {"normalization/softmax", DType::BF16, 7, 4097, 0x100000,
-       "softmax_k0_rv8_i32", 160, 7, 160},
+       "softmax_k0_prv8_i32", 160, 7, 160, 160 * 64},
       // Misaligned: scalar persistent.
       {"normalization/softmax", DType::BF16, 64, 1024, 0x100002,
        "softmax_k0_ps_i32", 256, 16, 64},

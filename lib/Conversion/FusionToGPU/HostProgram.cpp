@@ -59,8 +59,8 @@ FailureOr<KernelLowering::EmittedVariants> KernelLowering::emitVariants(
     if (variant.vector > 1)
       result.vectorLoaded = emitter.vectorLoadedInputs;
     if (variant.ragged) {
-      result.raggedAligned = emitter.raggedAligned;
-      result.raggedUnaligned = emitter.raggedUnaligned;
+      result.raggedAligned.insert_range(emitter.raggedAligned);
+      result.raggedUnaligned.insert_range(emitter.raggedUnaligned);
     }
     result.accesses = emitter.accesses;
     result.funcs.push_back(func);

@@ -159,18 +159,21 @@ auto KernelLowering::rowVariants(const RowKernelInfo &info,
     variants.back().items = std::max<int64_t>(1, vector * items / 2);
   }
   variants.append(plainVariants(base, vector, index64, schedule.getFastMath()));
-  // The ragged variant (Note [Ragged rows]) where no vectorized variant
-  // runs: before the scalar ones, the persistent scalar one included.
+  // The ragged variants (Note [Ragged rows]) where no vectorized variant
+  // runs: persistent and streaming, before the scalar ones.
   if (ragged && vector > 1) {
-    auto *stream = llvm::find_if(variants, [](const Variant &v) {
-      return v.items == 0 && v.vector > 1;
-    });
-    Variant copy = *stream;
-    copy.ragged = true;
-    copy.name = base + "_r" + vname + ix;
+    SmallVector<Variant> raggedVariants;
+    for (const Variant &v : variants) {
+      if (v.vector == 1)
+        continue;
+      Variant copy = v;
+      copy.ragged = true;
+      copy.name = base + (v.items > 0 ? "_pr" : "_r") + vname + ix;
+      raggedVariants.push_back(copy);
+    }
     auto *firstScalar =
         llvm::find_if(variants, [](const Variant &v) { return v.vector == 1; });
-    variants.insert(firstScalar, copy);
+    variants.insert(firstScalar, raggedVariants.begin(), raggedVariants.end());
   }
   for (Variant &variant : variants) {
     variant.fastMath = schedule.getFastMath();

@@ -49,7 +49,8 @@ private:
   Value rowOf(Value rowBlock);
   Value itemCol(int64_t r);
   SmallVector<Value> loadRow(Value r);
-  SmallVector<Value> loadItems(Value base, Value ok, Value end);
+  SmallVector<Value> loadItems(Value base, Value ok, Value end,
+                               Value lo = Value(), Value frame = Value());
   SmallVector<Value> loadChunk(Value chunkBase, Value end);
   scf::ForOp chunkLoop(Value begin, Value end, Value chunk,
                        SmallVector<Value> inits);
@@ -139,7 +140,7 @@ LogicalResult KernelEmitter::RowKernelWriter::write() {
   persistent = e.variant.items > 0;
   split = e.variant.split;
   itemsPerChunk = persistent ? e.variant.items : kStreamItems;
-  ragged = e.variant.ragged && !persistent && !split && v > 1;
+  ragged = e.variant.ragged && !split && v > 1;
   if (split && (persistent || info.numPasses != 1 || info.hasFullResult()))
     return e.kernel.emitOpError("a split row variant needs one streaming "
                                 "pass and per-row results only");
@@ -287,17 +288,31 @@ SmallVector<Value> KernelEmitter::RowKernelWriter::loadRow(Value r) {
   setOuter(r);
   Value rowOk = cmp(arith::CmpIPredicate::ult, r, rows);
   SmallVector<Value> values;
-  if (persistent)
+  if (persistent && ragged) {
+    // That row's whole vectors in its own frame (Note [Ragged rows]).
+    Value width = constIdx(v);
+    Value rowShift = arith::RemUIOp::create(b, loc, mul(r, rowLength), width);
+    Value lo = arith::SelectOp::create(
+        b, loc, cmp(arith::CmpIPredicate::ne, rowShift, constIdx(0)), width,
+        constIdx(0));
+    Value end = mul(
+        arith::DivUIOp::create(b, loc, add(rowLength, rowShift), width), width);
+    values = loadItems(Value(), rowOk, end, lo, rowShift);
+  } else if (persistent) {
     values = loadItems(Value(), rowOk, rowLength);
+  }
   e.memo.clear();
   return values;
 }
 
 /// The prefetched loads (`e.prefetch`) of each item of a chunk whose
 /// columns start at `base` (none: 0), each guarded by `ok` and its column
-/// being below `end`; the memo is left as it was.
+/// being below `end` (and from `lo`, when set); ragged rows (Note [Ragged
+/// rows]) count positions in the frame shifted by `frame` (none: the
+/// current row's); the memo is left as it was.
 SmallVector<Value>
-KernelEmitter::RowKernelWriter::loadItems(Value base, Value ok, Value end) {
+KernelEmitter::RowKernelWriter::loadItems(Value base, Value ok, Value end,
+                                          Value lo, Value frame) {
   SmallVector<Value> values;
   Memo saved;
   std::swap(saved, e.memo);
@@ -306,8 +321,12 @@ KernelEmitter::RowKernelWriter::loadItems(Value base, Value ok, Value end) {
     if (base)
       col = arith::AddIOp::create(b, loc, base, col);
     e.iterIndex[rank - 1] =
-        ragged ? arith::SubIOp::create(b, loc, col, shift).getResult() : col;
+        ragged ? arith::SubIOp::create(b, loc, col, frame ? frame : shift)
+                     .getResult()
+               : col;
     e.loadGuard = andI(ok, cmp(arith::CmpIPredicate::ult, col, end));
+    if (lo)
+      e.loadGuard = andI(e.loadGuard, cmp(arith::CmpIPredicate::uge, col, lo));
     for (auto &[k, map] : e.prefetch) {
       e.memo.clear();
       values.push_back(e.load(kernelBody.getArgument(k), map).value);
@@ -435,17 +454,24 @@ auto KernelEmitter::RowKernelWriter::makeItems(Value chunkBase)
     items[r].index = chunkBase && current.empty() ? -1 : r;
     items[r].inBounds = andI(valid, cmp(arith::CmpIPredicate::ult, col,
                                         ragged ? bodyEnd : rowLength));
+    // Persistent ragged rows: the head vector is the edge item's.
+    if (ragged && !chunkBase)
+      items[r].inBounds =
+          andI(items[r].inBounds,
+               cmp(arith::CmpIPredicate::uge, col,
+                   arith::SelectOp::create(b, loc, headOn, constIdx(v),
+                                           constIdx(0))));
   }
   return items;
 }
 
-// Note [Ragged rows]: a streaming vectorized variant that runs on any row
-// length. Row r starts at element r * N of the output and of every input
-// that walks all iteration dims (the host checks that their row offsets
-// agree with the output's modulo the width), so modulo the width v it
-// starts at `shift = r * N mod v`. The variant walks the row in a frame
-// shifted back by `shift`: position p is column p - shift, and the vectors
-// at p = 0, v, 2v, ... are aligned in memory. The chunk loops take the
+// Note [Ragged rows]: vectorized variants that run on any row length,
+// streaming (`_rv8`) and persistent (`_prv8`). Row r starts at element r * N of
+// the output and of every input that walks all iteration dims (the host checks
+// that their row offsets agree with the output's modulo the width), so modulo
+// the width v it starts at `shift = r * N mod v`. The variant walks the row in
+// a frame shifted back by `shift`: position p is column p - shift, and the
+// vectors at p = 0, v, 2v, ... are aligned in memory. The chunk loops take the
 // whole vectors inside the row (from v when shift > 0, to the last
 // multiple of v in N + shift) with the plain variant's code: whole vector
 // loads and stores, no lane checks. The at most two vectors left, the head
@@ -455,11 +481,14 @@ auto KernelEmitter::RowKernelWriter::makeItems(Value chunkBase)
 // the neutral element elsewhere. Inputs that do not walk every iteration
 // dim (a weight over the row, a row picked by index_select) have lanes
 // that start anywhere: their vector loads claim the element's alignment
-// only. The variant (`_rv8_i32` beside `_v8_i32`) runs where the plain
-// vectorized ones do not, before the scalar ones, the persistent scalar
-// one included; it is a fallback variant (PTX in the module, compiled by
-// the driver when a launch first takes it). The plain streaming variant
-// stays the one for rows whose length is a multiple of v: made ragged
+// only. The persistent variant keeps each thread's whole vectors in
+// registers and prefetches the next row's in that row's own frame (Note
+// [Row prefetch]); its edge item is loaded where it is used. The variants
+// (`_prv8_i32`, `_rv8_i32` beside `_pv8_i32`, `_v8_i32`) run where the
+// plain vectorized ones do not, before the scalar ones, the persistent
+// scalar one included; they are fallback variants (PTX in the module,
+// compiled by the driver when a launch first takes one). The plain streaming
+// variant stays the one for rows whose length is a multiple of v: made ragged
 // itself (shift 0, no edges taken), it read 0.856 of copy against 0.891
 // for cross-entropy forward at 8192 x 32000 on the H200 (why is not
 // isolated), and a weight over the row would lose its whole vector loads.
@@ -770,7 +799,13 @@ LogicalResult KernelEmitter::RowKernelWriter::storeFull(Item &item) {
 // loads and the work before the reductions are emitted once and the
 // values stay in registers until the epilogue.
 LogicalResult KernelEmitter::RowKernelWriter::emitPersistent() {
+  if (ragged)
+    planRagged(arith::SelectOp::create(b, loc, valid, rowLength, constIdx(0)));
   std::vector<Item> items = makeItems(Value());
+  // Ragged rows: the head and tail vectors, loaded where they are used
+  // (Note [Ragged rows]).
+  if (ragged)
+    items.push_back(edgeItem());
   // Staged rows recompute from shared memory in every pass (Note
   // [Staged rows]).
   auto prune = [&]() {
