@@ -69,9 +69,10 @@ def Fusion_InnerReductionScheduleAttr
     per-element results) streaming variants read the row once per pass.
     Vectorized variants need the row length to be a multiple of `vector`,
     unit innermost strides and 16-byte alignment (checked at run time);
-    where only the row length is off, a ragged streaming variant reads each
-    row from its first aligned vector and masks the head and tail vectors,
-    before the scalar fallbacks (Note [Ragged rows]); `index64` selects
+    where only the row length is off, ragged variants (persistent and
+    streaming) read each row from its first aligned vector and mask the
+    head and tail vectors, before the scalar fallbacks (Note [Ragged
+    rows]); `index64` selects
     64-bit index arithmetic; `fast_math` allows approximate
     transcendentals.
 
