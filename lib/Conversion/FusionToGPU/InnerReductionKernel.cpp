@@ -59,6 +59,8 @@ private:
   void planStaging();
   Value stageOffset(unsigned j, int64_t item);
   std::vector<Item> makeItems(Value chunkBase);
+  Value shiftOf(Value r);
+  Value wholeEnd(Value stop);
   void planRagged(Value end);
   Item edgeItem();
   void activate(Item &item);
@@ -290,13 +292,11 @@ SmallVector<Value> KernelEmitter::RowKernelWriter::loadRow(Value r) {
   SmallVector<Value> values;
   if (persistent && ragged) {
     // That row's whole vectors in its own frame (Note [Ragged rows]).
-    Value width = constIdx(v);
-    Value rowShift = arith::RemUIOp::create(b, loc, mul(r, rowLength), width);
+    Value rowShift = shiftOf(r);
     Value lo = arith::SelectOp::create(
-        b, loc, cmp(arith::CmpIPredicate::ne, rowShift, constIdx(0)), width,
-        constIdx(0));
-    Value end = mul(
-        arith::DivUIOp::create(b, loc, add(rowLength, rowShift), width), width);
+        b, loc, cmp(arith::CmpIPredicate::ne, rowShift, constIdx(0)),
+        constIdx(v), constIdx(0));
+    Value end = wholeEnd(add(rowLength, rowShift));
     values = loadItems(Value(), rowOk, end, lo, rowShift);
   } else if (persistent) {
     values = loadItems(Value(), rowOk, rowLength);
@@ -500,11 +500,21 @@ auto KernelEmitter::RowKernelWriter::makeItems(Value chunkBase)
 // 8192 x 4097 (against the persistent scalar variant) 0.33 / 0.20 / 0.28
 // -> 0.42 / 0.35 / 0.50, 32768 x 1023 0.50 / 0.37 / 0.47 -> 0.48 / 0.37 /
 // 0.63.
-void KernelEmitter::RowKernelWriter::planRagged(Value end) {
+/// Row `r`'s start modulo the width (Note [Ragged rows]).
+Value KernelEmitter::RowKernelWriter::shiftOf(Value r) {
+  return arith::RemUIOp::create(b, loc, mul(r, rowLength), constIdx(v));
+}
+
+/// The end of the whole vectors below position `stop` of a row's frame.
+Value KernelEmitter::RowKernelWriter::wholeEnd(Value stop) {
   Value width = constIdx(v);
-  shift = arith::RemUIOp::create(b, loc, mul(row, rowLength), width);
+  return mul(arith::DivUIOp::create(b, loc, stop, width), width);
+}
+
+void KernelEmitter::RowKernelWriter::planRagged(Value end) {
+  shift = shiftOf(row);
   Value stop = add(end, shift);
-  bodyEnd = mul(arith::DivUIOp::create(b, loc, stop, width), width);
+  bodyEnd = wholeEnd(stop);
   headOn = andI(valid, cmp(arith::CmpIPredicate::ne, shift, constIdx(0)));
   // A row inside one vector is the head alone.
   Value tailVector = cmp(arith::CmpIPredicate::ne, stop, bodyEnd);
