@@ -231,7 +231,8 @@ Value KernelLowering::andVectorAccessOk(HostBuilder &h, OpBuilder &b,
 Value KernelLowering::raggedAccessOk(KernelOp kernel, HostBuilder &h,
                                      ArrayRef<Value> sizes,
                                      const EmittedVariants &emitted,
-                                     int64_t width, ValueRange outputs) {
+                                     int64_t width, ValueRange outputs,
+                                     const LaunchArgs &launch) {
   OpBuilder &b = h.builder();
   Location loc = h.location();
   int64_t rank = sizes.size();
@@ -242,11 +243,7 @@ Value KernelLowering::raggedAccessOk(KernelOp kernel, HostBuilder &h,
   Value ok = h.c(1);
   auto check = [&](unsigned k, bool aligned) {
     Value input = kernel.getInputs()[k];
-    SmallVector<Value> dims, strides;
-    inputDimsAndStrides(h, input, dims, strides);
-    SmallVector<Value> effective;
-    for (auto [dim, stride] : llvm::zip(dims, strides))
-      effective.push_back(h.select(h.eq(dim, h.c(1)), h.c(0), stride));
+    ArrayRef<Value> effective = launch.inputStrides[k];
     ok = h.mul(ok, h.eq(effective.back(), h.c(1)));
     if (!aligned)
       return;
@@ -390,7 +387,7 @@ FailureOr<KernelLowering::LaunchArgs> KernelLowering::hostArgs(
     fits32 = h.mul(fits32, h.lt(maxOffset, h.c(limit32)));
   }
 
-  return LaunchArgs{args, vecOk, fits32};
+  return LaunchArgs{args, vecOk, fits32, Value(), inputStrides};
 }
 
 Value KernelLowering::plainGuard(HostBuilder &h, const Variant &variant,

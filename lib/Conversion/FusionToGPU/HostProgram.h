@@ -143,6 +143,8 @@ public:
     /// What a ragged row variant needs (Note [Ragged rows]); null without
     /// one.
     Value raggedOk;
+    /// Each input's effective strides (0 along a dim of 1).
+    SmallVector<SmallVector<Value>> inputStrides;
   };
 
   /// The run-time guard of a ragged row variant (Note [Ragged rows]): unit
@@ -151,7 +153,7 @@ public:
   /// width (any row length).
   Value raggedAccessOk(KernelOp kernel, HostBuilder &h, ArrayRef<Value> sizes,
                        const EmittedVariants &emitted, int64_t width,
-                       ValueRange outputs);
+                       ValueRange outputs, const LaunchArgs &launch);
 
   /// `ok` and what `width`-element accesses of `input` need (Note [Variant
   /// guards]): a unit innermost stride, other strides that are multiples of

@@ -110,7 +110,7 @@ KernelLowering::lowerRowKernel(KernelOp kernel,
     return failure();
   if (llvm::any_of(rv.plain, [](const Variant &v) { return v.ragged; }))
     launch->raggedOk = raggedAccessOk(kernel, h, sizes, *emitted,
-                                      schedule.getVector(), *outputs);
+                                      schedule.getVector(), *outputs, *launch);
   Value rowLength = sizes[rank - 1];
   // An arg reduction over an empty dim has no answer (as in PyTorch and
   // the interpreter): rows > 0 need a row length > 0.
