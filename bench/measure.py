@@ -19,7 +19,8 @@ import suite
 WARMUP_MS = 25.0  # Note [Warm-up by time]
 
 TORCH_DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16,
-                "f16": torch.float16, "f64": torch.float64, "i64": torch.int64}
+                "f16": torch.float16, "f64": torch.float64, "i64": torch.int64,
+                "f8e4m3": torch.float8_e4m3fn}
 
 
 # --- the peers: what users write in PyTorch ----------------------------------------
@@ -71,6 +72,12 @@ def _slice_cat_mul(x, y, w):
     return torch.cat((x[:, :h], y[:, h:]), dim=1) * w
 
 
+def _rmsnorm_fp8(x, w):
+    xf = x.float()
+    y = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6) * w.float()
+    return y.to(torch.float8_e4m3fn)
+
+
 def _cross_entropy(logits, target):
     return F.cross_entropy(logits, target, reduction="none")
 
@@ -94,7 +101,8 @@ CHECKS = {"dropout_residual": check_dropout}
 
 
 EAGER = {"add_relu": _add_relu, "gelu_bias": _gelu_bias, "softmax": _softmax,
-         "layernorm": _layernorm, "rmsnorm": _rmsnorm, "inner_sum": _inner_sum,
+         "layernorm": _layernorm, "rmsnorm": _rmsnorm,
+         "rmsnorm_fp8": _rmsnorm_fp8, "inner_sum": _inner_sum,
          "outer_sum": _outer_sum, "transpose": _transpose,
          "rope": _rope, "slice_cat_mul": _slice_cat_mul,
          "cross_entropy": _cross_entropy,

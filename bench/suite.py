@@ -28,7 +28,8 @@ SHAPES = [(32768, 4096), (8192, 16384), (262144, 1024)]
 # in the 50 MB L2 between two calls).
 INPUT_SETS = 3
 
-DTYPE_BYTES = {"f32": 4, "bf16": 2, "f16": 2, "f64": 8, "i64": 8}
+DTYPE_BYTES = {"f32": 4, "bf16": 2, "f16": 2, "f64": 8, "i64": 8,
+               "f8e4m3": 1}
 
 DOCS_BEGIN = "<!-- bench:begin -->"
 DOCS_END = "<!-- bench:end -->"
@@ -209,6 +210,13 @@ CASES = [
     Case("rmsnorm", "bf16", "bench/cases/rmsnorm.mlir",
          [("x", _mn, "bf16"), ("weight", _n, "bf16")], [("out", _mn, "bf16")],
          (BF16_RTOL, 1e-2), "x * rsqrt(mean(x^2) + 1e-6) * w[N]"),
+    Case("rmsnorm_fp8", "bf16", "bench/cases/rmsnorm_fp8.mlir",
+         [("x", _mn, "bf16"), ("weight", _n, "bf16")],
+         [("out", _mn, "f8e4m3")],
+         # Both compute in f32 and round once to e4m3fn, whose ulp is 2^-3
+         # relative (2^-9 absolute among the subnormals): a last-bit
+         # difference in f32 can move a value across a rounding midpoint.
+         (0.126, 2.0 ** -9), "rmsnorm(x, w[N]) in f32, cast to f8E4M3FN"),
     Case("inner_sum", "f32", "examples/inner_sum.mlir",
          [("x", _mn, "f32")], [("out", _m, "f32")],
          _sum_tolerance(lambda m, n: n), "sum over the last dim"),

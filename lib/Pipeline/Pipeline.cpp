@@ -153,6 +153,7 @@ void mlir::fusion::buildFusionToPTXPipeline(OpPassManager &pm,
   FusionLowerKernelsOptions lower;
   lower.innerMinBlocks = options.innerMinBlocks;
   lower.transposeTile = options.transposeTile;
+  lower.chip = options.chip;
   pm.addPass(createFusionLowerKernels(lower));
   pm.addPass(createFusionLowerKernelOps());
   // One gpu.module per kernel variant: each gets its own PTX and cubin, and

@@ -1,6 +1,7 @@
 // REQUIRES: cuda
 // fp8 conversions (Note [fp8 on the GPU] in
-// lib/Conversion/FusionToGPU/Elementwise.cpp) against the reference interpreter: f32, bf16 -> f8E4M3FN and f8E5M2, fp8 -> f32 and
+// lib/Conversion/FusionToGPU/Elementwise.cpp, and Note [Hardware fp8
+// conversion] in Casts.cpp for sm_89 and later) against the reference interpreter: f32, bf16 -> f8E4M3FN and f8E5M2, fp8 -> f32 and
 // bf16, round trips, and values beyond each format's range (a factor of 400
 // takes e4m3fn's NaN past 464 but stays within e5m2; a factor of 40000 takes
 // e5m2 to inf past 61440). The conversions are bit-exact, so every output
@@ -50,6 +51,19 @@
 // O5L: PASS overflow_e5m2 1x1000003xf32 max_abs_err=0 rel_l2=0
 // RUN: fusion-run %s --fusion=overflow_e5m2 --input=512x1024 | FileCheck %s --check-prefix=O5V
 // O5V: PASS overflow_e5m2 512x1024xf32 max_abs_err=0 rel_l2=0 {{.*}} variant={{.*}}_v{{[0-9]+}}_i32
+
+// Every tie and boundary, against the interpreter's encoder (@fp8_edges
+// below); the reference has the NaN, inf and -0 it is meant to have.
+// RUN: fusion-run %s --fusion=fp8_edges --input=1048576 | FileCheck %s --check-prefix=EDGE
+// EDGE: PASS fp8_edges 1048576xf32 max_abs_err=0 rel_l2=0 {{.*}} variant={{.*}}_v{{[0-9]+}}_i32
+// RUN: fusion-run %s --fusion=fp8_edges --input=1000003 | FileCheck %s --check-prefix=EDGEODD
+// EDGEODD: PASS fp8_edges 1000003xf32 max_abs_err=0 rel_l2=0
+// RUN: fusion-run %s --fusion=fp8_edges --input=1048576 --reference-only | FileCheck %s --check-prefix=EDGER
+// EDGER: out2: tensor<1048576xf8E4M3FN> min=-448 max=448 {{.*}} nan={{[1-9][0-9]*}} inf=0
+// EDGER: out3: tensor<1048576xf8E5M2> min=-inf max=inf {{.*}} inf={{[1-9][0-9]*}}
+// EDGER: out4: tensor<1048576xf32> min=-inf max=inf {{.*}} inf={{[1-9][0-9]*}}
+// EDGER: out7: tensor<1048576xf8E4M3FN> {{.*}} nan={{[1-9][0-9]*}} inf=0
+// EDGER: out8: tensor<1048576xf8E5M2> {{.*}} nan={{[1-9][0-9]*}} inf=0
 
 // The overflows happen: e4m3fn NaN where the e5m2 values stay finite, then
 // e5m2 inf (and e4m3fn NaN from it).
@@ -116,4 +130,45 @@ fusion.fusion @overflow_e5m2(%a: tensor<?x?xf32>) -> (tensor<?x?xf8E5M2>, tensor
   %2 = fusion.cast %0 : tensor<?x?xf8E5M2> to tensor<?x?xf8E4M3FN>
   %3 = fusion.cast %2 : tensor<?x?xf8E4M3FN> to tensor<?x?xf32>
   fusion.return %0, %1, %2, %3 : tensor<?x?xf8E5M2>, tensor<?x?xf32>, tensor<?x?xf8E4M3FN>, tensor<?x?xf32>
+}
+
+// Every tie and every boundary (Note [Hardware fp8 conversion] in
+// lib/Conversion/FusionToGPU/Casts.cpp: on sm_89 and later the hardware's
+// saturating conversion, with the interpreter's results put back where it
+// saturates). `fine` walks [-256, 256) in steps of 2^-11, so it holds every
+// tie of both formats there (e4m3fn's smallest quantum is 2^-9, e5m2's
+// 2^-16 rounds to zero or to the subnormals), and negative values that
+// round to -0; `coarse` walks [-65536, 65536) in steps of 1/8, across 448,
+// 464 and 480 (e4m3fn's largest value, the tie that stays finite, NaN) and
+// 57344 and 61440 (e5m2's largest value and the tie that rounds to inf).
+// The reciprocal of the decoded fine values tells -0 from +0 (-inf, +inf).
+// a * 1e39 is +-inf in f32 for |a| > 0.034, and inf - inf is NaN.
+fusion.fusion @fp8_edges(%a: tensor<?xf32>) -> (tensor<?xf8E4M3FN>, tensor<?xf8E5M2>, tensor<?xf8E4M3FN>, tensor<?xf8E5M2>, tensor<?xf32>, tensor<?xf8E4M3FN>, tensor<?xf8E5M2>, tensor<?xf8E4M3FN>, tensor<?xf8E5M2>) {
+  %n = fusion.dim %a, 0 : tensor<?xf32>
+  %fs = arith.constant -256.0 : f32
+  %fd = arith.constant 0.00048828125 : f32
+  %cs = arith.constant -65536.0 : f32
+  %cd = arith.constant 0.125 : f32
+  %fine = fusion.iota %fs, %fd (%n) : f32 -> tensor<?xf32>
+  %coarse = fusion.iota %cs, %cd (%n) : f32 -> tensor<?xf32>
+  %0 = fusion.cast %fine : tensor<?xf32> to tensor<?xf8E4M3FN>
+  %1 = fusion.cast %fine : tensor<?xf32> to tensor<?xf8E5M2>
+  %2 = fusion.cast %coarse : tensor<?xf32> to tensor<?xf8E4M3FN>
+  %3 = fusion.cast %coarse : tensor<?xf32> to tensor<?xf8E5M2>
+  %one = arith.constant 1.0 : f32
+  %ones = fusion.broadcast_in_dim %one [] (%n) : f32 -> tensor<?xf32>
+  %d = fusion.cast %0 : tensor<?xf8E4M3FN> to tensor<?xf32>
+  %4 = fusion.div %ones, %d : tensor<?xf32>
+  %e = arith.constant 1.0e+38 : f32
+  %ten = arith.constant 10.0 : f32
+  %es = fusion.broadcast_in_dim %e [] (%n) : f32 -> tensor<?xf32>
+  %tens = fusion.broadcast_in_dim %ten [] (%n) : f32 -> tensor<?xf32>
+  %big0 = fusion.mul %a, %es : tensor<?xf32>
+  %big = fusion.mul %big0, %tens : tensor<?xf32>
+  %nan = fusion.sub %big, %big : tensor<?xf32>
+  %5 = fusion.cast %big : tensor<?xf32> to tensor<?xf8E4M3FN>
+  %6 = fusion.cast %big : tensor<?xf32> to tensor<?xf8E5M2>
+  %7 = fusion.cast %nan : tensor<?xf32> to tensor<?xf8E4M3FN>
+  %8 = fusion.cast %nan : tensor<?xf32> to tensor<?xf8E5M2>
+  fusion.return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<?xf8E4M3FN>, tensor<?xf8E5M2>, tensor<?xf8E4M3FN>, tensor<?xf8E5M2>, tensor<?xf32>, tensor<?xf8E4M3FN>, tensor<?xf8E5M2>, tensor<?xf8E4M3FN>, tensor<?xf8E5M2>
 }

@@ -2,6 +2,9 @@
 // RUN: FileCheck %s < %t.ptx
 // RUN: FileCheck %s --check-prefix=NONE < %t.ptx
 // RUN: %if ptxas %{ ptxas -arch=sm_90a %t.ptx -o %t.cubin %}
+// RUN: fusion-translate %s --fusion-to-ptx --no-cubin --chip=sm_80 -o %t80.ptx
+// RUN: FileCheck %s --check-prefix=SM80 < %t80.ptx
+// RUN: %if ptxas %{ ptxas -arch=sm_80 %t80.ptx -o %t80.cubin %}
 
 // fp8 conversions both ways (Note [fp8 on the GPU] in
 // lib/Conversion/FusionToGPU/Elementwise.cpp): f32 and f64 to fp8, fp8 to f32, bf16, i32 and the other fp8 format, in
@@ -20,6 +23,16 @@
 // CHECK-DAG: cvt.rn.f32.u32
 // CHECK-DAG: mul.rn.f32
 // CHECK-DAG: cvt.rzi.s32.f32
+// f32 -> e4m3fn takes the hardware's conversion on sm_89 and later, two
+// lanes per instruction (Note [Hardware fp8 conversion] in
+// lib/Conversion/FusionToGPU/Casts.cpp), and so does e5m2 -> e4m3fn
+// (decoded to an exact f32 first); f64 -> e5m2 keeps the integer encoder
+// (going through f32 would round twice), so e5m2x2 never appears.
+// NONE-NOT: e5m2x2
+// CHECK-DAG: cvt.rn.satfinite.e4m3x2.f32
+// sm_80 has no fp8 conversion: integer code only.
+// SM80: .target sm_80
+// SM80-NOT: cvt.rn.satfinite
 // No flush to zero, no calls (libdevice or soft-float helpers).
 // NONE-NOT: .ftz
 // NONE-NOT: call

@@ -30,7 +30,7 @@ def case(name):
 def test_every_public_case_is_there_once():
     names = [c.name for c in suite.CASES]
     assert names == ["add_relu", "gelu_bias", "softmax", "layernorm", "rmsnorm",
-                     "inner_sum", "outer_sum", "transpose", "rope", "slice_cat_mul",
+                     "rmsnorm_fp8", "inner_sum", "outer_sum", "transpose", "rope", "slice_cat_mul",
                      "cross_entropy", "dropout_residual"]
     assert suite.SHAPES == [(32768, 4096), (8192, 16384), (262144, 1024)]
     assert suite.INPUT_SETS >= 3
@@ -43,6 +43,8 @@ def test_every_public_case_is_there_once():
     ("softmax", 2 * 8 * 16 * 2),
     ("layernorm", 2 * 8 * 16 * 2 + 2 * 16 * 2),
     ("rmsnorm", 2 * 8 * 16 * 2 + 16 * 2),
+    # bf16 x and w read, one byte per element written
+    ("rmsnorm_fp8", 8 * 16 * 2 + 16 * 2 + 8 * 16),
     ("inner_sum", 8 * 16 * 4 + 8 * 4),
     ("outer_sum", 8 * 16 * 4 + 16 * 4),
     ("transpose", 2 * 8 * 16 * 2),
@@ -186,6 +188,7 @@ NUMPY = {
     "softmax": _softmax,
     "layernorm": _layernorm,
     "rmsnorm": lambda x, w: x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-6) * w,
+    "rmsnorm_fp8": lambda x, w: x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-6) * w,
     "inner_sum": lambda x: x.sum(-1),
     "outer_sum": lambda x: x.sum(0),
     "transpose": lambda x: x.T,
@@ -207,10 +210,22 @@ def _values(shape, salt):
     return (k / 16.0).reshape(shape)
 
 
+def _e4m3fn(bits):
+    """f8E4M3FN bytes -> float64 (bias 7; exponent 0 subnormal; S.1111.111
+    NaN, no inf)."""
+    bits = bits.astype(np.int64)
+    sign = np.where(bits & 0x80, -1.0, 1.0)
+    exp, mant = (bits >> 3) & 0xF, bits & 0x7
+    mag = np.where(exp == 0, mant * 2.0 ** -9, (8 + mant) * 2.0 ** (exp - 10))
+    return np.where((bits & 0x7F) == 0x7F, np.nan, sign * mag)
+
+
 def _load(path):
     a = np.load(path)
     if a.dtype.kind == "V" and a.dtype.itemsize == 2:  # bf16
         return (a.view(np.uint16).astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    if a.dtype.kind == "V" and a.dtype.itemsize == 1:  # the suite's fp8: e4m3fn
+        return _e4m3fn(a.view(np.uint8))
     return a.astype(np.float64)
 
 

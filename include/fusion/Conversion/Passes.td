@@ -47,11 +47,16 @@ def FusionLowerKernels : Pass<"fusion-lower-kernels", "ModuleOp"> {
            "resident (nvvm.minctasm; bounds registers per thread; 0: none)">,
     Option<"transposeTile", "transpose-tile", "int64_t", /*default=*/"64",
            "Tile edge of the tiled transpose variant (16, 32 or 64)">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "Target chip (sm_XX): sm_89 and later convert f32 to fp8 with "
+           "the hardware's cvt (Note [Hardware fp8 conversion]); empty: "
+           "integer code that runs on every chip">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+    "::mlir::NVVM::NVVMDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
   ];
 }
 

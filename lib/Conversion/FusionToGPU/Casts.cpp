@@ -5,6 +5,7 @@
 
 #include "KernelEmitter.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
 using namespace mlir;
@@ -141,6 +142,8 @@ Value KernelEmitter::encodeFp8(Value v, Type to,
   if (!from.isF64() && !from.isF32())
     v = arith::ExtFOp::create(b, loc, shaped(b.getF32Type()), v);
   bool wide = from.isF64();
+  if (hardwareFp8 && !wide)
+    return encodeFp8Hardware(v, to, shaped);
   const int width = wide ? 64 : 32, p = wide ? 52 : 23,
             srcBias = wide ? 1023 : 127, m = f.mantBits;
   Type iw = shaped(b.getIntegerType(width));
@@ -205,6 +208,76 @@ Value KernelEmitter::encodeFp8(Value v, Type to,
       b, loc, arith::TruncIOp::create(b, loc, i8, mag),
       arith::ShLIOp::create(b, loc, arith::TruncIOp::create(b, loc, i8, sign),
                             intConst(i8, 7)));
+  return arith::BitcastOp::create(b, loc, shaped(to), byte);
+}
+
+// Note [Hardware fp8 conversion]: sm_89 and later convert two f32 values
+// to e4m3fn or e5m2 in one instruction (cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32,
+// NVVM's convert.f32x2.to.f8x2), rounding to nearest even as encodeFp8 does;
+// the integer encoder costs about 40 instructions per element and made an
+// fp8 cast after rmsnorm compute-bound. The instruction only exists in the
+// saturating form, so where it differs from the interpreter's rules
+// (docs/numerics.md) the result is replaced afterwards:
+// - e4m3fn: |x| > 464 (the midpoint between 448, the largest finite value,
+//   and 480, where ties to even would round up) and inf give NaN, not 448;
+// - e5m2: |x| >= 61440 (the midpoint between 57344 and 2^16, a tie that
+//   rounds to the even 2^16) and inf give inf, not 57344;
+// - NaN gives the format's NaN with the input's sign (the hardware's NaN
+//   has no sign).
+// f64 sources keep the integer encoder (rounding through f32 first would
+// round twice); targets before sm_89 keep it for every source.
+Value KernelEmitter::encodeFp8Hardware(Value v, Type to,
+                                       function_ref<Type(Type)> shaped) {
+  OpBuilder &b = *builder;
+  Fp8Format f = fp8Format(to);
+  Type i8 = b.getI8Type(), i16 = b.getI16Type();
+  auto pair = [&](Value hi, Value lo) -> Value {
+    return NVVM::ConvertF32x2ToF8x2Op::create(
+        b, loc, i16, hi, lo, NVVM::FPRoundingMode::RN,
+        NVVM::SaturationMode::SATFINITE, /*relu=*/false, to);
+  };
+  // The lower byte holds the second operand's conversion: lanes i and i + 1
+  // go in as (i + 1, i), so the pair's bytes are in lane order.
+  Value converted;
+  if (auto vt = dyn_cast<VectorType>(v.getType())) {
+    int64_t n = vt.getNumElements();
+    SmallVector<Value> bytes;
+    for (int64_t i = 0; i < n; i += 2) {
+      Value lo = vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{i});
+      Value hi = i + 1 < n ? vector::ExtractOp::create(b, loc, v,
+                                                       ArrayRef<int64_t>{i + 1})
+                                 .getResult()
+                           : lo;
+      Value both = pair(hi, lo);
+      bytes.push_back(arith::TruncIOp::create(b, loc, i8, both));
+      if (i + 1 < n)
+        bytes.push_back(arith::TruncIOp::create(
+            b, loc, i8, arith::ShRUIOp::create(b, loc, both, intConst(i16, 8))));
+    }
+    converted = vector::FromElementsOp::create(
+        b, loc, VectorType::get(vt.getShape(), i8), bytes);
+  } else {
+    converted = arith::TruncIOp::create(b, loc, i8, pair(v, v));
+  }
+  // The interpreter's results where the hardware saturates.
+  Type i8s = shaped(i8), i32s = shaped(b.getI32Type());
+  Value sign = arith::TruncIOp::create(
+      b, loc, i8s,
+      arith::ShRUIOp::create(b, loc, arith::BitcastOp::create(b, loc, i32s, v),
+                             intConst(i32s, 24)));
+  sign = arith::AndIOp::create(b, loc, sign, intConst(i8s, 0x80));
+  Value abs = math::AbsFOp::create(b, loc, v);
+  Value isNan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
+  Value over =
+      f.hasInf ? arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, abs,
+                                       floatConst(abs.getType(), 61440.0))
+               : arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, abs,
+                                       floatConst(abs.getType(), 464.0));
+  Value special = arith::SelectOp::create(b, loc, isNan, intConst(i8s, f.nan()),
+                                          intConst(i8s, f.infOrNan()));
+  special = arith::OrIOp::create(b, loc, special, sign);
+  Value byte = arith::SelectOp::create(
+      b, loc, arith::OrIOp::create(b, loc, isNan, over), special, converted);
   return arith::BitcastOp::create(b, loc, shaped(to), byte);
 }
 

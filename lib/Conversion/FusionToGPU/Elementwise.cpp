@@ -432,7 +432,9 @@ FailureOr<Gen> KernelEmitter::elementwise(Operation *op,
   // integer arithmetic on the bits: fp8 -> f32 is exact (decodeFp8), f32
   // or f64 -> fp8 rounds to nearest even with the reference interpreter's
   // rules (encodeFp8: beyond the largest finite value e4m3fn gives NaN and
-  // e5m2 gives inf; NaN stays NaN). Other types go through f32 (fp8 values
+  // e5m2 gives inf; NaN stays NaN; on sm_89 and later an f32 source takes
+  // the hardware's conversion instead, Note [Hardware fp8 conversion] in
+  // Casts.cpp). Other types go through f32 (fp8 values
   // are exact in f16, bf16 and f32; an integer that f32 rounds is beyond
   // both formats' range). The ops that accept fp8 besides the cast
   // (comparisons and where) decode to f32 and encode the result back, as

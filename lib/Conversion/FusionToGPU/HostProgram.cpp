@@ -33,6 +33,7 @@ FailureOr<KernelLowering::EmittedVariants> KernelLowering::emitVariants(
       llvm::any_of(variants, [](const Variant &v) { return !v.index64; });
   for (const Variant &variant : variants) {
     KernelEmitter emitter(kernel, variant, iterType);
+    emitter.hardwareFp8 = hardwareFp8;
     emitter.numExtraParams = numExtraParams;
     emitter.extraBufferElements.assign(extraBufferElements.begin(),
                                        extraBufferElements.end());

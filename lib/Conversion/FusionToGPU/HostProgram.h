@@ -58,9 +58,10 @@ private:
 /// work, with its options.
 class KernelLowering {
 public:
-  KernelLowering(ModuleOp module, int64_t innerMinBlocks, int64_t transposeTile)
+  KernelLowering(ModuleOp module, int64_t innerMinBlocks, int64_t transposeTile,
+                 bool hardwareFp8)
       : module(module), innerMinBlocks(innerMinBlocks),
-        transposeTile(transposeTile) {}
+        transposeTile(transposeTile), hardwareFp8(hardwareFp8) {}
 
   /// Replaces `kernel` with its gpu.func variants and host program, by its
   /// schedule.
@@ -287,6 +288,8 @@ private:
   int64_t innerMinBlocks;
   /// Tile edge of the tiled transpose variant.
   int64_t transposeTile;
+  /// The target converts f32 to fp8 in hardware (sm_89 and later).
+  bool hardwareFp8;
 };
 
 } // namespace mlir::fusion::lowering

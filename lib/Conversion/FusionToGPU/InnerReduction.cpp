@@ -221,6 +221,7 @@ LogicalResult KernelLowering::emitRowVariant(KernelOp kernel,
     // (Note [Row prefetch]), a chunk ahead in the vectorized streaming ones
     // (Note [Chunk prefetch]).
     KernelEmitter probe(kernel, emitter.getVariant(), info.domain);
+    probe.hardwareFp8 = emitter.hardwareFp8;
     probe.numExtraParams = emitter.numExtraParams;
     probe.extents = emitter.extents;
     probe.extentBase = emitter.extentBase;

@@ -198,6 +198,8 @@ public:
 
   /// Tile edge of the tiled transpose variant (16, 32 or 64).
   int64_t transposeTile = 64;
+  /// f32 -> fp8 with the hardware's cvt (Note [Hardware fp8 conversion]).
+  bool hardwareFp8 = false;
 
   /// Generates the yielded values of the work item `work` (a vector of
   /// the innermost dim, or one element).
@@ -359,6 +361,11 @@ private:
   /// reference interpreter does (see Note [fp8 on the GPU]). Working on the
   /// source's own bits avoids rounding twice.
   Value encodeFp8(Value v, Type to, function_ref<Type(Type)> shaped);
+
+  /// f32 (scalar or vector) -> fp8 with the hardware's cvt, two lanes per
+  /// instruction, and the interpreter's results where the hardware
+  /// saturates (Note [Hardware fp8 conversion]).
+  Value encodeFp8Hardware(Value v, Type to, function_ref<Type(Type)> shaped);
 
   /// A cast from or to fp8: through f32 (f64 encodes directly), see Note
   /// [fp8 on the GPU].

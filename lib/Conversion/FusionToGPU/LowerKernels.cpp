@@ -10,6 +10,7 @@
 #include "fusion/Conversion/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
 namespace mlir::fusion {
 #define GEN_PASS_DEF_FUSIONLOWERKERNELS
@@ -35,6 +36,16 @@ LogicalResult KernelLowering::lower(KernelOp kernel) {
 
 namespace {
 
+/// sm_89 (Ada) and later have cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32; "sm_90a"
+/// and "sm_100" count, an empty or unknown chip does not.
+bool chipHasFp8Convert(StringRef chip) {
+  unsigned sm = 0;
+  if (!chip.consume_front("sm_"))
+    return false;
+  chip.consumeInteger(10, sm);
+  return sm >= 89;
+}
+
 struct FusionLowerKernelsPass
     : mlir::fusion::impl::FusionLowerKernelsBase<FusionLowerKernelsPass> {
   using FusionLowerKernelsBase::FusionLowerKernelsBase;
@@ -52,7 +63,8 @@ struct FusionLowerKernelsPass
     }
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(&getContext()));
-    KernelLowering lowering(module, innerMinBlocks, transposeTile);
+    KernelLowering lowering(module, innerMinBlocks, transposeTile,
+                            chipHasFp8Convert(chip));
     for (KernelOp kernel : kernels)
       if (failed(lowering.lower(kernel)))
         return signalPassFailure();

@@ -335,6 +335,7 @@ LogicalResult KernelLowering::lowerTransposeVariants(
       tiled.fastMath = schedule.getFastMath();
       KernelEmitter emitter(kernel, tiled, iterType);
       emitter.transposeTile = tile;
+      emitter.hardwareFp8 = hardwareFp8;
       OpBuilder mb = OpBuilder::atBlockEnd(gpuModule.getBody());
       auto func = gpu::GPUFuncOp::create(mb, kernel.getLoc(), tiled.name,
                                          emitter.signature(&getContext()));
