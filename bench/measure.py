@@ -222,12 +222,15 @@ def _first_line(e):
 
 
 class TorchMeasurer:
-    """Measures one case at one shape: Fusion, eager, torch.compile."""
+    """Measures one case at one shape: Fusion, eager, torch.compile, and
+    the peers of bench/peers.py that offer the case."""
 
-    def __init__(self, copy_gbps, iters=30, compile_peers=True, log=print):
+    def __init__(self, copy_gbps, iters=30, compile_peers=True, log=print,
+                 peers=()):
         self.copy_gbps = copy_gbps
         self.iters = iters
         self.compile_peers = compile_peers
+        self.peers = list(peers)
         self.log = log
         self._executables = {}
         self._compiled = {}
@@ -245,6 +248,7 @@ class TorchMeasurer:
         sets = [make_inputs(case, m, n) for _ in range(suite.INPUT_SETS)]
         status, detail = suite.OK, None
         fusion = eager_r = compiled_r = None
+        others = {}
         try:
             fusion, status, detail = self._fusion(case, m, n, module,
                                                   compile_error, sets, eager,
@@ -254,12 +258,31 @@ class TorchMeasurer:
                 if case.name not in self._compiled:
                     self._compiled[case.name] = torch.compile(eager, dynamic=False)
                 compiled_r = self._peer(self._compiled[case.name], sets)
+            for peer in self.peers:
+                if peer.offers(case.name):
+                    others[peer.name] = self._checked_peer(
+                        peer.cases[case.name], sets, eager, rtol, atol)
         finally:
             del sets
             torch.cuda.empty_cache()
         return suite.make_row(case, shape, self.copy_gbps, fusion=fusion,
                               eager=eager_r, compiled=compiled_r,
-                              status=status, detail=detail)
+                              status=status, detail=detail, peers=others)
+
+    def _checked_peer(self, entry, sets, eager, rtol, atol):
+        """A peer of bench/peers.py: its arguments prepared outside the
+        timed calls, its result on the first set checked against eager."""
+        prepare, call = entry
+        try:
+            args = [prepare(*s) for s in sets]
+            mismatch = check_outputs([call(*args[0])], eager(*sets[0]), rtol, atol)
+            torch.cuda.synchronize()
+        except Exception as e:  # noqa: BLE001 (a peer failing is reported)
+            torch.cuda.synchronize()
+            return {"error": _first_line(e)}
+        if mismatch:
+            return {"error": "mismatch: " + mismatch}
+        return self._peer(call, args)
 
     def _peer(self, fn, sets):
         try:

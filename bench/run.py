@@ -1,5 +1,6 @@
 """The benchmark suite: every public case of shared/BENCHMARKS.md at the public
-shapes, through Fusion, torch eager and torch.compile in one process, plus
+shapes, through Fusion, torch eager, torch.compile and the peers of
+bench/peers.py (Liger-Kernel, QuACK: where installed) in one process, plus
 cold compile times and host time per call. Prints one table; writes JSON;
 updates the marked section of docs/performance.md.
 
@@ -47,6 +48,10 @@ def parse_args(argv=None):
                    help="timed calls per measurement (default 30)")
     p.add_argument("--no-compile-peers", action="store_true",
                    help="skip torch.compile")
+    p.add_argument("--peers", default="all",
+                   help="peers beyond torch (bench/peers.py: Liger, QuACK), "
+                        "comma-separated, measured when they import; 'none' "
+                        "skips them (default: all)")
     p.add_argument("--modules", default=None,
                    help="folder of precompiled <case>.fusionmod (default: "
                         "compile each case now)")
@@ -154,8 +159,17 @@ def main(argv=None):
     print(f"copy: {copy:.0f} GB/s (1 GiB device-to-device, read + write)")
 
     modules, compiles, floor, timing, tools = compile_all(args.case_list, args, work)
+    import peers as peer_module
+    wanted = (None if args.peers == "all" else
+              [] if args.peers == "none" else args.peers.split(","))
+    peers, peers_missing = peer_module.load(wanted)
+    for p in peers:
+        print(f"peer: {p.name} {p.version or ''}".rstrip())
+    for name, why in peers_missing.items():
+        print(f"peer not measured: {name} ({why})")
     measurer = measure.TorchMeasurer(copy, iters=args.iters,
-                                     compile_peers=not args.no_compile_peers)
+                                     compile_peers=not args.no_compile_peers,
+                                     peers=peers)
     rows = suite.run_suite(args.case_list, args.shape_list, measurer, modules)
 
     host = {}
@@ -185,6 +199,8 @@ def main(argv=None):
         "shapes": [list(s) for s in args.shape_list],
         "cases": [c.name for c in args.case_list],
         "compile_peers": not args.no_compile_peers,
+        "peers": {p.name: p.version for p in peers},
+        "peers_missing": peers_missing,
         "command": " ".join([os.path.basename(sys.executable), "bench/run.py"]
                             + (argv if argv is not None else sys.argv[1:])),
         "rows": rows, "compile": compiles, "process_floor_ms": floor,

@@ -451,10 +451,11 @@ def _finite(x):
 
 
 def make_row(case, shape, copy_gbps, fusion=None, eager=None, compiled=None,
-             status=OK, detail=None):
+             status=OK, detail=None, peers=None):
     """One table row. fusion/eager/compiled: {"us": time} or {"error": msg}
     (None: not run). status: OK, MISMATCH, ERROR, NOT_COMPILED or
-    NOT_MATERIALIZED, detail the message that goes with it."""
+    NOT_MATERIALIZED, detail the message that goes with it. peers: {name:
+    {"us"} or {"error"}} of bench/peers.py's peers that offer the case."""
     m, n = shape
     nbytes = case.useful_bytes(m, n)
     row = {"case": case.name, "dtype": case.dtype, "shape": [m, n],
@@ -473,6 +474,22 @@ def make_row(case, shape, copy_gbps, fusion=None, eager=None, compiled=None,
         row["fusion_us"] = row["fusion_fraction"] = None
     f, c = row["fusion_us"], row["compile_us"]
     row["speedup_vs_compile"] = c / f if f and c and status == OK else None
+    row["peers"] = {}
+    for name, result in (peers or {}).items():
+        us = result.get("us")
+        entry = {"us": us if _finite(us) else None,
+                 "fraction": fraction(nbytes, us, copy_gbps)}
+        if result.get("error"):
+            entry["error"] = result["error"]
+        row["peers"][name] = entry
+    # The fastest non-eager peer: torch.compile or one of bench/peers.py's.
+    times = [(row["compile_us"], "torch.compile")] + [
+        (p["us"], name) for name, p in row["peers"].items()]
+    times = [(us, name) for us, name in times if _finite(us) and us > 0]
+    fastest = min(times) if times else (None, None)
+    row["fastest_peer"], row["fastest_peer_us"] = fastest[1], fastest[0]
+    row["speedup_vs_fastest"] = (fastest[0] / f if f and fastest[0]
+                                 and status == OK else None)
     return row
 
 
@@ -484,6 +501,53 @@ def geomean_vs_compile(rows):
     if not ratios:
         return None, 0
     return math.exp(sum(math.log(x) for x in ratios) / len(ratios)), len(ratios)
+
+
+def geomean_vs_fastest(rows):
+    """Geometric mean of the fastest non-eager peer's time / Fusion time;
+    (value or None, number of rows used)."""
+    ratios = [r["speedup_vs_fastest"] for r in rows
+              if _finite(r.get("speedup_vs_fastest")) and r["speedup_vs_fastest"] > 0]
+    if not ratios:
+        return None, 0
+    return math.exp(sum(math.log(x) for x in ratios) / len(ratios)), len(ratios)
+
+
+def peer_names(rows):
+    """The bench/peers.py peers measured in any row, in first-seen order."""
+    names = []
+    for r in rows:
+        for name in r.get("peers") or {}:
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def format_peer_table(rows):
+    """Fusion beside every peer, fractions of copy, and Fusion against the
+    fastest non-eager peer of each row."""
+    names = peer_names(rows)
+    head = ["case", "shape", "Fusion", "eager", "torch.compile"] + names + [
+        "fastest peer", "Fusion vs fastest"]
+    lines = ["| " + " | ".join(head) + " |",
+             "| --- | --- | " + " | ".join(["---:"] * (len(head) - 2)) + " |"]
+    for r in rows:
+        cells = [f"{r['case']} ({r['dtype']})", shape_str(r["shape"]),
+                 _frac(r["fusion_fraction"]) if r["status"] == OK else r["status"],
+                 _frac(r["eager_fraction"]), _frac(r["compile_fraction"])]
+        for name in names:
+            p = (r.get("peers") or {}).get(name)
+            if p is None:
+                cells.append("")
+            elif p.get("us") is None and p.get("error"):
+                cells.append(_cell("error: " + p["error"], 40))
+            else:
+                cells.append(_frac(p.get("fraction")))
+        ratio = r.get("speedup_vs_fastest")
+        cells.append(r.get("fastest_peer") or "-")
+        cells.append(f"{ratio:.2f}x" if _finite(ratio) else "-")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def failures(rows):
@@ -617,6 +681,20 @@ def format_report(result):
                      f"(over {used} of {len(rows)} rows)")
     else:
         lines.append("Geometric mean vs torch.compile: - (no row has both)")
+    if peer_names(rows):
+        versions = result.get("peers") or {}
+        listed = ", ".join(f"{n} {versions.get(n) or ''}".strip()
+                           for n in peer_names(rows))
+        fast, used_fast = geomean_vs_fastest(rows)
+        lines += ["", f"Against every peer ({listed}; eager, torch.compile and "
+                  "the peers in the same process, fractions of copy; a peer's "
+                  "result is checked against eager before it is timed):", "",
+                  format_peer_table(rows), ""]
+        lines.append("Geometric mean vs the fastest non-eager peer: "
+                     + (f"{fast:.2f}x (over {used_fast} of {len(rows)} rows)"
+                        if fast is not None else "- (no row has both)"))
+    for name, why in sorted((result.get("peers_missing") or {}).items()):
+        lines.append(f"Peer not measured: {name} ({_cell(why, 100)})")
     bad = failures(rows)
     missing = [r for r in rows if r["status"] in (NOT_COMPILED, NOT_MATERIALIZED)]
     if missing:

@@ -394,6 +394,68 @@ def test_peer_errors_show():
     assert r["speedup_vs_compile"] is None
 
 
+def test_peers_and_the_fastest_of_them():
+    r = _row("softmax", fusion=100.0, compiled=150.0,
+             peers={"Liger": {"us": 120.0}, "QuACK": {"us": 90.0}})
+    nbytes = case("softmax").useful_bytes(8192, 16384)
+    assert r["peers"]["Liger"]["fraction"] == pytest.approx(nbytes / 120e-6 / 1e9 / COPY)
+    assert (r["fastest_peer"], r["fastest_peer_us"]) == ("QuACK", 90.0)
+    assert r["speedup_vs_fastest"] == pytest.approx(0.9)
+    # A peer that failed or disagreed with eager is never the fastest.
+    e = _row("softmax", fusion=100.0, compiled=150.0,
+             peers={"QuACK": {"error": "mismatch: 3 of 9 elements"}})
+    assert e["peers"]["QuACK"]["us"] is None
+    assert (e["fastest_peer"], e["speedup_vs_fastest"]) == ("torch.compile", 1.5)
+    # Without peers torch.compile is the fastest non-eager one; eager never counts.
+    plain = _row(fusion=100.0, eager=10.0, compiled=150.0)
+    assert plain["fastest_peer"] == "torch.compile"
+    assert suite.peer_names([plain]) == []
+    table = suite.format_peer_table([r, e, plain])
+    lines = table.splitlines()
+    assert lines[0] == ("| case | shape | Fusion | eager | torch.compile | Liger | "
+                        "QuACK | fastest peer | Fusion vs fastest |")
+    assert lines[2].endswith("| QuACK | 0.90x |")
+    assert "error: mismatch: 3 of 9 elements" in lines[3]
+    # add_relu has no Liger or QuACK cell: empty, not a zero.
+    cells = [c.strip() for c in lines[4].strip("|").split("|")]
+    assert cells[5] == cells[6] == ""
+    geo, used = suite.geomean_vs_fastest([r, e, plain])
+    assert used == 3 and geo == pytest.approx((0.9 * 1.5 * 1.5) ** (1 / 3))
+    report = suite.format_report({"rows": [r, e], "copy_gbps": COPY,
+                                  "peers": {"Liger": "0.8.5", "QuACK": "0.6.5"},
+                                  "peers_missing": {}})
+    assert "Against every peer (Liger 0.8.5, QuACK 0.6.5;" in report
+    assert "Geometric mean vs the fastest non-eager peer: 1.16x (over 2 of 2 rows)" in report
+    missing = suite.format_report({"rows": [plain], "copy_gbps": COPY,
+                                   "peers_missing": {"QuACK": "ModuleNotFoundError: quack"}})
+    assert "Against every peer" not in missing
+    assert "Peer not measured: QuACK (ModuleNotFoundError: quack)" in missing
+
+
+def test_peers_that_do_not_import_are_reported_not_raised(monkeypatch):
+    import peers
+
+    def broken():
+        raise ImportError("no module named quack")
+    monkeypatch.setattr(peers, "LOADERS", (("QuACK", broken),))
+    found, missing = peers.load()
+    assert found == [] and missing == {"QuACK": "ImportError: no module named quack"}
+    assert peers.load([]) == ([], {})
+
+
+def test_peer_cases_are_suite_cases():
+    import peers
+    for name, loader in peers.LOADERS:
+        src = open(os.path.join(os.path.dirname(peers.__file__), "peers.py")).read()
+        assert f'("{name}", _' in src
+    # Every case a peer offers exists in the suite (a typo would never run).
+    import ast
+    tree = ast.parse(open(peers.__file__).read())
+    offered = {k.value for node in ast.walk(tree) if isinstance(node, ast.Dict)
+               for k in node.keys if isinstance(k, ast.Constant)}
+    assert offered and offered <= set(suite.CASES_BY_NAME), offered - set(suite.CASES_BY_NAME)
+
+
 def test_geomean():
     rows = [_row(fusion=100, compiled=200), _row(fusion=100, compiled=50),
             _row(fusion=100, compiled=800),
@@ -638,7 +700,7 @@ class FakeMeasure:
     def copy_bandwidth_gbps(self):
         return COPY
 
-    def TorchMeasurer(self, copy, iters, compile_peers):
+    def TorchMeasurer(self, copy, iters, compile_peers, peers=()):
         assert (copy, iters, compile_peers) == (COPY, 5, False)
         return FakeMeasurer()
 
