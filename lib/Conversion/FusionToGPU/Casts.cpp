@@ -7,6 +7,7 @@
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::fusion;
@@ -224,6 +225,10 @@ Value KernelEmitter::encodeFp8(Value v, Type to,
 //   rounds to the even 2^16) and inf give inf, not 57344;
 // - NaN gives the format's NaN with the input's sign (the hardware's NaN
 //   has no sign).
+// Those lanes are found on the magnitude's bits, and replacing bytes lane by
+// lane costs more than the conversion itself, so a vector takes the
+// replacement only when the largest magnitude among its lanes needs it (a
+// warp-divergent branch that values within range never take).
 // f64 sources keep the integer encoder (rounding through f32 first would
 // round twice); targets before sm_89 keep it for every source.
 Value KernelEmitter::encodeFp8Hardware(Value v, Type to,
@@ -237,47 +242,72 @@ Value KernelEmitter::encodeFp8Hardware(Value v, Type to,
         NVVM::SaturationMode::SATFINITE, /*relu=*/false, to);
   };
   // The lower byte holds the second operand's conversion: lanes i and i + 1
-  // go in as (i + 1, i), so the pair's bytes are in lane order.
+  // go in as (i + 1, i), so the pairs, read as one vector of i16 (widths
+  // are powers of two), are the bytes in lane order.
   Value converted;
   if (auto vt = dyn_cast<VectorType>(v.getType())) {
     int64_t n = vt.getNumElements();
-    SmallVector<Value> bytes;
-    for (int64_t i = 0; i < n; i += 2) {
-      Value lo = vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{i});
-      Value hi = i + 1 < n ? vector::ExtractOp::create(b, loc, v,
-                                                       ArrayRef<int64_t>{i + 1})
-                                 .getResult()
-                           : lo;
-      Value both = pair(hi, lo);
-      bytes.push_back(arith::TruncIOp::create(b, loc, i8, both));
-      if (i + 1 < n)
-        bytes.push_back(arith::TruncIOp::create(
-            b, loc, i8, arith::ShRUIOp::create(b, loc, both, intConst(i16, 8))));
-    }
-    converted = vector::FromElementsOp::create(
-        b, loc, VectorType::get(vt.getShape(), i8), bytes);
+    assert(vt.getRank() == 1 && n % 2 == 0 && "vectors of an even width");
+    SmallVector<Value> pairs;
+    for (int64_t i = 0; i < n; i += 2)
+      pairs.push_back(
+          pair(vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{i + 1}),
+               vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{i})));
+    converted = vector::BitCastOp::create(
+        b, loc, VectorType::get({n}, i8),
+        vector::FromElementsOp::create(b, loc, VectorType::get({n / 2}, i16),
+                                       pairs));
   } else {
     converted = arith::TruncIOp::create(b, loc, i8, pair(v, v));
   }
-  // The interpreter's results where the hardware saturates.
+  // The interpreter's results where the hardware saturates, chosen on the
+  // magnitude's bits (NaN's are above inf's, so one unsigned compare finds
+  // both): beyond 464 for e4m3fn, from 61440 on for e5m2.
   Type i8s = shaped(i8), i32s = shaped(b.getI32Type());
-  Value sign = arith::TruncIOp::create(
-      b, loc, i8s,
-      arith::ShRUIOp::create(b, loc, arith::BitcastOp::create(b, loc, i32s, v),
-                             intConst(i32s, 24)));
-  sign = arith::AndIOp::create(b, loc, sign, intConst(i8s, 0x80));
-  Value abs = math::AbsFOp::create(b, loc, v);
-  Value isNan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
-  Value over =
-      f.hasInf ? arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, abs,
-                                       floatConst(abs.getType(), 61440.0))
-               : arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, abs,
-                                       floatConst(abs.getType(), 464.0));
-  Value special = arith::SelectOp::create(b, loc, isNan, intConst(i8s, f.nan()),
-                                          intConst(i8s, f.infOrNan()));
-  special = arith::OrIOp::create(b, loc, special, sign);
-  Value byte = arith::SelectOp::create(
-      b, loc, arith::OrIOp::create(b, loc, isNan, over), special, converted);
+  auto c32 = [&](int64_t k) { return intConst(i32s, k); };
+  Value bits = arith::BitcastOp::create(b, loc, i32s, v);
+  Value absBits = arith::AndIOp::create(b, loc, bits, c32(0x7FFFFFFF));
+  const int64_t lastSaturated = f.hasInf ? 0x476FFFFF  // below 61440
+                                         : 0x43E80000; // 464
+  auto fixed = [&]() -> Value {
+    using IP = arith::CmpIPredicate;
+    Value special =
+        arith::CmpIOp::create(b, loc, IP::ugt, absBits, c32(lastSaturated));
+    Value isNan =
+        arith::CmpIOp::create(b, loc, IP::ugt, absBits, c32(0x7F800000));
+    Value sign = arith::AndIOp::create(
+        b, loc,
+        arith::TruncIOp::create(b, loc, i8s,
+                                arith::ShRUIOp::create(b, loc, bits, c32(24))),
+        intConst(i8s, 0x80));
+    Value replacement = arith::OrIOp::create(
+        b, loc,
+        arith::SelectOp::create(b, loc, isNan, intConst(i8s, f.nan()),
+                                intConst(i8s, f.infOrNan())),
+        sign);
+    return arith::SelectOp::create(b, loc, special, replacement, converted);
+  };
+  Value byte;
+  if (!isa<VectorType>(v.getType())) {
+    byte = fixed();
+  } else {
+    // Lane-wise selects on bytes cost more than the conversion itself
+    // (each byte is unpacked, selected and packed again), so they run only
+    // when some lane of the vector needs them: one max over the lanes'
+    // magnitudes decides.
+    Value largest = vector::ReductionOp::create(
+        b, loc, vector::CombiningKind::MAXUI, absBits);
+    Value any =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, largest,
+                              intConst(b.getI32Type(), lastSaturated));
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{i8s}, any, true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    scf::YieldOp::create(b, loc, fixed());
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(b, loc, converted);
+    byte = ifOp.getResult(0);
+  }
   return arith::BitcastOp::create(b, loc, shaped(to), byte);
 }
 
