@@ -72,7 +72,8 @@ def parse_args(argv=None):
                    help="replace the section between "
                         f"{suite.DOCS_BEGIN} and {suite.DOCS_END} of DOC")
     p.add_argument("--from-json", default=None, metavar="JSON",
-                   help="measure nothing: render a saved run (for --update-docs)")
+                   help="measure nothing: render a saved run (for --update-docs); "
+                        "several comma-separated runs render as one")
     args = p.parse_args(argv)
     try:
         args.case_list = suite.select_cases(args.cases)
@@ -130,7 +131,8 @@ def render(result, args):
 def main(argv=None):
     args = parse_args(argv)
     if args.from_json:
-        result = suite.read_json(args.from_json)
+        result = suite.merge_results(
+            [suite.read_json(p) for p in args.from_json.split(",")])
         render(result, args)
         return suite.exit_code(result)
 

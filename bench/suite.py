@@ -753,6 +753,32 @@ def read_json(path):
         return json.load(f)
 
 
+def merge_results(results):
+    """Several runs of one session as one result (the suite split over
+    calls to stay within a time limit): rows in CASES order, compile times
+    and host times together, peers measured in any run. Header fields (date,
+    device, copy bandwidth) are the first run's; each row keeps the
+    fractions of its own run's copy bandwidth."""
+    if len(results) == 1:
+        return results[0]
+    merged = dict(results[0])
+    order = {c.name: k for k, c in enumerate(CASES)}
+    rows = [r for res in results for r in res.get("rows", [])]
+    merged["rows"] = sorted(rows, key=lambda r: order.get(r["case"], len(order)))
+    merged["compile"] = [c for res in results for c in res.get("compile") or []]
+    merged["host"] = {}
+    merged["peers"] = {}
+    for res in results:
+        merged["host"].update(res.get("host") or {})
+        merged["peers"].update(res.get("peers") or {})
+    merged["peers_missing"] = {
+        name: why for res in results
+        for name, why in (res.get("peers_missing") or {}).items()
+        if name not in merged["peers"]}
+    merged["command"] = " + ".join(res.get("command", "-") for res in results)
+    return merged
+
+
 def docs_section(result):
     """The text between the docs markers."""
     return "\n".join([

@@ -456,6 +456,26 @@ def test_peer_cases_are_suite_cases():
     assert offered and offered <= set(suite.CASES_BY_NAME), offered - set(suite.CASES_BY_NAME)
 
 
+def test_runs_of_one_session_merge_into_one_report():
+    a = {"date": "A", "device": "H200", "copy_gbps": COPY, "command": "run 1",
+         "rows": [_row("softmax", peers={"QuACK": {"us": 90.0}})],
+         "compile": [{"case": "softmax", "ok": True}], "host": {},
+         "peers": {"QuACK": "0.6.5"}, "peers_missing": {"Liger": "ImportError"}}
+    b = {"date": "B", "device": "H200", "copy_gbps": COPY, "command": "run 2",
+         "rows": [_row("add_relu")], "compile": [{"case": "add_relu", "ok": True}],
+         "host": {"raw cuLaunchKernelEx": {"us": 3.0}}, "peers": {},
+         "peers_missing": {"QuACK": "not installed"}}
+    m = suite.merge_results([a, b])
+    assert [r["case"] for r in m["rows"]] == ["add_relu", "softmax"]  # CASES order
+    assert [c["case"] for c in m["compile"]] == ["softmax", "add_relu"]
+    assert m["host"] == b["host"] and m["date"] == "A"
+    # QuACK was measured in one run: not "missing"; Liger was in none.
+    assert m["peers"] == {"QuACK": "0.6.5"}
+    assert m["peers_missing"] == {"Liger": "ImportError"}
+    assert m["command"] == "run 1 + run 2"
+    assert suite.merge_results([a]) is a
+
+
 def test_geomean():
     rows = [_row(fusion=100, compiled=200), _row(fusion=100, compiled=50),
             _row(fusion=100, compiled=800),
