@@ -19,7 +19,7 @@
 // RUN: %if ptxas %{ ptxas -arch=sm_90a %t.colsum.ptx -o %t.colsum.cubin %}
 
 // CHECK-LABEL: gpu.func @softmax_k0_
-// CHECK: %{{.*}}:2 = fusion.block_reduce %{{.*}}, %{{.*}} : f32, f32 lane %{{.*}} warp %{{.*}} slots(%{{.*}}, %{{.*}} : memref<32xf32, #gpu.address_space<workgroup>>, memref<32xf32, #gpu.address_space<workgroup>>) at %{{.*}} warps %{{.*}} if %{{.*}} : i32 identity {
+// CHECK: %{{.*}}:2 = fusion.block_reduce %{{.*}}, %{{.*}} : f32, f32 lane %{{.*}} warp %{{.*}} slots(%{{.*}}, %{{.*}} : memref<32xf32, #gpu.address_space<workgroup>>, memref<32xf32, #gpu.address_space<workgroup>>) at %{{.*}} warps %{{.*}} if %{{.*}} width %{{.*}} : i32 : i32 identity {
 // CHECK-DAG: arith.constant 0xFF800000 : f32
 // CHECK-DAG: arith.constant 0.000000e+00 : f32
 // CHECK: fusion.reduce_yield %{{.*}}, %{{.*}} : f32, f32

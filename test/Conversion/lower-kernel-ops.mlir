@@ -71,6 +71,20 @@
 // CHECK: } else {
 // CHECK: scf.yield %[[WS]] : f32
 // CHECK: gpu.return
+// With a width (Note [Short rows]), each distance's step runs only below it:
+// five uniform branches, each a shuffle and the combiner, else the state as
+// it is.
+// CHECK-LABEL: gpu.func @narrow
+// CHECK-SAME: (%[[NX:.*]]: f32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i1, %[[W:.*]]: i32)
+// CHECK: %[[C16:.*]] = arith.constant 16 : i32
+// CHECK: %[[T16:.*]] = arith.cmpi ult, %[[C16]], %[[W]] : i32
+// CHECK: %[[S16:.*]] = scf.if %[[T16]] -> (f32) {
+// CHECK: gpu.shuffle  xor %[[NX]], %{{.*}}, %{{.*}} : f32
+// CHECK: scf.yield %{{.*}} : f32
+// CHECK: } else {
+// CHECK: scf.yield %[[NX]] : f32
+// CHECK-COUNT-4: arith.cmpi ult
+// CHECK: gpu.return
 
 // CHECK-LABEL: gpu.func @arrive
 // CHECK-SAME: (%[[T:.*]]: i32, %[[G:.*]]: i32, %[[S:.*]]: i32, %[[T64:.*]]: i64, %[[G64:.*]]: i64, %[[S64:.*]]: i64, %[[ACT:.*]]: i1, %[[CNT:.*]]: memref<?xi32>)
@@ -173,6 +187,23 @@ module attributes {gpu.container_module} {
       %r = fusion.block_reduce %x : f32 lane %lane warp %warp
           slots(%slots : memref<32xf32, #gpu.address_space<workgroup>>)
           at %at warps %n if %multi : i32
+          identity {
+        %z = arith.constant 0xFF800000 : f32
+        fusion.reduce_yield %z : f32
+      } combiner {
+      ^bb0(%a: f32, %b: f32):
+        %c = arith.maximumf %a, %b : f32
+        fusion.reduce_yield %c : f32
+      }
+      gpu.return
+    }
+    gpu.func @narrow(%x: f32, %lane: i32, %warp: i32, %at: i32, %n: i32,
+                     %multi: i1, %width: i32)
+        workgroup(%slots: memref<32xf32, #gpu.address_space<workgroup>>)
+        kernel {
+      %r = fusion.block_reduce %x : f32 lane %lane warp %warp
+          slots(%slots : memref<32xf32, #gpu.address_space<workgroup>>)
+          at %at warps %n if %multi width %width : i32 : i32
           identity {
         %z = arith.constant 0xFF800000 : f32
         fusion.reduce_yield %z : f32

@@ -171,7 +171,12 @@ fusion.fusion @two_shapes_split(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> (te
 // CHECK: %[[W:.*]] = arith.ceildivsi %[[N]]
 // CHECK: %[[T0:.*]] = arith.muli %[[W]]
 // CHECK: %[[T1:.*]] = arith.maxsi %[[T0]]
-// CHECK: %[[T:.*]] = arith.minsi %[[T1]]
+// CHECK: %[[TW:.*]] = arith.minsi %[[T1]]
+// Note [Short rows]: a row that needs at most 16 threads gets 2, 4, 8 or 16.
+// CHECK: %[[NEED:.*]] = arith.ceildivsi %[[K]], %c32{{.*}}
+// CHECK: arith.cmpi slt, %[[NEED]], %c9
+// CHECK: %[[SHORT:.*]] = arith.cmpi slt, %[[NEED]], %c17
+// CHECK: %[[T:.*]] = arith.select %{{.*}}, %{{.*}}, %[[TW]] : index
 // CHECK: %[[R0:.*]] = arith.floordivsi %c64, %[[T]]
 // CHECK: %[[R:.*]] = arith.maxsi %[[R0]]
 // CHECK: %[[B:.*]] = arith.muli %[[T]], %[[R]]

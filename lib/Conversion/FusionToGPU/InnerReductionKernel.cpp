@@ -775,8 +775,10 @@ void KernelEmitter::RowKernelWriter::finish(RowPart &part,
 
 void KernelEmitter::RowKernelWriter::reduceRow(RowPart &part,
                                                const RowState &state) {
+  // Rows narrower than a warp reduce among their own lanes (Note [Short
+  // rows] in InnerReduction.cpp).
   finish(part, e.blockReduceState(part, state, lane, warp, slot0, warpsPerRow,
-                                  multiWarp));
+                                  multiWarp, threadsPerRow));
 }
 
 /// Computes and stores the full-size results at one item.

@@ -157,7 +157,8 @@ public:
   /// states meet in shared memory (slots `slot0 .. slot0 + warps`) and every
   /// thread folds them, so all threads of the row get the row's state.
   RowState blockReduceState(RowPart &part, RowState x, Value lane, Value warp,
-                            Value slot0, Value warpsPerRow, Value multiWarp);
+                            Value slot0, Value warpsPerRow, Value multiWarp,
+                            Value width = {});
 
   /// The identity and combiner regions of a kernel-level reduction of
   /// `part`'s state (fusion.block_reduce).

@@ -200,9 +200,11 @@ KernelEmitter::RowState KernelEmitter::blockReduceState(RowPart &part,
                                                         RowState x, Value lane,
                                                         Value warp, Value slot0,
                                                         Value warpsPerRow,
-                                                        Value multiWarp) {
-  auto op = BlockReduceOp::create(*builder, loc, ValueRange(x), lane, warp,
-                                  part.shared, slot0, warpsPerRow, multiWarp);
+                                                        Value multiWarp,
+                                                        Value width) {
+  auto op =
+      BlockReduceOp::create(*builder, loc, ValueRange(x), lane, warp,
+                            part.shared, slot0, warpsPerRow, multiWarp, width);
   buildStateRegions(part, op.getIdentity(), op.getCombiner());
   return RowState(op.getResults().begin(), op.getResults().end());
 }

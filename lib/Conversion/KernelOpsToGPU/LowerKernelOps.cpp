@@ -54,18 +54,42 @@ SmallVector<Value> inlineStateRegion(OpBuilder &b, Region &region,
 }
 
 /// The butterfly: at distances 16, 8, 4, 2, 1 every lane takes the state of
-/// the lane whose id differs in that bit and combines it with its own.
+/// the lane whose id differs in that bit and combines it with its own. With
+/// `width` (groups of that many lanes, a power of two), only the distances
+/// below it: a uniform branch per step (the shuffle of a longer distance
+/// would bring another group's state).
 SmallVector<Value> emitWarpReduce(OpBuilder &b, Location loc, ValueRange state,
-                                  Region &combiner) {
+                                  Region &combiner, Value width = {}) {
   SmallVector<Value> x(state);
   for (int64_t offset = 16; offset >= 1; offset /= 2) {
-    SmallVector<Value> args(x);
-    for (Value c : x)
-      args.push_back(gpu::ShuffleOp::create(b, loc, c,
-                                            static_cast<int32_t>(offset), 32,
-                                            gpu::ShuffleMode::XOR)
-                         .getShuffleResult());
-    x = inlineStateRegion(b, combiner, args);
+    auto step = [&](OpBuilder &b) {
+      SmallVector<Value> args(x);
+      for (Value c : x)
+        args.push_back(gpu::ShuffleOp::create(b, loc, c,
+                                              static_cast<int32_t>(offset), 32,
+                                              gpu::ShuffleMode::XOR)
+                           .getShuffleResult());
+      return inlineStateRegion(b, combiner, args);
+    };
+    if (!width) {
+      x = step(b);
+      continue;
+    }
+    Value taken = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ult,
+        arith::ConstantOp::create(b, loc,
+                                  IntegerAttr::get(width.getType(), offset)),
+        width);
+    auto ifStep = scf::IfOp::create(b, loc, ValueRange(x).getTypes(), taken,
+                                    /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifStep.thenBlock());
+      scf::YieldOp::create(b, loc, ValueRange(step(b)));
+      b.setInsertionPointToStart(ifStep.elseBlock());
+      scf::YieldOp::create(b, loc, ValueRange(x));
+    }
+    x = SmallVector<Value>(ifStep.getResults());
   }
   return x;
 }
@@ -93,8 +117,8 @@ struct LowerBlockReduce : OpRewritePattern<BlockReduceOp> {
     auto constant = [&](int64_t v) -> Value {
       return arith::ConstantOp::create(b, loc, IntegerAttr::get(countType, v));
     };
-    SmallVector<Value> x =
-        emitWarpReduce(b, loc, op.getState(), op.getCombiner());
+    SmallVector<Value> x = emitWarpReduce(b, loc, op.getState(),
+                                          op.getCombiner(), op.getWidth());
     auto ifMulti =
         scf::IfOp::create(b, loc, op.getResultTypes(), op.getMultiWarp(),
                           /*withElseRegion=*/true);

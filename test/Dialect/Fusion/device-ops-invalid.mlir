@@ -143,7 +143,7 @@ func.func @slot_element(%x: f32, %i: i32, %m: i1,
 func.func @count_types(%x: f32, %i: i32, %j: i64, %m: i1,
                        %s: memref<32xf32, #gpu.address_space<workgroup>>) {
   // expected-error @+1 {{failed to verify that all of {lane, warp, at, warps} have same type}}
-  %r = "fusion.block_reduce"(%x, %i, %j, %s, %i, %i, %m) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1>}> ({
+  %r = "fusion.block_reduce"(%x, %i, %j, %s, %i, %i, %m) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0>}> ({
     %z = arith.constant 0.0 : f32
     fusion.reduce_yield %z : f32
   }, {

@@ -16,6 +16,7 @@
 // CHECK: fusion.reduce_yield %{{.*}} : f32
 // CHECK-NEXT: } combiner {
 // CHECK: arith.maximumf
+// CHECK: fusion.block_reduce %{{.*}} : f32 lane %{{.*}} warp %{{.*}} slots(%{{.*}} : memref<32xf32, #gpu.address_space<workgroup>>) at %{{.*}} warps %{{.*}} if %{{.*}} width %{{.*}} : i32 : i32 identity {
 // CHECK-LABEL: gpu.func @arrive
 // CHECK: fusion.grid_arrive thread %{{.*}} counters(%{{.*}} : memref<?xi32>) [%{{.*}}] of %{{.*}} flag(%{{.*}} : memref<1xi32, #gpu.address_space<workgroup>>) : i32
 // CHECK: fusion.grid_arrive thread %{{.*}} if %{{.*}} counters(%{{.*}} : memref<?xi32>) [%{{.*}}] of %{{.*}} flag(%{{.*}} : memref<1xi32, #gpu.address_space<workgroup>>) : i64
@@ -54,6 +55,17 @@ module attributes {gpu.container_module} {
       %r = fusion.block_reduce %x : f32 lane %lane warp %warp
           slots(%slots : memref<32xf32, #gpu.address_space<workgroup>>)
           at %at warps %n if %multi : i32
+          identity {
+        %z = arith.constant 0xFF800000 : f32
+        fusion.reduce_yield %z : f32
+      } combiner {
+      ^bb0(%a: f32, %b: f32):
+        %c = arith.maximumf %a, %b : f32
+        fusion.reduce_yield %c : f32
+      }
+      %w = fusion.block_reduce %x : f32 lane %lane warp %warp
+          slots(%slots : memref<32xf32, #gpu.address_space<workgroup>>)
+          at %at warps %n if %multi width %n : i32 : i32
           identity {
         %z = arith.constant 0xFF800000 : f32
         fusion.reduce_yield %z : f32

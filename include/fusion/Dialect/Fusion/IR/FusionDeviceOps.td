@@ -60,6 +60,12 @@ def Fusion_BlockReduceOp : Fusion_Op<"block_reduce", [AttrSizedOperandSegments,
     thread of the block must reach the op (it has barriers when
     `multi_warp` holds).
 
+    With `width %w` (a power of two), groups narrower than a warp (short
+    rows, Note [Short rows]) reduce among themselves: the butterfly takes
+    only the distances below `%w` (every step is taken for 32 and more), so
+    each aligned group of `%w` lanes gets the combination of its own states;
+    `multi_warp` must then be false.
+
     ```mlir
     %r = fusion.block_reduce %x : f32 lane %lane warp %warp
         slots(%smem : memref<32xf32, #gpu.address_space<workgroup>>)
@@ -77,13 +83,14 @@ def Fusion_BlockReduceOp : Fusion_Op<"block_reduce", [AttrSizedOperandSegments,
   let arguments = (ins Variadic<AnyType>:$state, AnySignlessInteger:$lane,
                        AnySignlessInteger:$warp, Variadic<AnyMemRef>:$slots,
                        AnySignlessInteger:$at, AnySignlessInteger:$warps,
-                       I1:$multi_warp);
+                       I1:$multi_warp, Optional<AnySignlessInteger>:$width);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$identity, SizedRegion<1>:$combiner);
   let assemblyFormat = [{
     $state `:` type($state) `lane` $lane `warp` $warp
     `slots` `(` $slots `:` type($slots) `)` `at` $at `warps` $warps
-    `if` $multi_warp `:` type($lane) `identity` $identity
+    `if` $multi_warp (`width` $width^ `:` type($width))? `:` type($lane)
+    `identity` $identity
     `combiner` $combiner attr-dict
   }];
   let hasRegionVerifier = 1;
