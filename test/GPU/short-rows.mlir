@@ -38,7 +38,11 @@
 // RMS: PASS rmsnorm_bf16 50000x128xbf16,128xbf16 {{.*}}variant=rmsnorm_bf16_k0_pv8_i32
 // RUN: fusion-run %S/normalization.mlir --fusion=var_mean_f32 --atol=1e-3 --input=20000x33 | FileCheck %s --check-prefix=VM
 // VM: PASS var_mean_f32 20000x33xf32 {{.*}}variant=var_mean_f32_k0_rv4_i32
-// RUN: fusion-run %S/normalization.mlir --fusion=stats_f32 --atol=1e-3 --input=3000x200 | FileCheck %s --check-prefix=STATS
+// x / sum(x) over 3000 rows of 200: some rows' sums cancel to near zero
+// (row 2334's to about 0.001, x / sum reaching 2000), where the GPU's and
+// the interpreter's orders of summation give sums 1.5e-3 apart relatively
+// (the sums themselves agree within 1e-3); hence the relative tolerance.
+// RUN: fusion-run %S/normalization.mlir --fusion=stats_f32 --atol=1e-3 --rtol=1e-2 --input=3000x200 | FileCheck %s --check-prefix=STATS
 // STATS: PASS stats_f32 3000x200xf32 {{.*}}variant=stats_f32_k0_pv4_i32
 // Streaming row kernels: cross-entropy (the target's logit gathered), sums,
 // arg reductions.

@@ -355,7 +355,8 @@ void KernelLowering::launchRowVariants(OpBuilder &b, HostBuilder &h,
       Value fits = h.lt(rowLength, h.c(kMaxRowThreads * perThread + 1));
       guard = guard ? h.mul(guard, fits) : fits;
     }
-    // T: a multiple of 32 with `perThread` elements each, 32 to 512.
+    // T: a multiple of 32 with `perThread` elements each, 32 to 512 (fewer
+    // for short rows, below).
     Value threads = h.mul(
         h.ceilDiv(h.ceilDiv(rowLength, h.c(perThread)), h.c(32)), h.c(32));
     Value most = h.c(kMaxRowThreads);
@@ -390,10 +391,10 @@ void KernelLowering::launchRowVariants(OpBuilder &b, HostBuilder &h,
     // row, a softmax over rows of 77 bf16 elements kept 3 of 32 lanes busy
     // (0.06 of copy on the H200).
     Value needed = h.ceilDiv(rowLength, h.c(perThread));
-    Value shortThreads = h.select(
-        h.lt(needed, h.c(3)), h.c(2),
-        h.select(h.lt(needed, h.c(5)), h.c(4),
-                 h.select(h.lt(needed, h.c(9)), h.c(8), h.c(16))));
+    Value shortThreads =
+        h.select(h.lt(needed, h.c(3)), h.c(2),
+                 h.select(h.lt(needed, h.c(5)), h.c(4),
+                          h.select(h.lt(needed, h.c(9)), h.c(8), h.c(16))));
     threads = h.select(h.lt(needed, h.c(17)), shortThreads, threads);
     Value rowsPerBlock = h.max(h.floorDiv(blockTarget, threads), h.c(1));
     Value blockSize = h.mul(threads, rowsPerBlock);

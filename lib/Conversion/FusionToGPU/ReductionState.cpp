@@ -196,12 +196,10 @@ KernelEmitter::RowState KernelEmitter::combineState(RowPart &part,
   return {};
 }
 
-KernelEmitter::RowState KernelEmitter::blockReduceState(RowPart &part,
-                                                        RowState x, Value lane,
-                                                        Value warp, Value slot0,
-                                                        Value warpsPerRow,
-                                                        Value multiWarp,
-                                                        Value width) {
+KernelEmitter::RowState
+KernelEmitter::blockReduceState(RowPart &part, RowState x, Value lane,
+                                Value warp, Value slot0, Value warpsPerRow,
+                                Value multiWarp, Value width) {
   auto op =
       BlockReduceOp::create(*builder, loc, ValueRange(x), lane, warp,
                             part.shared, slot0, warpsPerRow, multiWarp, width);

@@ -117,8 +117,8 @@ struct LowerBlockReduce : OpRewritePattern<BlockReduceOp> {
     auto constant = [&](int64_t v) -> Value {
       return arith::ConstantOp::create(b, loc, IntegerAttr::get(countType, v));
     };
-    SmallVector<Value> x = emitWarpReduce(b, loc, op.getState(),
-                                          op.getCombiner(), op.getWidth());
+    SmallVector<Value> x =
+        emitWarpReduce(b, loc, op.getState(), op.getCombiner(), op.getWidth());
     auto ifMulti =
         scf::IfOp::create(b, loc, op.getResultTypes(), op.getMultiWarp(),
                           /*withElseRegion=*/true);

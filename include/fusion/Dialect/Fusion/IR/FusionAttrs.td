@@ -45,10 +45,11 @@ def Fusion_InnerReductionScheduleAttr
     : Fusion_ScheduleAttr<"InnerReductionSchedule", "inner_reduction"> {
   let summary = "Schedule of a kernel that reduces the innermost dim";
   let description = [{
-    Rows are the outer dims; each row is reduced by `T` threads (a multiple
-    of 32 between 32 and 512) and a block of `block` threads (or `T` when
-    larger) takes `block / T` rows at a time: a warp per row for short rows,
-    several warps for long ones. `T` is computed at launch from the row
+    Rows are the outer dims; each row is reduced by `T` threads (2, 4, 8 or
+    16 for a row that needs at most 16, else a multiple of 32 up to 512)
+    and a block of `block` threads (or `T` when larger) takes `block / T`
+    rows at a time: several rows per warp for short rows, several warps per
+    row for long ones. `T` is computed at launch from the row
     length `K`: enough threads for `items` vectors of `vector` elements per
     thread (for the streaming variants: 4 vectors per thread and pass).
     Blocks loop over rows past `max_grid`.
