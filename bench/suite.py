@@ -493,24 +493,23 @@ def make_row(case, shape, copy_gbps, fusion=None, eager=None, compiled=None,
     return row
 
 
-def geomean_vs_compile(rows):
-    """Geometric mean of torch.compile time / Fusion time over the rows that
-    have both; (value or None, number of rows used)."""
-    ratios = [r["speedup_vs_compile"] for r in rows
-              if _finite(r.get("speedup_vs_compile")) and r["speedup_vs_compile"] > 0]
+def _geomean(rows, key):
+    """Geometric mean of the rows' finite positive `key`; (value or None,
+    number of rows used)."""
+    ratios = [r[key] for r in rows if _finite(r.get(key)) and r[key] > 0]
     if not ratios:
         return None, 0
     return math.exp(sum(math.log(x) for x in ratios) / len(ratios)), len(ratios)
+
+
+def geomean_vs_compile(rows):
+    """torch.compile time / Fusion time over the rows that have both."""
+    return _geomean(rows, "speedup_vs_compile")
 
 
 def geomean_vs_fastest(rows):
-    """Geometric mean of the fastest non-eager peer's time / Fusion time;
-    (value or None, number of rows used)."""
-    ratios = [r["speedup_vs_fastest"] for r in rows
-              if _finite(r.get("speedup_vs_fastest")) and r["speedup_vs_fastest"] > 0]
-    if not ratios:
-        return None, 0
-    return math.exp(sum(math.log(x) for x in ratios) / len(ratios)), len(ratios)
+    """The fastest non-eager peer's time / Fusion time."""
+    return _geomean(rows, "speedup_vs_fastest")
 
 
 def peer_names(rows):
