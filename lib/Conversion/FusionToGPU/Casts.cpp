@@ -218,7 +218,7 @@ Value KernelEmitter::encodeFp8(Value v, Type to,
 // the integer encoder costs about 40 instructions per element and made an
 // fp8 cast after rmsnorm compute-bound. The instruction only exists in the
 // saturating form, so where it differs from the interpreter's rules
-// (docs/numerics.md) the result is replaced afterwards:
+// (docs/interpreter.md, casts) the result is replaced afterwards:
 // - e4m3fn: |x| > 464 (the midpoint between 448, the largest finite value,
 //   and 480, where ties to even would round up) and inf give NaN, not 448;
 // - e5m2: |x| >= 61440 (the midpoint between 57344 and 2^16, a tie that
