@@ -71,19 +71,25 @@
 // CHECK: } else {
 // CHECK: scf.yield %[[WS]] : f32
 // CHECK: gpu.return
-// With a width (Note [Short rows]), each distance's step runs only below it:
-// five uniform branches, each a shuffle and the combiner, else the state as
-// it is.
+// With a width (Note [Short rows]): one uniform branch, groups of 32 lanes
+// or more taking the whole butterfly, narrower ones the distances 8 to 1,
+// each only below the width (a branch per step: a shuffle and the combiner,
+// else the state as it is).
 // CHECK-LABEL: gpu.func @narrow
 // CHECK-SAME: (%[[NX:.*]]: f32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i1, %[[W:.*]]: i32)
-// CHECK: %[[C16:.*]] = arith.constant 16 : i32
-// CHECK: %[[T16:.*]] = arith.cmpi ult, %[[C16]], %[[W]] : i32
-// CHECK: %[[S16:.*]] = scf.if %[[T16]] -> (f32) {
+// CHECK: %[[C32:.*]] = arith.constant 32 : i32
+// CHECK: %[[WIDE:.*]] = arith.cmpi uge, %[[W]], %[[C32]] : i32
+// CHECK: scf.if %[[WIDE]] -> (f32) {
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: } else {
+// CHECK: %[[C8:.*]] = arith.constant 8 : i32
+// CHECK: %[[T8:.*]] = arith.cmpi ult, %[[C8]], %[[W]] : i32
+// CHECK: scf.if %[[T8]] -> (f32) {
 // CHECK: gpu.shuffle  xor %[[NX]], %{{.*}}, %{{.*}} : f32
-// CHECK: scf.yield %{{.*}} : f32
 // CHECK: } else {
 // CHECK: scf.yield %[[NX]] : f32
-// CHECK-COUNT-4: arith.cmpi ult
+// CHECK-COUNT-3: arith.cmpi ult
+// CHECK-NOT: arith.cmpi ult
 // CHECK: gpu.return
 
 // CHECK-LABEL: gpu.func @arrive

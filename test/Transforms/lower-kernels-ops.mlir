@@ -318,12 +318,14 @@ fusion.fusion @colsum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 
 // softmax: the max and the sum of exp(x - max) are one online state (two
 // components, one set of shuffles, Note [Merging row states]); exp is
-// ex2.approx with bf16 results; the epilogue divides with div.full.
+// ex2.approx with bf16 results; the epilogue divides with div.full. Every
+// row reduction has its butterfly twice (Note [Short rows]): all five
+// distances for rows of a warp or more, 8 to 1 for shorter rows.
 // CHECK-LABEL: gpu.func @softmax_k0_pv8_i32
 // CHECK-COUNT-8: vector.load %arg0
 // CHECK-NOT: vector.load %arg0
 // CHECK: ex2.approx.ftz.f32
-// CHECK-COUNT-10: gpu.shuffle  xor
+// CHECK-COUNT-18: gpu.shuffle  xor
 // CHECK-NOT: gpu.shuffle
 // CHECK: = scf.if %{{.*}} -> (f32, f32) {
 // CHECK-NOT: gpu.shuffle
@@ -338,12 +340,12 @@ fusion.fusion @softmax(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
 // -----
 
 // layer_norm: two sum passes (Note [Norms as sums]): the mean, then the
-// squares centered on it; each folds one value (5 shuffles and a block
-// fold).
+// squares centered on it; each folds one value (5 shuffles, or 4 for
+// short rows, and a block fold).
 // CHECK-LABEL: gpu.func @layernorm_k0_pv8_i32
-// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK-COUNT-9: gpu.shuffle  xor
 // CHECK: = scf.if %{{.*}} -> (f32) {
-// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK-COUNT-9: gpu.shuffle  xor
 // CHECK: = scf.if %{{.*}} -> (f32) {
 // CHECK-NOT: gpu.shuffle
 // CHECK: vector.store
@@ -358,7 +360,7 @@ fusion.fusion @layernorm(%x: tensor<?x?xbf16>, %w: tensor<?xbf16>, %b: tensor<?x
 // var_mean is one Welford state (count, mean, m2: three components, one
 // set of shuffles), here with a per-element epilogue.
 // CHECK-LABEL: gpu.func @center_k0_pv4_i32
-// CHECK-COUNT-15: gpu.shuffle  xor
+// CHECK-COUNT-27: gpu.shuffle  xor
 // CHECK-NOT: gpu.shuffle
 // CHECK: = scf.if %{{.*}} -> (f32, f32, f32) {
 // CHECK-NOT: gpu.shuffle

@@ -53,45 +53,66 @@ SmallVector<Value> inlineStateRegion(OpBuilder &b, Region &region,
   return yielded;
 }
 
+/// Yields `then`'s values where `cond` holds, else `otherwise`'s: a uniform
+/// branch when every lane of the warp has the same `cond`.
+SmallVector<Value>
+emitIfElse(OpBuilder &b, Location loc, Value cond, TypeRange types,
+           function_ref<SmallVector<Value>(OpBuilder &)> then,
+           function_ref<SmallVector<Value>(OpBuilder &)> otherwise) {
+  auto ifOp = scf::IfOp::create(b, loc, types, cond, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  scf::YieldOp::create(b, loc, ValueRange(then(b)));
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  scf::YieldOp::create(b, loc, ValueRange(otherwise(b)));
+  return SmallVector<Value>(ifOp.getResults());
+}
+
 /// The butterfly: at distances 16, 8, 4, 2, 1 every lane takes the state of
 /// the lane whose id differs in that bit and combines it with its own. With
-/// `width` (groups of that many lanes, a power of two), only the distances
-/// below it: a uniform branch per step (the shuffle of a longer distance
-/// would bring another group's state).
+/// `width` (groups of that many lanes, a power of two), groups of 32 lanes
+/// or more take that butterfly, and narrower ones only the distances below
+/// their width (the shuffle of a longer distance would bring another
+/// group's state): one uniform branch, then one per step for the narrow
+/// groups, so rows of a warp or more pay a single branch.
 SmallVector<Value> emitWarpReduce(OpBuilder &b, Location loc, ValueRange state,
                                   Region &combiner, Value width = {}) {
-  SmallVector<Value> x(state);
-  for (int64_t offset = 16; offset >= 1; offset /= 2) {
-    auto step = [&](OpBuilder &b) {
-      SmallVector<Value> args(x);
-      for (Value c : x)
-        args.push_back(gpu::ShuffleOp::create(b, loc, c,
-                                              static_cast<int32_t>(offset), 32,
-                                              gpu::ShuffleMode::XOR)
-                           .getShuffleResult());
-      return inlineStateRegion(b, combiner, args);
-    };
-    if (!width) {
-      x = step(b);
-      continue;
+  auto step = [&](OpBuilder &b, ArrayRef<Value> x, int64_t offset) {
+    SmallVector<Value> args(x);
+    for (Value c : x)
+      args.push_back(gpu::ShuffleOp::create(b, loc, c,
+                                            static_cast<int32_t>(offset), 32,
+                                            gpu::ShuffleMode::XOR)
+                         .getShuffleResult());
+    return inlineStateRegion(b, combiner, args);
+  };
+  auto butterfly = [&](OpBuilder &b) {
+    SmallVector<Value> x(state);
+    for (int64_t offset = 16; offset >= 1; offset /= 2)
+      x = step(b, x, offset);
+    return x;
+  };
+  if (!width)
+    return butterfly(b);
+  auto constant = [&](OpBuilder &b, int64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc,
+                                     IntegerAttr::get(width.getType(), v));
+  };
+  auto narrow = [&](OpBuilder &b) {
+    SmallVector<Value> x(state);
+    for (int64_t offset = 8; offset >= 1; offset /= 2) {
+      Value taken = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          constant(b, offset), width);
+      x = emitIfElse(
+          b, loc, taken, ValueRange(x).getTypes(),
+          [&](OpBuilder &b) { return step(b, x, offset); },
+          [&](OpBuilder &) { return x; });
     }
-    Value taken = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ult,
-        arith::ConstantOp::create(b, loc,
-                                  IntegerAttr::get(width.getType(), offset)),
-        width);
-    auto ifStep = scf::IfOp::create(b, loc, ValueRange(x).getTypes(), taken,
-                                    /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(ifStep.thenBlock());
-      scf::YieldOp::create(b, loc, ValueRange(step(b)));
-      b.setInsertionPointToStart(ifStep.elseBlock());
-      scf::YieldOp::create(b, loc, ValueRange(x));
-    }
-    x = SmallVector<Value>(ifStep.getResults());
-  }
-  return x;
+    return x;
+  };
+  Value wide = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, width,
+                                     constant(b, 32));
+  return emitIfElse(b, loc, wide, state.getTypes(), butterfly, narrow);
 }
 
 struct LowerWarpReduce : OpRewritePattern<WarpReduceOp> {
