@@ -42,11 +42,14 @@ def _layernorm(x, w, b):
     return F.layer_norm(x, (x.shape[-1],), w, b, eps=1e-5)
 
 
-def _rmsnorm(x, w):
-    # BENCHMARKS.md's definition, computed in f32 and rounded once.
+def _rmsnorm_f32(x, w):
+    # BENCHMARKS.md's definition, computed in f32 (the callers round once).
     xf = x.float()
-    y = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6) * w.float()
-    return y.to(x.dtype)
+    return xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6) * w.float()
+
+
+def _rmsnorm(x, w):
+    return _rmsnorm_f32(x, w).to(x.dtype)
 
 
 def _inner_sum(x):
@@ -73,9 +76,7 @@ def _slice_cat_mul(x, y, w):
 
 
 def _rmsnorm_fp8(x, w):
-    xf = x.float()
-    y = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6) * w.float()
-    return y.to(torch.float8_e4m3fn)
+    return _rmsnorm_f32(x, w).to(torch.float8_e4m3fn)
 
 
 def _cross_entropy(logits, target):

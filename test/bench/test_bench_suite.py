@@ -188,7 +188,7 @@ NUMPY = {
     "softmax": _softmax,
     "layernorm": _layernorm,
     "rmsnorm": lambda x, w: x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-6) * w,
-    "rmsnorm_fp8": lambda x, w: x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-6) * w,
+    "rmsnorm_fp8": lambda x, w: NUMPY["rmsnorm"](x, w),
     "inner_sum": lambda x: x.sum(-1),
     "outer_sum": lambda x: x.sum(0),
     "transpose": lambda x: x.T,
@@ -444,12 +444,10 @@ def test_peers_that_do_not_import_are_reported_not_raised(monkeypatch):
 
 
 def test_peer_cases_are_suite_cases():
-    import peers
-    for name, loader in peers.LOADERS:
-        src = open(os.path.join(os.path.dirname(peers.__file__), "peers.py")).read()
-        assert f'("{name}", _' in src
-    # Every case a peer offers exists in the suite (a typo would never run).
+    # Every case a peer offers exists in the suite (a typo would never run);
+    # read from the source, as the peers' packages need not be installed.
     import ast
+    import peers
     tree = ast.parse(open(peers.__file__).read())
     offered = {k.value for node in ast.walk(tree) if isinstance(node, ast.Dict)
                for k in node.keys if isinstance(k, ast.Constant)}
