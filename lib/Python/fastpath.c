@@ -22,7 +22,7 @@
 
 PyObject *str_dtype, *str_shape, *str_stride, *str_get_device, *str_data_ptr,
     *str_as_strided, *str_device, *str_last_execution, *str_current_device,
-    *str_raw_stream, *str_empty, *str_empty_strided;
+    *str_raw_stream, *str_empty, *str_empty_strided, *str_storage_offset;
 
 /* Cache methods. */
 
@@ -164,10 +164,24 @@ static PyObject *new_outputs(Cache *c, const Entry *e, PyObject *inputs,
     OutputSpec *s = &e->outputs[o];
     PyObject *t;
     if (s->alias >= 0) {
+      /* as_strided keeps the input's storage offset unless given one: a
+       * view that starts inside the input (a slice) is given the input's
+       * plus its own. */
       PyObject *src = PySequence_GetItem(inputs, s->alias);
-      t = src ? PyObject_CallMethodObjArgs(src, str_as_strided, s->shape,
-                                           s->strides, NULL)
-              : NULL;
+      int64_t base = 0;
+      t = NULL;
+      if (src && s->offset == 0) {
+        t = PyObject_CallMethodObjArgs(src, str_as_strided, s->shape,
+                                       s->strides, NULL);
+      } else if (src && read_int64(PyObject_CallMethodObjArgs(
+                                       src, str_storage_offset, NULL),
+                                   &base)) {
+        PyObject *start = PyLong_FromLongLong(base + s->offset);
+        t = start ? PyObject_CallMethodObjArgs(src, str_as_strided, s->shape,
+                                               s->strides, start, NULL)
+                  : NULL;
+        Py_XDECREF(start);
+      }
       Py_XDECREF(src);
       out_data[o] = NULL; /* the runtime passes the input's pointer */
     } else {
@@ -436,11 +450,13 @@ static PyObject *cache_add(Cache *c, PyObject *args) {
     OutputSpec *s = &e->outputs[o];
     PyObject *spec = PyTuple_GetItem(outs, o);
     PyObject *alias, *shape, *strides, *dtype, *contiguous;
-    if (!PyArg_ParseTuple(spec, "OOOOO:output spec", &alias, &shape, &strides,
-                          &dtype, &contiguous)) {
+    long long offset = 0;
+    if (!PyArg_ParseTuple(spec, "OOOOOL:output spec", &alias, &shape, &strides,
+                          &dtype, &contiguous, &offset)) {
       ok = 0;
       break;
     }
+    s->offset = offset;
     s->alias = PyLong_AsSsize_t(alias);
     s->like = -1;
     s->contiguous = PyObject_IsTrue(contiguous);
@@ -842,7 +858,8 @@ PyMODINIT_FUNC PyInit__fastpath(void) {
       !intern(&str_last_execution, "last_execution") ||
       !intern(&str_current_device, "current_device") ||
       !intern(&str_raw_stream, "raw_stream") || !intern(&str_empty, "empty") ||
-      !intern(&str_empty_strided, "empty_strided"))
+      !intern(&str_empty_strided, "empty_strided") ||
+      !intern(&str_storage_offset, "storage_offset"))
     return NULL;
   PyObject *m = PyModule_Create(&module_def);
   if (!m)

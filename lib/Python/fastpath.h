@@ -16,7 +16,7 @@
 #include "fusion/Runtime/fusion_runtime.h"
 
 /* Bumped when the Python side must change with this file. */
-#define FASTPATH_VERSION 2
+#define FASTPATH_VERSION 3
 
 /* Words of a signature key per tensor input: device, dtype, rank, sizes,
  * strides. */
@@ -40,13 +40,17 @@ enum { TAG_BOOL = 1, TAG_INT = 2, TAG_FLOAT = 3 };
 /* Attribute and method names, interned once (PyInit__fastpath). */
 extern PyObject *str_dtype, *str_shape, *str_stride, *str_get_device,
     *str_data_ptr, *str_as_strided, *str_device, *str_last_execution,
-    *str_current_device, *str_raw_stream, *str_empty, *str_empty_strided;
+    *str_current_device, *str_raw_stream, *str_empty, *str_empty_strided,
+    *str_storage_offset;
 
 /* Entries. */
 
 typedef struct {
   Py_ssize_t alias; /* input index of a view output, or -1 */
-  PyObject *shape;  /* tuple */
+  /* A view: its first element's offset in the input, in elements (a
+   * slice's start; FUSION_PACKED_OFFSET). */
+  int64_t offset;
+  PyObject *shape; /* tuple */
   PyObject *strides;
   PyObject *args;   /* (shape,) or (shape, strides); NULL for views */
   PyObject *kwargs; /* {"dtype": ..., "device": ...}; NULL for views */

@@ -55,8 +55,10 @@ static_assert(FUSION_DTYPE_F8E5M2 == static_cast<int>(DType::F8E5M2));
 static_assert(FUSION_ARG_SCALAR == static_cast<int>(ArgKind::Scalar));
 static_assert(FUSION_PACKED_SIZES + FUSION_MAX_RANK == FUSION_PACKED_STRIDES &&
                   FUSION_PACKED_STRIDES + FUSION_MAX_RANK ==
-                      FUSION_PACKED_WORDS,
-              "a packed record holds kMaxRank sizes and strides");
+                      FUSION_PACKED_OFFSET &&
+                  FUSION_PACKED_OFFSET + 1 == FUSION_PACKED_WORDS,
+              "a packed record holds kMaxRank sizes and strides, then the "
+              "offset of a view");
 
 namespace {
 
@@ -339,7 +341,14 @@ int fusion_executable_infer_packed(fusion_executable *exe,
       const OutputTensor &output = scratch.outputs[o];
       int64_t *record = output_records + o * FUSION_PACKED_WORDS;
       std::memset(record, 0, FUSION_PACKED_WORDS * sizeof(int64_t));
-      record[FUSION_PACKED_ALIAS] = infos[o].aliasInput;
+      int32_t alias = infos[o].aliasInput;
+      record[FUSION_PACKED_ALIAS] = alias;
+      // inferOutputs gave a view the input's data moved to its first element.
+      if (alias >= 0 && output.data)
+        record[FUSION_PACKED_OFFSET] = static_cast<int64_t>(
+            (reinterpret_cast<uintptr_t>(output.data) -
+             reinterpret_cast<uintptr_t>(scratch.inputs[alias].data)) /
+            dtypeByteSize(output.dtype));
       record[FUSION_PACKED_DTYPE] = static_cast<int64_t>(output.dtype);
       record[FUSION_PACKED_RANK] = output.rank;
       int64_t elements = 1;

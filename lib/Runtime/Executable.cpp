@@ -35,6 +35,15 @@ constexpr size_t kMaxLaunchGraphs = 64;
 // buffers the runtime allocates (LaunchPlanEvaluator keeps pool parts so).
 constexpr uint64_t kRuntimeAllocationAlignment = 256;
 
+/// The data of a view output (layout.aliasInput >= 0): its input's data,
+/// moved to the view's first element.
+/// (Integer arithmetic: inferOutputs may see null inputs.)
+void *viewData(const BufferLayout &layout, const Argument *inputs) {
+  return reinterpret_cast<void *>(
+      reinterpret_cast<uintptr_t>(inputs[layout.aliasInput].data) +
+      static_cast<uintptr_t>(layout.aliasOffset * dtypeByteSize(layout.dtype)));
+}
+
 /// Grid, block and dynamic shared memory of `launch` into a CUlaunchConfig
 /// or a CUDA_KERNEL_NODE_PARAMS (the same field names).
 template <typename Config>
@@ -285,6 +294,10 @@ bool Executable::Impl::slotAligned(int32_t slot, int64_t alignment,
   } else {
     int32_t buffer = slot - desc.numInputs();
     int32_t output = desc.outputOfBuffer[buffer];
+    // A view that starts inside its input (a slice): its offset is not
+    // known here. Kernels never read views, so no guard asks.
+    if (desc.buffers[buffer].aliasOffset >= 0)
+      return false;
     if (desc.buffers[buffer].aliasInput >= 0)
       address = inputs[desc.buffers[buffer].aliasInput].data;
     else if (output >= 0 && outputs && outputs[output].data)
@@ -476,7 +489,7 @@ Status Executable::Impl::checkOutputs(const CachedPlan &cached,
       return Status(ErrorCode::WrongOutput, concat("output ", o, ": ", what));
     };
     if (layout.aliasInput >= 0) {
-      if (given.data != inputs[layout.aliasInput].data)
+      if (given.data != viewData(layout, inputs))
         return wrong(concat("is a view of ", desc.inputLabel(layout.aliasInput),
                             "; pass a null data pointer"));
       continue;
@@ -696,7 +709,7 @@ Status Executable::Impl::allocateBuffers(const CudaDriver &cu,
     int32_t output = desc.outputOfBuffer[b];
     slot = 0;
     if (layout.aliasInput >= 0)
-      slot = reinterpret_cast<uint64_t>(inputs[layout.aliasInput].data);
+      slot = reinterpret_cast<uint64_t>(viewData(layout, inputs));
     else if (output >= 0 && outputs[output].data)
       slot = reinterpret_cast<uint64_t>(outputs[output].data);
     else if (output >= 0 && layout.bytes > 0) {
@@ -1203,8 +1216,9 @@ Expected<EvaluatedPlan> Executable::plan(const Argument *inputs,
     if (desc.inputs[i].kind == ArgKind::Tensor)
       slots[i] = reinterpret_cast<uint64_t>(inputs[i].data);
   for (size_t b = 0; b < desc.buffers.size(); ++b)
-    if (desc.buffers[b].aliasInput >= 0)
-      slots[desc.numInputs() + b] = slots[desc.buffers[b].aliasInput];
+    if (plan.buffers[b].aliasInput >= 0)
+      slots[desc.numInputs() + b] =
+          reinterpret_cast<uint64_t>(viewData(plan.buffers[b], inputs));
   for (size_t l = 0; l < plan.launches.size(); ++l)
     applyParamPatches((*found)->patches[l], slots.data(), inputs,
                       plan.launches[l].params.data());
@@ -1227,9 +1241,10 @@ Status Executable::inferOutputs(const Argument *inputs, size_t numInputs,
     return found.status();
   for (size_t o = 0; o < numOutputs; ++o) {
     impl_->fillOutput(**found, o, outputs[o]);
-    int32_t alias = (*found)->plan.output(o).aliasInput;
+    const BufferLayout &layout = (*found)->plan.output(o);
     // A view's data is known now; the others are for the caller to provide.
-    outputs[o].data = alias >= 0 ? inputs[alias].data : nullptr;
+    outputs[o].data =
+        layout.aliasInput >= 0 ? viewData(layout, inputs) : nullptr;
     outputs[o].allocated = 0;
   }
   return Status::success();

@@ -128,8 +128,21 @@ Status layoutBuffer(const ModuleDesc &desc, size_t index,
   if (extent < 0 || __builtin_mul_overflow(extent, dtypeByteSize(layout.dtype),
                                            &layout.bytes))
     return invalid("size in bytes overflows int64");
+  layout.aliasOffset = buffer.aliasOffset >= 0 ? r[buffer.aliasOffset] : 0;
   if (layout.aliasInput >= 0) {
-    // A view must stay inside the input it views.
+    // A view must stay inside the input it views: its first element at
+    // aliasOffset, its last extent - 1 elements further.
+    if (layout.aliasOffset < 0)
+      return invalid(concat("a view of ", desc.inputLabel(layout.aliasInput),
+                            " starts at element ", layout.aliasOffset));
+    int64_t viewBytes = layout.bytes;
+    if (extent > 0 &&
+        __builtin_mul_overflow(layout.aliasOffset, dtypeByteSize(layout.dtype),
+                               &viewBytes))
+      return invalid("offset in bytes overflows int64");
+    if (extent > 0 &&
+        __builtin_add_overflow(viewBytes, layout.bytes, &viewBytes))
+      return invalid("offset in bytes overflows int64");
     const Argument &input = inputs[layout.aliasInput];
     std::vector<int64_t> strides(input.rank);
     for (int64_t d = 0; d < input.rank; ++d)
@@ -140,9 +153,9 @@ Status layoutBuffer(const ModuleDesc &desc, size_t index,
     if (inputExtent < 0 ||
         __builtin_mul_overflow(inputExtent, dtypeByteSize(input.dtype),
                                &inputBytes) ||
-        layout.bytes > inputBytes)
+        viewBytes > inputBytes)
       return invalid(concat("a view of ", desc.inputLabel(layout.aliasInput),
-                            " needs ", layout.bytes, " bytes, the input has ",
+                            " needs ", viewBytes, " bytes, the input has ",
                             inputBytes));
   }
   return Status::success();

@@ -57,6 +57,7 @@ struct BufferDesc {
   bool zeroInit = false;
   bool keptZero = false; // Note [Stream workspaces]
   int32_t aliasInput = -1;
+  int32_t aliasOffset = -1; // register: the view's first element, -1: 0
 };
 
 struct ParamDesc {

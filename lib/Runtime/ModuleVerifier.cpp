@@ -572,6 +572,22 @@ private:
           return invalidModule(
               concat(what, ": a view of an input cannot be zero-initialized"));
       }
+      buffer.aliasOffset = spec->alias_offset();
+      if (buffer.aliasOffset != -1) {
+        if (buffer.aliasInput == -1)
+          return invalidModule(
+              concat(what, ": alias_offset without alias_input"));
+        // A version-1 runtime would ignore the offset and hand out the
+        // input's first element.
+        if (desc_.version < 2)
+          return invalidModule(concat(what,
+                                      ": alias_offset needs module "
+                                      "format version 2, the file has ",
+                                      desc_.version));
+        status = checkRegister(buffer.aliasOffset, what + " alias_offset");
+        if (!status.ok())
+          return status;
+      }
       desc_.buffers.push_back(std::move(buffer));
     }
     return Status::success();

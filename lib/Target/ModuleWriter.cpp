@@ -117,10 +117,10 @@ public:
       exprOffsets.push_back(
           fb::CreateExprInst(fbb, e.op, e.a, e.b, e.c, e.imm));
     auto moduleOffset = fb::CreateModuleDirect(
-        fbb, ::fusion::runtime::kModuleFormatVersion,
-        fusion.getSymName().str().c_str(), options.chip.c_str(), &inputs,
-        &exprOffsets, &buffers, &outputs, &kernels, &launches, &checks,
-        definition.str().c_str(), "fusion " FUSION_VERSION_STRING);
+        fbb, formatVersion, fusion.getSymName().str().c_str(),
+        options.chip.c_str(), &inputs, &exprOffsets, &buffers, &outputs,
+        &kernels, &launches, &checks, definition.str().c_str(),
+        "fusion " FUSION_VERSION_STRING);
     fb::FinishModuleBuffer(fbb, moduleOffset);
     return std::string(reinterpret_cast<const char *>(fbb.GetBufferPointer()),
                        fbb.GetSize());
@@ -273,7 +273,7 @@ private:
     if (auto empty = dyn_cast<EmptyOp>(op))
       return visitEmpty(empty);
     // Views are resolved where they are returned (Note [Views]).
-    if (isa<ReshapeOp, SqueezeOp, PermuteOp>(op))
+    if (isa<ReshapeOp, SqueezeOp, PermuteOp, SliceOp>(op))
       return success();
     if (auto check = dyn_cast<CheckOp>(op)) {
       auto c = reg(check.getCondition(), op);
@@ -339,19 +339,23 @@ private:
     return success();
   }
 
-  /// Sizes and strides (registers) of an input seen through views.
+  /// Sizes, strides and the offset of the first element (registers, in
+  /// elements) of an input seen through views.
   struct View {
     int32_t input;
     std::vector<int32_t> sizes, strides;
+    int32_t offset;
   };
 
-  // Note [Views]: reshape, squeeze and permute of an input need no kernel
-  // when their result is returned: the output aliases the input with other
-  // sizes and strides. A reshape is a view only of a contiguous tensor; the
-  // plan checks that at run time (and the element count) and says so.
+  // Note [Views]: reshape, squeeze, permute and slice of an input need no
+  // kernel when their result is returned: the output aliases the input with
+  // other sizes and strides, and a slice moves its first element (the
+  // buffer's alias_offset). A reshape is a view only of a contiguous
+  // tensor; the plan checks that at run time (and the element count) and
+  // says so. The segmenter keeps a reshape of a slice in a kernel.
   FailureOr<View> viewOf(Value v, Operation *user) {
     if (auto arg = dyn_cast<BlockArgument>(v)) {
-      View view{static_cast<int32_t>(arg.getArgNumber()), {}, {}};
+      View view{static_cast<int32_t>(arg.getArgNumber()), {}, {}, constant(0)};
       auto type = cast<RankedTensorType>(v.getType());
       for (int64_t d = 0; d < type.getRank(); ++d) {
         view.sizes.push_back(
@@ -362,12 +366,14 @@ private:
       return view;
     }
     Operation *op = v.getDefiningOp();
-    if (!op || !isa<ReshapeOp, SqueezeOp, PermuteOp>(op))
+    if (!op || !isa<ReshapeOp, SqueezeOp, PermuteOp, SliceOp>(op))
       return failure();
     FailureOr<View> source = viewOf(op->getOperand(0), user);
     if (failed(source))
       return failure();
-    View view{source->input, {}, {}};
+    View view{source->input, {}, {}, source->offset};
+    if (auto slice = dyn_cast<SliceOp>(op))
+      return sliceView(slice, *source, user);
     if (auto permute = dyn_cast<PermuteOp>(op)) {
       for (int64_t p : permute.getPerm()) {
         view.sizes.push_back(source->sizes[p]);
@@ -424,6 +430,46 @@ private:
     return view;
   }
 
+  /// A slice of `source`, as the interpreter takes it: along each dim the
+  /// bounds clamped to [0, size], ceil((stop - start) / step) elements (at
+  /// least 0), the stride times the step, and the start added to the
+  /// offset. A step below 1 is refused by the plan.
+  FailureOr<View> sliceView(SliceOp slice, const View &source,
+                            Operation *user) {
+    View view{source.input, {}, {}, source.offset};
+    std::string name = "input " + std::to_string(view.input) + " (" +
+                       fusion.getInputName(view.input) + ")";
+    int32_t zero = constant(0);
+    for (size_t d = 0; d < source.sizes.size(); ++d) {
+      auto start = reg(slice.getStarts()[d], user);
+      auto stop = reg(slice.getStops()[d], user);
+      auto step = reg(slice.getSteps()[d], user);
+      if (failed(start) || failed(stop) || failed(step))
+        return failure();
+      int32_t size = source.sizes[d];
+      auto clamp = [&](int32_t bound) {
+        return emit(
+            {fb::ExprOp::Min, emit({fb::ExprOp::Max, bound, zero}), size});
+      };
+      addCheck(emit({fb::ExprOp::Lt, zero, *step}),
+               "slice of " + name + ": the step of dim " + std::to_string(d) +
+                   " must be at least 1");
+      // Registers are all evaluated before the checks: divide by at least
+      // 1, so that a step of 0 fails the check, not the division.
+      int32_t lo = clamp(*start), hi = clamp(*stop);
+      int32_t divisor = emit({fb::ExprOp::Max, *step, constant(1)});
+      int32_t count = emit({fb::ExprOp::Max,
+                            emit({fb::ExprOp::CeilDiv,
+                                  emit({fb::ExprOp::Sub, hi, lo}), divisor}),
+                            zero});
+      view.sizes.push_back(count);
+      view.strides.push_back(emit({fb::ExprOp::Mul, source.strides[d], *step}));
+      view.offset = emit({fb::ExprOp::Add, view.offset,
+                          emit({fb::ExprOp::Mul, lo, source.strides[d]})});
+    }
+    return view;
+  }
+
   void addCheck(int32_t condition, const std::string &message) {
     checks.push_back(fb::CreateExprCheckDirect(fbb, condition, constant(1),
                                                message.c_str()));
@@ -446,10 +492,16 @@ private:
         return ret.emitOpError("returns a value that is neither a buffer nor "
                                "a view of an input tensor");
       // An input, or a view of one, returned: an alias, no kernel, no copy.
+      // An offset other than the constant 0 needs format version 2.
+      int32_t offset = -1;
+      if (view->offset != constant(0)) {
+        offset = view->offset;
+        formatVersion = std::max<uint32_t>(formatVersion, 2);
+      }
       outputs.push_back(buffers.size());
       buffers.push_back(fb::CreateBufferSpecDirect(
           fbb, fb::BufferKind::Output, *toDType(type.getElementType()),
-          &view->sizes, false, view->input, &view->strides));
+          &view->sizes, false, view->input, &view->strides, false, offset));
     }
     return success();
   }
@@ -692,6 +744,9 @@ private:
   std::vector<flatbuffers::Offset<fb::Launch>> launches;
   std::vector<flatbuffers::Offset<fb::LaunchVariant>> pendingGroup;
   std::vector<flatbuffers::Offset<fb::ExprCheck>> checks;
+  /// The lowest format version whose features the file uses
+  /// (ModuleFormat.h).
+  uint32_t formatVersion = 1;
 };
 
 } // namespace

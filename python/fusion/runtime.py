@@ -65,8 +65,8 @@ _WRONG_RANK = 8
 _WRONG_OUTPUT = 16
 
 # The packed record layout (FUSION_PACKED_* in fusion_runtime.h).
-KIND, ALIAS, DTYPE, RANK, VALUE, NUM_ELEMENTS, SIZES, STRIDES, WORDS = \
-    0, 0, 1, 2, 3, 3, 4, 12, 20
+KIND, ALIAS, DTYPE, RANK, VALUE, NUM_ELEMENTS, SIZES, STRIDES, OFFSET, WORDS = \
+    0, 0, 1, 2, 3, 3, 4, 12, 20, 21
 ARG_TENSOR, ARG_SCALAR = 0, 1
 INPUT_VALUE_AFFECTS_PLAN = 1
 
@@ -203,7 +203,7 @@ def load_library(path=None):
 # --- the C fast path (Note [C fast path]) --------------------------------------------
 
 FASTPATH_NAME = "_fastpath.abi3.so"
-_FASTPATH_VERSION = 2  # fastpath.c's FASTPATH_VERSION
+_FASTPATH_VERSION = 3  # fastpath.c's FASTPATH_VERSION
 _fastpath = None
 _fastpath_tried = False
 _fastpath_status = "not loaded yet"
@@ -592,7 +592,8 @@ class Executable:
             dtype = backend.dtype(out_records[base + DTYPE])
             contiguous = all(s == r or size <= 1 for s, r, size
                              in zip(strides, _row_major(shape), shape))
-            outputs.append((out_records[base + ALIAS], shape, strides, dtype, contiguous))
+            outputs.append((out_records[base + ALIAS], shape, strides, dtype, contiguous,
+                            out_records[base + OFFSET]))
         sig.outputs = tuple(outputs)
         if len(self._signatures) >= _MAX_SIGNATURES:
             self._signatures.clear()
@@ -716,9 +717,13 @@ class Executable:
         where the module says so, torch.empty otherwise."""
         backend = self._backend
         outs = []
-        for alias, shape, strides, dtype, contiguous in sig.outputs:
+        for alias, shape, strides, dtype, contiguous, offset in sig.outputs:
             if alias >= 0:
-                outs.append(inputs[alias].as_strided(shape, strides))
+                # A view; one that starts inside its input (a slice) moves
+                # the input's storage offset by its own.
+                src = inputs[alias]
+                outs.append(src.as_strided(shape, strides) if offset == 0 else
+                            src.as_strided(shape, strides, src.storage_offset() + offset))
             elif contiguous:
                 outs.append(backend.empty(shape, dtype=dtype, device=sig.device))
             else:

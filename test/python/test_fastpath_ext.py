@@ -17,7 +17,7 @@ import pytest
 from test_runtime_fastpath import (FakeBackend, FakeTensor, _driver_present,
                                    count_input_checks,
                                    _fake_torch, compile_module, library,  # noqa: F401
-                                   check_norm_fds, norm_fds, offset_fd, scaled_fd,
+                                   check_norm_fds, norm_fds, offset_fd, scaled_fd, sliced_fd,
                                    tiny3_fd, compiler_or_skip)
 
 from fusion import (DataType, FusionDefinition, FusionError,
@@ -86,7 +86,7 @@ def scaled_path(library, tmp_path):
 
 def test_module(ext):
     assert ext.__file__.endswith(runtime.FASTPATH_NAME)
-    assert (ext.VERSION, ext.PACKED_WORDS, ext.MAX_RANK) == (2, runtime.WORDS,
+    assert (ext.VERSION, ext.PACKED_WORDS, ext.MAX_RANK) == (3, runtime.WORDS,
                                                              runtime.MAX_RANK)
     assert "loaded from" in runtime.fastpath_status()
 
@@ -123,6 +123,21 @@ def test_calls_go_through_c(ext, tiny3_path):
     exe.call([c, c])
     exe.call([c, c])
     assert exe.fastpath_stats() == {"entries": 2, "hits": 6, "misses": 1}
+
+
+def test_slice_views_through_c(ext, library, tmp_path):
+    rec = Recorder()
+    exe, backend = make_exe(compile_module(sliced_fd(), tmp_path), recorder=rec)
+    base = FakeTensor([100])
+    a = base.as_strided((6, 10), (12, 1), 7)
+    for _ in range(3):  # bound in Python, then from C
+        s, head = exe.call([a])
+        assert rec.calls[-1]["odata"] == [None, None]  # views are passed as null
+        assert s.shape == (5, 4) and s.stride() == (12, 2)
+        assert s.storage_offset() == 21 and s.data_ptr() == base.data_ptr() + 21 * 4
+        assert head.storage_offset() == 7 and head.data_ptr() == a.data_ptr()
+    assert exe.fastpath_stats()["hits"] == 2
+    assert backend.allocations == 0
 
 
 def test_scalars_and_views(ext, scaled_path):

@@ -122,7 +122,12 @@ class FakeTensor:
     __module__ = "torch"  # execution._is_torch looks at the module
     is_cuda = True
 
-    def __init__(self, shape, dtype="float32", device=0, ptr=None, strides=None):
+    _ITEMSIZE = {"float64": 8, "int64": 8, "float32": 4, "int32": 4, "float16": 2,
+                 "bfloat16": 2, "int16": 2, "int8": 1, "bool": 1, "uint8": 1}
+
+    def __init__(self, shape, dtype="float32", device=0, ptr=None, strides=None,
+                 storage_offset=0):
+        self._storage_offset = storage_offset
         self.shape = tuple(shape)
         self.dtype = FakeDType(dtype)
         self._device = device
@@ -148,8 +153,15 @@ class FakeTensor:
     def data_ptr(self):
         return self._ptr
 
-    def as_strided(self, shape, strides):
-        return FakeTensor(shape, self.dtype.name, self._device, self._ptr, strides)
+    def storage_offset(self):
+        return self._storage_offset
+
+    def as_strided(self, shape, strides, storage_offset=None):
+        if storage_offset is None:  # torch keeps the tensor's own
+            storage_offset = self._storage_offset
+        moved = (storage_offset - self._storage_offset) * self._ITEMSIZE[self.dtype.name]
+        return FakeTensor(shape, self.dtype.name, self._device, self._ptr + moved, strides,
+                          storage_offset)
 
 
 class FakeBackend:
@@ -202,6 +214,15 @@ def scaled_fd():
         s = fd.define_scalar(dtype=DataType.Float32)
         fd.add_output(fd.ops.mul(a, s))
         fd.add_output(fd.ops.permute(a, [1, 0]))
+    return fd
+
+
+def sliced_fd():
+    """a[1:, 2::2] and a[:, :3]: views of a, the first from element 1 * n + 2."""
+    with FusionDefinition("sliced") as fd:
+        a = fd.define_tensor([-1, -1], DataType.Float32, name="a")
+        fd.add_output(fd.ops.slice(a, [1, 2], None, [1, 2]))
+        fd.add_output(fd.ops.slice(a, [0, 0], [None, 3]))
     return fd
 
 
@@ -353,6 +374,25 @@ def test_provided_outputs_are_checked(tiny3):
         exe.run([a, b], [FakeTensor([1024], "float16")])
     with pytest.raises(FusionError, match="wrong number of outputs: expected 1, got 2"):
         exe.run([a, b], [FakeTensor([1024]), FakeTensor([1024])])
+
+
+def test_slices_are_views_from_their_first_element(library, tmp_path):
+    backend = FakeBackend()
+    exe = runtime.Executable(compile_module(sliced_fd(), tmp_path), backend=backend)
+    a = FakeTensor([6, 10])
+    s, head = exe.empty_outputs([a])
+    assert backend.allocations == 0  # views, no kernel, nothing allocated
+    assert s.shape == (5, 4) and s.stride() == (10, 2)
+    assert s.storage_offset() == 12 and s.data_ptr() == a.data_ptr() + 12 * 4
+    assert head.shape == (6, 3) and head.stride() == (10, 1)
+    assert head.storage_offset() == 0 and head.data_ptr() == a.data_ptr()
+    assert exe.signature([a]).out_records[runtime.OFFSET] == 12
+    # An input that is a view itself: the offsets add up.
+    base = FakeTensor([100])
+    b = base.as_strided((6, 10), (12, 1), 7)
+    s, _ = exe.empty_outputs([b])
+    assert s.stride() == (12, 2)
+    assert s.storage_offset() == 7 + 14 and s.data_ptr() == base.data_ptr() + 21 * 4
 
 
 def test_scalars_and_views(scaled):

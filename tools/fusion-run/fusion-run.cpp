@@ -731,8 +731,9 @@ int runTool() {
     for (size_t o = 0; o < numOutputs; ++o) {
       rt::OutputTensor &out = outputs[s][o];
       if (info.outputs[o].aliasInput >= 0) {
-        // A view of an input: the runtime checks it is passed as such.
-        out.data = pointers[info.outputs[o].aliasInput];
+        // A view of an input (a slice starts inside it): the runtime sets
+        // its data at the first run.
+        out.data = nullptr;
         continue;
       }
       int64_t bytes = extentElements(out) * rt::dtypeByteSize(out.dtype);

@@ -270,6 +270,53 @@ TEST(LaunchPlanTest, BufferLayouts) {
   EXPECT_EQ(outputs[2].strides[1], 3);
 }
 
+// A view that starts inside its input (a slice): its data is the input's
+// moved by the offset, and it must end inside the input too.
+TEST(LaunchPlanTest, AViewStartsAtItsOffset) {
+  TestModule module;
+  module.version = 2;
+  module.inputs = {{"x", fb::ArgKind::Tensor, fb::DType::F16, {-1}},
+                   {"k", fb::ArgKind::Scalar, fb::DType::I64, {}}};
+  int32_t n = module.inputSize(0, 0);
+  int32_t k = module.expr(fb::ExprOp::ScalarInput, 1);
+  int32_t rest = module.expr(fb::ExprOp::Sub, n, k);
+  module.buffers = {
+      {fb::BufferKind::Output, fb::DType::F16, {rest}, false, 0, {}, false, k}};
+  module.outputs = {0};
+  std::unique_ptr<Executable> exe = load(module);
+  int64_t size = 10;
+  auto call = [&](int64_t offset) {
+    return std::vector<Argument>{
+        Argument::tensor(fakePointer(0x1000), DType::F16, &size, 1),
+        Argument::intScalar(offset)};
+  };
+  std::vector<Argument> args = call(3);
+  Expected<EvaluatedPlan> plan = exe->plan(args.data(), args.size());
+  ASSERT_TRUE(plan.ok()) << plan.status().toString();
+  EXPECT_EQ(plan->output(0).aliasOffset, 3);
+  EXPECT_EQ(plan->output(0).sizes[0], 7);
+  OutputTensor out;
+  ASSERT_TRUE(exe->inferOutputs(args.data(), args.size(), &out, 1).ok());
+  EXPECT_EQ(out.data, fakePointer(0x1000 + 3 * 2));
+
+  // 7 elements from element 4 would end one past the input.
+  module.buffers[0].sizes = {
+      module.expr(fb::ExprOp::Sub, n, module.constant(3))};
+  exe = load(module);
+  args = call(4);
+  plan = exe->plan(args.data(), args.size());
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), ErrorCode::InvalidLaunchValue);
+  EXPECT_EQ(plan.status().message(),
+            "output 0 (buffer 0): a view of input 0 (x) needs 22 bytes, the "
+            "input has 20");
+  args = call(-1);
+  plan = exe->plan(args.data(), args.size());
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().message(),
+            "output 0 (buffer 0): a view of input 0 (x) starts at element -1");
+}
+
 TEST(LaunchPlanTest, AViewMayNotOutgrowItsInput) {
   TestModule module;
   module.inputs = {{"x", fb::ArgKind::Tensor, fb::DType::F32, {-1}}};

@@ -150,8 +150,39 @@ TEST(ModuleVerifierTest, RejectsNewerVersionNamingBoth) {
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().code(), ErrorCode::UnsupportedVersion);
   EXPECT_EQ(loaded.status().message(),
-            "module format version 2 is newer than this runtime supports "
-            "(version 1)");
+            "module format version 3 is newer than this runtime supports "
+            "(version 2)");
+}
+
+// A view's offset (a slice that starts inside its input) needs format 2 and
+// an aliased input; its register is checked like every other.
+TEST(ModuleVerifierTest, ChecksTheOffsetOfAView) {
+  auto viewModule = [](uint32_t version, int32_t alias, int32_t offset) {
+    TestModule module;
+    module.version = version;
+    module.inputs = {{"x", fb::ArgKind::Tensor, fb::DType::F32, {-1}}};
+    int32_t n = module.inputSize(0, 0);
+    module.buffers = {{fb::BufferKind::Output,
+                       fb::DType::F32,
+                       {n},
+                       false,
+                       alias,
+                       {},
+                       false,
+                       offset}};
+    module.outputs = {0};
+    return module;
+  };
+  TestModule ok = viewModule(2, 0, 0);
+  EXPECT_TRUE(loadBytes(ok.build()).ok());
+  expectRejected(viewModule(1, 0, 0), ErrorCode::InvalidModule,
+                 "buffer 0: alias_offset needs module format version 2, the "
+                 "file has 1");
+  expectRejected(viewModule(2, -1, 0), ErrorCode::InvalidModule,
+                 "buffer 0: alias_offset without alias_input");
+  expectRejected(viewModule(2, 0, 99), ErrorCode::InvalidModule,
+                 "buffer 0 alias_offset: register 99 out of range (module has "
+                 "1 registers)");
 }
 
 TEST(ModuleVerifierTest, RejectsMissingVersion) {

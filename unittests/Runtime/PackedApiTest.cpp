@@ -109,8 +109,9 @@ TestModule makeScalarSizedModule() {
 } // namespace
 
 TEST(PackedApiTest, RecordLayout) {
-  EXPECT_EQ(FUSION_PACKED_WORDS, 20);
+  EXPECT_EQ(FUSION_PACKED_WORDS, 21);
   EXPECT_EQ(FUSION_PACKED_SIZES + FUSION_MAX_RANK, FUSION_PACKED_STRIDES);
+  EXPECT_EQ(FUSION_PACKED_STRIDES + FUSION_MAX_RANK, FUSION_PACKED_OFFSET);
   EXPECT_EQ(FUSION_PACKED_KIND, FUSION_PACKED_ALIAS);
   EXPECT_EQ(FUSION_PACKED_VALUE, FUSION_PACKED_NUM_ELEMENTS);
 }
@@ -173,12 +174,40 @@ TEST(PackedApiTest, ScalarsViewsAndInputFlags) {
   EXPECT_EQ(view[FUSION_PACKED_STRIDES], 4);
   EXPECT_EQ(view[FUSION_PACKED_NUM_ELEMENTS], 12);
 
+  EXPECT_EQ(view[FUSION_PACKED_OFFSET], 0);
+  EXPECT_EQ(out[FUSION_PACKED_OFFSET], 0);
+
   in.record(1)[FUSION_PACKED_VALUE] = 5;
   ASSERT_EQ(infer(exe.get(), in, out, 2), FUSION_OK);
   EXPECT_EQ(out[FUSION_PACKED_SIZES], 5);
   fusion_cache_stats stats;
   ASSERT_EQ(fusion_executable_cache_stats(exe.get(), &stats), FUSION_OK);
   EXPECT_EQ(stats.misses, 2u); // the scalar is part of the signature
+}
+
+// A view that starts inside its input (rows 1.. of x, a slice) carries
+// its offset in elements.
+TEST(PackedApiTest, ViewsCarryTheirOffset) {
+  TestModule m = makeScalarSizedModule();
+  m.version = 2;
+  int32_t rows = m.inputSize(0, 0);
+  int32_t one = m.constant(1);
+  m.buffers[1].sizes[0] = m.expr(fb::ExprOp::Sub, rows, one);
+  m.buffers[1].aliasOffset = m.constant(4);
+  ExecutablePtr exe = loadC(m);
+  int16_t x[12] = {};
+  Records in;
+  in.tensor(x, FUSION_DTYPE_F16, {3, 4});
+  in.intScalar(2);
+  in.floatScalar(0.5);
+  std::vector<int64_t> out;
+  ASSERT_EQ(infer(exe.get(), in, out, 2), FUSION_OK)
+      << fusion_last_error_message();
+  const int64_t *view = out.data() + FUSION_PACKED_WORDS;
+  EXPECT_EQ(view[FUSION_PACKED_ALIAS], 0);
+  EXPECT_EQ(view[FUSION_PACKED_SIZES], 2);
+  EXPECT_EQ(view[FUSION_PACKED_OFFSET], 4);
+  EXPECT_EQ(out[FUSION_PACKED_OFFSET], 0);
 }
 
 TEST(PackedApiTest, ErrorsNameTheInput) {

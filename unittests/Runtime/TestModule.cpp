@@ -42,7 +42,7 @@ std::vector<uint8_t> TestModule::build() const {
     bufferOffsets.push_back(fb::CreateBufferSpecDirect(
         fbb, buffer.kind, buffer.dtype, &buffer.sizes, buffer.zeroInit,
         buffer.aliasInput, buffer.strides.empty() ? nullptr : &buffer.strides,
-        buffer.keptZero));
+        buffer.keptZero, buffer.aliasOffset));
 
   // The PTX string is written with its size, so that a test can give it a
   // NUL byte; otherwise the bytes are those of CreateKernelDirect.

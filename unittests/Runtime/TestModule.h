@@ -36,6 +36,7 @@ struct TestBuffer {
   int32_t aliasInput = -1;
   std::vector<int32_t> strides;
   bool keptZero = false;
+  int32_t aliasOffset = -1;
 };
 
 struct TestParam {

@@ -159,6 +159,9 @@ struct BufferLayout {
   bool zeroInit = false;
   bool keptZero = false; // zeroed once per workspace (kernels re-zero it)
   int32_t aliasInput = -1;
+  /// A view (aliasInput >= 0): its first element's offset in the input, in
+  /// elements (a slice's start); its data is the input's plus this.
+  int64_t aliasOffset = 0;
   int64_t poolOffset = -1; // intermediates: offset in the stream workspace
 };
 

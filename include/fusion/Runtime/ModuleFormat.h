@@ -8,9 +8,13 @@
 
 namespace fusion::runtime {
 
-/// The module format version this runtime reads. Bump it (and Module.version
-/// in the files the compiler writes) on any incompatible schema change.
-inline constexpr uint32_t kModuleFormatVersion = 1;
+/// The newest module format version this runtime reads. Bump it on any
+/// schema change an older runtime would misread. The compiler writes the
+/// lowest version whose features a file uses, so files that use none of a
+/// newer version's load in older runtimes too:
+///   1: the first format;
+///   2: BufferSpec.alias_offset (views that start inside their input: slices).
+inline constexpr uint32_t kModuleFormatVersion = 2;
 
 /// The FlatBuffers file identifier of a module file.
 inline constexpr char kModuleFileIdentifier[] = "FUSN";

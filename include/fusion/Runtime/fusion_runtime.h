@@ -79,7 +79,11 @@ enum {
   FUSION_PACKED_NUM_ELEMENTS = 3,
   FUSION_PACKED_SIZES = 4,    /* FUSION_MAX_RANK sizes; `rank` are used */
   FUSION_PACKED_STRIDES = 12, /* FUSION_MAX_RANK strides, in elements */
-  FUSION_PACKED_WORDS = 20
+  /* Outputs that are views of an input: the offset of the view's first
+   * element in the input, in elements (a slice's start); 0 otherwise.
+   * Unused in inputs. */
+  FUSION_PACKED_OFFSET = 20,
+  FUSION_PACKED_WORDS = 21
 };
 
 /* Input flags (fusion_executable_input_flags). */
@@ -245,15 +249,17 @@ FUSION_RUNTIME_API int fusion_executable_run(fusion_executable *exe,
  * dtype f32, got bf16"), and the same plan cache is used.
  *
  * fusion_executable_infer_packed writes one record per output: alias input
- * (or -1), dtype, rank, element count, sizes, strides. A caller allocates
- * each output (not a view) with that layout. Needs no GPU. */
+ * (or -1), dtype, rank, element count, sizes, strides and, for a view, the
+ * offset of its first element in the input. A caller allocates each output
+ * (not a view) with that layout. Needs no GPU. */
 FUSION_RUNTIME_API int
 fusion_executable_infer_packed(fusion_executable *exe, void *const *input_data,
                                const int64_t *input_records, size_t num_inputs,
                                int64_t *output_records, size_t num_outputs);
 
 /* Checks and launches on `stream`. `output_data[o]` is the output's device
- * pointer, or NULL: a view output then gets its input's pointer, any other
+ * pointer, or NULL: a view output then gets its input's pointer moved to
+ * the view's first element, any other
  * output is allocated by the runtime (free it with fusion_free_async).
  * `output_records` describe the provided outputs (dtype, rank, sizes,
  * strides: what fusion_executable_infer_packed wrote; the alias and element

@@ -26,11 +26,27 @@ namespace {
 
 /// Host ops compute sizes and scalars; everything producing a tensor runs in
 /// a kernel.
-/// A view: a reshape, squeeze or permute of a fusion input (or of another
-/// view) whose result is only returned or viewed again. It needs no kernel:
-/// the runtime hands out the input's memory with other sizes and strides.
+/// Whether a slice is among the view ops `v` is computed through.
+bool slicedBelow(Value v) {
+  for (Operation *def = v.getDefiningOp();
+       def && isa<ReshapeOp, SqueezeOp, PermuteOp, SliceOp>(def);
+       def = def->getOperand(0).getDefiningOp())
+    if (isa<SliceOp>(def))
+      return true;
+  return false;
+}
+
+/// A view: a reshape, squeeze, permute or slice of a fusion input (or of
+/// another view) whose result is only returned or viewed again. It needs no
+/// kernel: the runtime hands out the input's memory with other sizes and
+/// strides (and, for a slice, an offset). A reshape of a slice is not one:
+/// a slice is rarely contiguous, and a reshape view needs a contiguous
+/// source (the plan refuses one that is not), so that reshape and the
+/// slice under it run in a kernel.
 bool isViewOp(Operation *op) {
-  return isa<ReshapeOp, SqueezeOp, PermuteOp>(op);
+  if (isa<ReshapeOp>(op))
+    return !slicedBelow(op->getOperand(0));
+  return isa<SqueezeOp, PermuteOp, SliceOp>(op);
 }
 
 /// Every use of `op`'s result is returned or viewed again (by view ops
