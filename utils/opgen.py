@@ -107,6 +107,9 @@ KERNEL_LEVEL_OPS = {
     "mbarrier_wait": "mbarrier phase wait, sm_90+",
     "fence_async_shared": "orders shared memory with the bulk copies, sm_90+",
     "prefetch_tensormap": "tensor map prefetch, sm_90+",
+    "cluster_rank": "the block's rank in its cluster, sm_90+ (no scheduler uses it yet)",
+    "cluster_reduce": "reduction across a cluster's blocks through distributed shared "
+                      "memory, sm_90+ (no scheduler uses it yet)",
 }
 
 

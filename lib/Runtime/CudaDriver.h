@@ -31,13 +31,15 @@ namespace fusion::runtime {
   X(cuStreamSynchronize)                                                       \
   X(cuGetErrorString)
 
-// Entry points used when present (messages, cleanup, launch graphs). The
+// Entry points used when present (messages, cleanup, the cluster occupancy
+// check, launch graphs). The
 // symbol looked up is the name cuda.h maps each to (cuGraphAddKernelNode is
 // cuGraphAddKernelNode_v2, whose parameter struct is the one declared here).
 #define FUSION_CUDA_OPTIONAL_ENTRY_POINTS(X)                                   \
   X(cuGetErrorName)                                                            \
   X(cuModuleUnload)                                                            \
   X(cuCtxSynchronize)                                                          \
+  X(cuOccupancyMaxActiveClusters)                                              \
   FUSION_CUDA_GRAPH_ENTRY_POINTS(X)
 
 // Note [Launch graphs] (Executable.cpp): used only when all are present.

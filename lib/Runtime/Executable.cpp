@@ -72,11 +72,26 @@ struct SignatureHash {
 };
 
 /// A module's kernels loaded into one CUDA context.
+/// A clustered launch shape whose residency was checked (Note [Cluster
+/// residency]).
+struct ClusterShape {
+  int32_t kernel = 0;
+  uint32_t cluster[3] = {}, block[3] = {};
+  uint32_t dynamicSmem = 0;
+  bool operator==(const ClusterShape &o) const {
+    return kernel == o.kernel && dynamicSmem == o.dynamicSmem &&
+           std::equal(cluster, cluster + 3, o.cluster) &&
+           std::equal(block, block + 3, o.block);
+  }
+};
+
 struct LoadedKernels {
   CUcontext context = nullptr;
   std::vector<CUmodule> modules;
   std::vector<CUfunction> functions;
   std::vector<uint32_t> dynamicSmemLimit; // what each function allows now
+  std::vector<bool> nonPortableClusters;  // the attribute is set
+  std::vector<ClusterShape> residentClusters;
   int32_t deviceSmemOptin = 0;
 };
 
@@ -239,6 +254,8 @@ struct Executable::Impl {
                     int32_t index);
   Status prepareKernels(const CudaDriver &cu, const CachedPlan &cached,
                         LoadedKernels &kernels);
+  Status prepareCluster(const CudaDriver &cu, LoadedKernels &kernels,
+                        const LaunchConfig &config, size_t index);
   Status allocateBuffers(const CudaDriver &cu, const EvaluatedPlan &plan,
                          const Argument *inputs, const OutputTensor *outputs,
                          CUcontext context, CUstream stream);
@@ -606,6 +623,7 @@ Executable::Impl::kernelsForCurrentContext(const CudaDriver &cu) {
   kernels.functions.assign(desc.kernels.size(), nullptr);
   kernels.dynamicSmemLimit.assign(desc.kernels.size(),
                                   kDefaultDynamicSmemLimit);
+  kernels.nonPortableClusters.assign(desc.kernels.size(), false);
   CUdevice device = 0;
   Status status = cu.check(cu.cuCtxGetDevice(&device), "cuCtxGetDevice");
   if (status.ok())
@@ -654,6 +672,92 @@ Status Executable::Impl::loadKernel(const CudaDriver &cu,
   return Status();
 }
 
+// Note [Cluster residency]: a launch whose clusters cannot be resident
+// (too much shared memory or too many threads for the blocks of one
+// cluster on one GPC) fails in cuLaunchKernelEx with a bare
+// CUDA_ERROR_CLUSTER_OUT_OF_RESOURCES. Before a clustered launch shape
+// first runs, the runtime asks cuOccupancyMaxActiveClusters (when the
+// driver has it) and refuses a shape of which no cluster fits with an
+// InvalidLaunchValue that names the shape; the answer is kept per loaded
+// kernel set. Clusters of more than 8 blocks need the kernel's
+// non-portable attribute, set once per function.
+Status Executable::Impl::prepareCluster(const CudaDriver &cu,
+                                        LoadedKernels &kernels,
+                                        const LaunchConfig &config,
+                                        size_t index) {
+  ClusterShape shape;
+  shape.kernel = config.kernel;
+  std::copy(config.cluster, config.cluster + 3, shape.cluster);
+  std::copy(config.block, config.block + 3, shape.block);
+  shape.dynamicSmem = config.dynamicSmem;
+  if (std::find(kernels.residentClusters.begin(),
+                kernels.residentClusters.end(),
+                shape) != kernels.residentClusters.end())
+    return Status::success();
+  CUfunction function = kernels.functions[config.kernel];
+  const std::string &name = desc.kernels[config.kernel].name;
+  uint32_t blocks = config.cluster[0] * config.cluster[1] * config.cluster[2];
+  if (blocks > 8 && !kernels.nonPortableClusters[config.kernel]) {
+    Status status = cu.check(
+        cu.cuFuncSetAttribute(
+            function, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+        concat("cuFuncSetAttribute(non-portable cluster size) for launch ",
+               index, " (kernel ", name, ")")
+            .c_str());
+    if (!status.ok())
+      return status;
+    kernels.nonPortableClusters[config.kernel] = true;
+  }
+  if (cu.cuOccupancyMaxActiveClusters) {
+    // The dynamic shared memory limit must be raised first: the query
+    // counts with the function's current attributes.
+    uint32_t &limit = kernels.dynamicSmemLimit[config.kernel];
+    if (config.dynamicSmem > limit &&
+        config.dynamicSmem <=
+            static_cast<uint32_t>(std::max(kernels.deviceSmemOptin, 0))) {
+      Status status = cu.check(
+          cu.cuFuncSetAttribute(function,
+                                CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                static_cast<int>(config.dynamicSmem)),
+          concat("cuFuncSetAttribute(max dynamic shared memory) for launch ",
+                 index, " (kernel ", name, ")")
+              .c_str());
+      if (!status.ok())
+        return status;
+      limit = config.dynamicSmem;
+    }
+    CUlaunchAttribute attribute = {};
+    attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attribute.value.clusterDim.x = config.cluster[0];
+    attribute.value.clusterDim.y = config.cluster[1];
+    attribute.value.clusterDim.z = config.cluster[2];
+    CUlaunchConfig query = {};
+    setLaunchShape(query, config);
+    query.attrs = &attribute;
+    query.numAttrs = 1;
+    int clusters = 0;
+    Status status =
+        cu.check(cu.cuOccupancyMaxActiveClusters(&clusters, function, &query),
+                 concat("cuOccupancyMaxActiveClusters for launch ", index,
+                        " (kernel ", name, ")")
+                     .c_str());
+    if (!status.ok())
+      return status;
+    if (clusters < 1)
+      return Status(
+          ErrorCode::InvalidLaunchValue,
+          concat("launch ", index, " (kernel ", name, "): no cluster of ",
+                 config.cluster[0], "x", config.cluster[1], "x",
+                 config.cluster[2], " blocks of ",
+                 config.block[0] * config.block[1] * config.block[2],
+                 " threads with ", config.dynamicSmem,
+                 " bytes of dynamic shared memory each can be resident on "
+                 "this device"));
+  }
+  kernels.residentClusters.push_back(shape);
+  return Status::success();
+}
+
 Status Executable::Impl::prepareKernels(const CudaDriver &cu,
                                         const CachedPlan &cached,
                                         LoadedKernels &kernels) {
@@ -663,6 +767,11 @@ Status Executable::Impl::prepareKernels(const CudaDriver &cu,
       continue;
     if (!kernels.functions[config.kernel]) {
       Status status = loadKernel(cu, kernels, config.kernel);
+      if (!status.ok())
+        return status;
+    }
+    if (config.hasCluster) {
+      Status status = prepareCluster(cu, kernels, config, l);
       if (!status.ok())
         return status;
     }

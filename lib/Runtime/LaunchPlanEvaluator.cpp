@@ -17,6 +17,9 @@ namespace {
 // guarantees 256 bytes); the intermediate pool keeps its parts aligned too.
 constexpr int64_t kAllocationAlignment = 256;
 constexpr int64_t kMaxThreadsPerBlock = 1024;
+// Blocks of a thread block cluster: 8 portably, 16 on sm_90 with the
+// non-portable attribute (Executable.cpp sets it above 8).
+constexpr int64_t kMaxClusterBlocks = 16;
 constexpr int64_t kMaxUint32 = std::numeric_limits<uint32_t>::max();
 
 Status checkInputShapes(const ModuleDesc &desc, const Argument *inputs,
@@ -269,11 +272,23 @@ Status configureLaunch(const ModuleDesc &desc, size_t index,
                     concat(label, ": ", threads, " threads per block exceed ",
                            kMaxThreadsPerBlock));
     config.hasCluster = variant.hasCluster;
+    int64_t clusterBlocks = 1;
     for (int k = 0; k < 3 && variant.hasCluster; ++k) {
       int64_t value = r[variant.cluster[k]];
       if (value < 1 || value > kMaxUint32)
         return outOfRange("cluster", k, value);
       config.cluster[k] = static_cast<uint32_t>(value);
+      // CUDA launches whole clusters only.
+      if (config.grid[k] % value != 0)
+        return Status(ErrorCode::InvalidLaunchValue,
+                      concat(label, ": grid.", "xyz"[k], " = ", config.grid[k],
+                             " is not a multiple of cluster.", "xyz"[k], " = ",
+                             value));
+      clusterBlocks *= value;
+      if (clusterBlocks > kMaxClusterBlocks)
+        return Status(ErrorCode::InvalidLaunchValue,
+                      concat(label, ": a cluster of more than ",
+                             kMaxClusterBlocks, " blocks"));
     }
     config.cooperative = variant.cooperative;
     if (variant.dynamicSmem >= 0) {

@@ -31,6 +31,7 @@ struct CUfunc_st {
   std::string name;
   CUmodule module = nullptr;
   int maxDynamicSmem = 48 * 1024; // until cuFuncSetAttribute raises it
+  bool nonPortableClusters = false;
   int64_t ptxParamSize = -1;
 };
 struct CUmod_st {
@@ -77,6 +78,7 @@ namespace {
   X(cuModuleGetFunction)                                                       \
   X(cuModuleUnload)                                                            \
   X(cuFuncSetAttribute)                                                        \
+  X(cuOccupancyMaxActiveClusters)                                              \
   X(cuLaunchKernelEx)                                                          \
   X(cuMemAllocAsync)                                                           \
   X(cuMemFreeAsync)                                                            \
@@ -120,6 +122,7 @@ struct State {
   std::set<CUgraph> graphs;
   std::set<CUgraphExec> execs;
   std::set<CUstream> capturing;
+  int maxActiveClusters = -1; // -1: computed (cuOccupancyMaxActiveClusters)
 
   State() {
     // Counted under the symbol's name, which is the name after cuda.h's
@@ -589,6 +592,50 @@ CUresult CUDAAPI cuFuncSetAttribute(CUfunction function,
       return CUDA_ERROR_INVALID_VALUE;
     function->maxDynamicSmem = value;
   }
+  if (attribute == CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED)
+    function->nonPortableClusters = value != 0;
+  return CUDA_SUCCESS;
+}
+
+/// Blocks of the config's cluster attribute; 0 without one, -1 when its
+/// size is one the launch would refuse (over 8 blocks without the
+/// function's non-portable attribute, over 16 with it).
+int64_t clusterBlocks(const CUlaunchConfig &config, CUfunction function) {
+  for (unsigned a = 0; a < config.numAttrs; ++a) {
+    const CUlaunchAttribute &attribute = config.attrs[a];
+    if (attribute.id != CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+      continue;
+    int64_t blocks = int64_t(attribute.value.clusterDim.x) *
+                     attribute.value.clusterDim.y *
+                     attribute.value.clusterDim.z;
+    int64_t limit = function->nonPortableClusters ? 16 : 8;
+    return blocks < 1 || blocks > limit ? -1 : blocks;
+  }
+  return 0;
+}
+
+// A model: one cluster per 2 SMs' worth of blocks, none when the dynamic
+// shared memory exceeds what the function allows; a test can force the
+// answer (fake_cuda_set_max_active_clusters).
+CUresult CUDAAPI cuOccupancyMaxActiveClusters(int *numClusters,
+                                              CUfunction function,
+                                              const CUlaunchConfig *config) {
+  FAKE_CUDA_ENTER();
+  if (!numClusters || !config || (config->numAttrs && !config->attrs))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!s.liveFunction(function))
+    return CUDA_ERROR_INVALID_HANDLE;
+  int64_t blocks = clusterBlocks(*config, function);
+  if (blocks < 0)
+    return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  if (s.maxActiveClusters >= 0) {
+    *numClusters = s.maxActiveClusters;
+    return CUDA_SUCCESS;
+  }
+  bool fits =
+      config->sharedMemBytes <= static_cast<unsigned>(function->maxDynamicSmem);
+  *numClusters =
+      fits ? static_cast<int>(kSmCount / std::max<int64_t>(blocks, 1)) : 0;
   return CUDA_SUCCESS;
 }
 
@@ -602,6 +649,9 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config,
     return CUDA_ERROR_INVALID_CONTEXT;
   if (config->numAttrs && !config->attrs)
     return CUDA_ERROR_INVALID_VALUE;
+  if (function && s.liveFunction(function) &&
+      clusterBlocks(*config, function) < 0)
+    return CUDA_ERROR_INVALID_CLUSTER_SIZE;
   KernelNode kernel;
   kernel.function = function;
   kernel.grid[0] = config->gridDimX;
@@ -831,6 +881,7 @@ void fake_cuda_reset(void) {
   s.memsets.clear();
   s.allocs.clear();
   s.capturing.clear();
+  s.maxActiveClusters = -1;
 }
 
 size_t fake_cuda_num_launches(void) {
@@ -903,6 +954,12 @@ void fake_cuda_set_capturing(void *stream, int capturing) {
     s.capturing.insert(static_cast<CUstream>(stream));
   else
     s.capturing.erase(static_cast<CUstream>(stream));
+}
+
+void fake_cuda_set_max_active_clusters(int clusters) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.maxActiveClusters = clusters;
 }
 
 void fake_cuda_fail_next(const char *name, int result) {

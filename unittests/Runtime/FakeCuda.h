@@ -77,6 +77,10 @@ void fake_cuda_set_capturing(void *stream, int capturing);
  * names where it has them (cuGraphAddKernelNode_v2,
  * cuGraphExecKernelNodeSetParams_v2). */
 
+/* cuOccupancyMaxActiveClusters answers `clusters` (until the next reset);
+ * -1 goes back to the fake's model. */
+void fake_cuda_set_max_active_clusters(int clusters);
+
 /* The next call of the entry point `name` fails with `result` (a CUresult)
  * and does nothing else. */
 void fake_cuda_fail_next(const char *name, int result);

@@ -51,6 +51,7 @@ struct Fake {
   decltype(&fake_cuda_fail_next) failNext = nullptr;
   decltype(&fake_cuda_live_graphs) liveGraphs = nullptr;
   decltype(&fake_cuda_set_capturing) setCapturing = nullptr;
+  decltype(&fake_cuda_set_max_active_clusters) setMaxActiveClusters = nullptr;
   decltype(&::cuMemAllocAsync) memAllocAsync = nullptr;
   decltype(&::cuMemFreeAsync) memFreeAsync = nullptr;
   decltype(&::cuCtxGetCurrent) ctxGetCurrent = nullptr;
@@ -111,6 +112,7 @@ const Fake &fake() {
     FAKE_RESOLVE(failNext, fake_cuda_fail_next)
     FAKE_RESOLVE(liveGraphs, fake_cuda_live_graphs)
     FAKE_RESOLVE(setCapturing, fake_cuda_set_capturing)
+    FAKE_RESOLVE(setMaxActiveClusters, fake_cuda_set_max_active_clusters)
     FAKE_RESOLVE(memAllocAsync, cuMemAllocAsync)
     FAKE_RESOLVE(memFreeAsync, cuMemFreeAsync)
     FAKE_RESOLVE(ctxGetCurrent, cuCtxGetCurrent)
@@ -685,6 +687,8 @@ TEST_F(FakeDriver, LargeDynamicSmemClustersAndCooperativeLaunches) {
 
   ASSERT_TRUE(big->run(*exe, kStream1).ok());
   EXPECT_EQ(count("cuFuncSetAttribute"), 1);
+  // Note [Cluster residency]: asked once per launch shape.
+  EXPECT_EQ(count("cuOccupancyMaxActiveClusters"), 1);
   std::vector<FakeCudaLaunch> launches = fake().launches();
   ASSERT_EQ(launches.size(), 2u);
   EXPECT_EQ(launches[0].sharedMemBytes, 0u);
@@ -706,6 +710,7 @@ TEST_F(FakeDriver, LargeDynamicSmemClustersAndCooperativeLaunches) {
   fake().reset();
   ASSERT_TRUE(big->run(*exe, kStream1).ok());
   EXPECT_EQ(count("cuFuncSetAttribute"), 0);
+  EXPECT_EQ(count("cuOccupancyMaxActiveClusters"), 0);
   EXPECT_EQ(count("cuMemsetD8Async"), 1);
   EXPECT_EQ(count("cuLaunchKernelEx"), 2);
 
@@ -719,6 +724,57 @@ TEST_F(FakeDriver, LargeDynamicSmemClustersAndCooperativeLaunches) {
   EXPECT_EQ(launches[1].cooperative, 1);
   EXPECT_EQ(launches[1].clusterDim[0], 0u);
   EXPECT_EQ(launches[1].grid[0], 4u);
+}
+
+// Note [Cluster residency]: a clustered launch shape of which no cluster
+// can be resident is refused before anything is launched, naming the
+// shape; clusters of more than 8 blocks get the non-portable attribute.
+TEST_F(FakeDriver, ClusterResidencyAndNonPortableClusters) {
+  fusion::runtime::testing::TestModule m =
+      fusion::runtime::testing::makeAxpyModule();
+  int64_t size[1] = {1 << 20}, stride[1] = {1};
+  auto inputs = [&] {
+    return std::vector<Argument>{
+        Argument::tensor(reinterpret_cast<void *>(0x100000), DType::F32, size,
+                         1, stride),
+        Argument::tensor(reinterpret_cast<void *>(0x900000), DType::F32, size,
+                         1, stride),
+        Argument::floatScalar(2.0, DType::F32)};
+  };
+  {
+    auto exe = fusion::runtime::testing::load(m);
+    ASSERT_TRUE(exe);
+    auto call = Call::make(*exe, inputs());
+    ASSERT_TRUE(call);
+    fake().setMaxActiveClusters(0);
+    Status status = call->run(*exe, kStream1);
+    ASSERT_FALSE(status.ok());
+    EXPECT_EQ(status.code(), ErrorCode::InvalidLaunchValue);
+    EXPECT_EQ(status.message(),
+              "launch 1 (kernel axpy_f32): no cluster of 2x1x1 blocks of 256 "
+              "threads with 65536 bytes of dynamic shared memory each can be "
+              "resident on this device");
+    EXPECT_EQ(count("cuLaunchKernelEx"), 0);
+  }
+  fake().reset();
+  // 16 blocks a cluster, the grid rounded up to whole clusters.
+  int32_t sixteen = m.constant(16);
+  int32_t grid =
+      m.expr(fb::ExprOp::CeilDiv, m.inputSize(0, 0), m.constant(256));
+  m.launches[1][0].grid[0] = m.expr(
+      fb::ExprOp::Mul, m.expr(fb::ExprOp::CeilDiv, grid, sixteen), sixteen);
+  m.launches[1][0].cluster[0] = sixteen;
+  auto exe = fusion::runtime::testing::load(m);
+  ASSERT_TRUE(exe);
+  auto call = Call::make(*exe, inputs());
+  ASSERT_TRUE(call);
+  ASSERT_TRUE(call->run(*exe, kStream1).ok());
+  // The dynamic shared memory limit and the non-portable cluster size.
+  EXPECT_EQ(count("cuFuncSetAttribute"), 2);
+  std::vector<FakeCudaLaunch> launches = fake().launches();
+  ASSERT_EQ(launches.size(), 2u);
+  EXPECT_EQ(launches[1].clusterDim[0], 16u);
+  EXPECT_EQ(launches[1].grid[0], 4096u);
 }
 
 // Destroying an executable frees its stream workspaces (after a context

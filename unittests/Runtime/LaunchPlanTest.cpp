@@ -133,7 +133,7 @@ TEST(LaunchPlanTest, FirstVariantWithATrueGuardIsTaken) {
   EXPECT_FALSE(plan->launches[0].hasCluster);
   EXPECT_EQ(plan->launches[0].dynamicSmem, 0u);
 
-  n = 10000;
+  n = 10240; // 80 blocks of 128: whole clusters of 2
   plan = exe->plan(addArgs(&n));
   ASSERT_TRUE(plan.ok()) << plan.status().toString();
   const LaunchConfig &launch = plan->launches[0];
@@ -144,6 +144,43 @@ TEST(LaunchPlanTest, FirstVariantWithATrueGuardIsTaken) {
   EXPECT_EQ(launch.cluster[1], 1u);
   EXPECT_EQ(launch.cluster[2], 1u);
   EXPECT_EQ(launch.dynamicSmem, 100u * 1024);
+}
+
+// CUDA launches whole clusters of at most 16 blocks (8 portably): a grid
+// that clusters do not tile, or a larger cluster, is refused before any
+// launch.
+TEST(LaunchPlanTest, ClustersMustTileTheGrid) {
+  TestModule module = makeAddModule();
+  int32_t two = module.constant(2);
+  int32_t four = module.constant(4);
+  module.launches[0][0].cluster = {two, 4, 4}; // (2, 1, 1)
+  std::unique_ptr<Executable> exe = load(module);
+  int64_t n = 128 * 6;
+  Expected<EvaluatedPlan> plan = exe->plan(addArgs(&n));
+  ASSERT_TRUE(plan.ok()) << plan.status().toString();
+  EXPECT_EQ(plan->launches[0].grid[0], 6u);
+  n = 128 * 7;
+  plan = exe->plan(addArgs(&n));
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), ErrorCode::InvalidLaunchValue);
+  EXPECT_EQ(plan.status().message(),
+            "launch 0 (kernel add_f32): grid.x = 7 is not a multiple of "
+            "cluster.x = 2");
+
+  int32_t sixteen = module.expr(fb::ExprOp::Mul, four, four);
+  module.launches[0][0].cluster = {sixteen, 4, 4};
+  exe = load(module);
+  n = 128 * 32;
+  plan = exe->plan(addArgs(&n));
+  ASSERT_TRUE(plan.ok()) << plan.status().toString();
+  module.launches[0][0].cluster = {module.expr(fb::ExprOp::Mul, sixteen, two),
+                                   4, 4};
+  exe = load(module);
+  plan = exe->plan(addArgs(&n));
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), ErrorCode::InvalidLaunchValue);
+  EXPECT_EQ(plan.status().message(),
+            "launch 0 (kernel add_f32): a cluster of more than 16 blocks");
 }
 
 TEST(LaunchPlanTest, NoTrueGuardIsATypedError) {

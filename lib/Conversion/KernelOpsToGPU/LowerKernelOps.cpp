@@ -538,6 +538,75 @@ struct LowerPrefetchTensorMap : OpRewritePattern<PrefetchTensorMapOp> {
   }
 };
 
+/// Note [Cluster reductions] (FusionDeviceOps.td): the block's rank is
+/// %cluster_ctarank.
+struct LowerClusterRank : OpRewritePattern<ClusterRankOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ClusterRankOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::ClusterId>(op, rewriter.getI32Type());
+    return success();
+  }
+};
+
+/// Leaders store, cluster barrier, every thread folds slot 0 of ranks 0 ..
+/// %cluster_nctarank - 1 through mapa (the rank's shared::cluster address
+/// of the same slot) from the identity, cluster barrier. barrier.cluster's
+/// arrive releases and its wait acquires by default, so the stores are
+/// visible to the loads; both are .aligned (every thread reaches the op).
+struct LowerClusterReduce : OpRewritePattern<ClusterReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ClusterReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    OpBuilder &b = rewriter;
+    Location loc = op.getLoc();
+    Value first = arith::ConstantIndexOp::create(b, loc, 0);
+    {
+      auto write = scf::IfOp::create(b, loc, op.getLeader(), false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(write.thenBlock()->getTerminator());
+      for (auto [c, slots] : llvm::zip(op.getState(), op.getSlots()))
+        memref::StoreOp::create(b, loc, c, slots, ValueRange{first});
+    }
+    auto clusterBarrier = [&] {
+      NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
+      NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
+    };
+    clusterBarrier();
+    Type i32 = b.getI32Type();
+    Value blocks = NVVM::ClusterDim::create(b, loc, i32);
+    SmallVector<Value> init = inlineStateRegion(b, op.getIdentity(), {});
+    SmallVector<Value> local;
+    for (Value slots : op.getSlots())
+      local.push_back(sharedPointer(b, loc, slots));
+    auto fold = scf::ForOp::create(
+        b, loc, arith::ConstantIntOp::create(b, loc, i32, 0), blocks,
+        arith::ConstantIntOp::create(b, loc, i32, 1), ValueRange(init));
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(fold.getBody());
+      auto remoteType = LLVM::LLVMPointerType::get(
+          b.getContext(),
+          static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
+      SmallVector<Value> args(fold.getRegionIterArgs());
+      for (auto [slots, pointer] : llvm::zip(op.getSlots(), local)) {
+        Value remote = NVVM::MapaOp::create(b, loc, remoteType, pointer,
+                                            fold.getInductionVar());
+        // The slot's natural alignment (a workgroup buffer of its element
+        // type), so 64-bit states load whole.
+        Type element = cast<MemRefType>(slots.getType()).getElementType();
+        args.push_back(LLVM::LoadOp::create(
+            b, loc, element, remote, element.getIntOrFloatBitWidth() / 8));
+      }
+      scf::YieldOp::create(
+          b, loc, ValueRange(inlineStateRegion(b, op.getCombiner(), args)));
+    }
+    clusterBarrier();
+    rewriter.replaceOp(op, fold.getResults());
+    return success();
+  }
+};
+
 /// Declares the dynamic shared memory in each gpu.module that stages
 /// values: an external zero-sized array (PTX `.extern .shared`). An internal
 /// one (what gpu.dynamic_shared_memory lowers to) is demoted by the NVPTX
@@ -574,8 +643,8 @@ struct FusionLowerKernelOpsPass
              LowerGridReduce, LowerStageStore, LowerStageLoad,
              LowerMBarrierInit, LowerMBarrierArriveExpectTx, LowerMBarrierWait,
              LowerBulkTensorLoad, LowerBulkTensorStore, LowerBulkCommitGroup,
-             LowerBulkWaitGroup, LowerFenceAsyncShared, LowerPrefetchTensorMap>(
-            &getContext());
+             LowerBulkWaitGroup, LowerFenceAsyncShared, LowerPrefetchTensorMap,
+             LowerClusterRank, LowerClusterReduce>(&getContext());
     // A walk, not the greedy driver: the ops are rewritten in place, in
     // order, and nothing else is folded, so the rewritten kernels are the
     // ones the lowering would have written directly.

@@ -68,7 +68,7 @@ func.func @yield_type(%x: f32, %y: i64) {
 // -----
 
 func.func @yield_outside(%x: f32) {
-  // expected-error @+1 {{expects parent op to be one of 'fusion.warp_reduce, fusion.block_reduce, fusion.grid_reduce'}}
+  // expected-error @+1 {{expects parent op to be one of 'fusion.warp_reduce, fusion.block_reduce, fusion.grid_reduce, fusion.cluster_reduce'}}
   fusion.reduce_yield %x : f32
 }
 

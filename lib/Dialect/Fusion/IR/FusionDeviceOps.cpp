@@ -107,6 +107,54 @@ LogicalResult BlockReduceOp::verifyRegions() {
   return success();
 }
 
+LogicalResult
+ClusterReduceOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                  Adaptor adaptor,
+                                  SmallVectorImpl<Type> &inferred) {
+  llvm::append_range(inferred, adaptor.getState().getTypes());
+  return success();
+}
+
+/// Each component moves through one element of a slot buffer in shared
+/// memory (read by the other blocks with ld.shared::cluster): 16- to 64-bit
+/// integers and floats.
+LogicalResult ClusterReduceOp::verifyRegions() {
+  TypeRange state = getState().getTypes();
+  if (state.empty())
+    return emitOpError("needs a state of at least one component");
+  for (auto [i, type] : llvm::enumerate(state)) {
+    bool scalar = isa<IntegerType, FloatType>(type);
+    unsigned bits = scalar ? type.getIntOrFloatBitWidth() : 0;
+    if (bits != 16 && bits != 32 && bits != 64)
+      return emitOpError() << "state component " << i << " has type " << type
+                           << "; blocks exchange 16-, 32- or 64-bit integers "
+                              "or floats";
+  }
+  SmallVector<Type> pairs(state.begin(), state.end());
+  pairs.append(state.begin(), state.end());
+  if (failed(verifyStateRegion(*this, getCombiner(), "combiner", pairs, state)))
+    return failure();
+  if (failed(verifyStateRegion(*this, getIdentity(), "identity", {}, state)))
+    return failure();
+  if (getSlots().size() != state.size())
+    return emitOpError() << "needs one slot buffer per state component ("
+                         << state.size() << "), got " << getSlots().size();
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(getSlots(), state))) {
+    auto slots = cast<MemRefType>(std::get<0>(pair).getType());
+    auto space =
+        dyn_cast_if_present<gpu::AddressSpaceAttr>(slots.getMemorySpace());
+    if (slots.getRank() != 1 || !slots.hasStaticShape() ||
+        slots.getNumElements() < 1 ||
+        slots.getElementType() != std::get<1>(pair) ||
+        !slots.getLayout().isIdentity() || !space ||
+        space.getValue() != gpu::AddressSpace::Workgroup)
+      return emitOpError() << "slot buffer " << i << " has type " << slots
+                           << "; expected a static 1-d workgroup memref of "
+                           << std::get<1>(pair);
+  }
+  return success();
+}
+
 /// The arrival counter's buffers: a one-element workgroup flag, and the
 /// counters in global memory.
 static LogicalResult verifyArrival(Operation *op, Value flagValue,

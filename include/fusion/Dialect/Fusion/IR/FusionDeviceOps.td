@@ -8,7 +8,8 @@
 #define FUSION_DEVICE_OPS_TD
 
 def Fusion_ReduceYieldOp : Fusion_Op<"reduce_yield", [Pure, Terminator,
-    ReturnLike, ParentOneOf<["WarpReduceOp", "BlockReduceOp", "GridReduceOp"]>]> {
+    ReturnLike, ParentOneOf<["WarpReduceOp", "BlockReduceOp", "GridReduceOp",
+                "ClusterReduceOp"]>]> {
   let summary = "Yields a reduction state from a combiner or identity region";
   let arguments = (ins Variadic<AnyType>:$values);
   let builders = [OpBuilder<(ins), [{ /* nothing */ }]>];
@@ -415,6 +416,74 @@ def Fusion_PrefetchTensorMapOp : Fusion_Op<"prefetch_tensormap", [
   let arguments = (ins AnyType:$tensor_map);
   let assemblyFormat = "$tensor_map attr-dict `:` type($tensor_map)";
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Thread block clusters (sm_90+). Note [Cluster reductions]: the blocks of a
+// cluster run at once on one GPC and read each other's shared memory
+// (distributed shared memory). A row too long for one block's registers is
+// split over the blocks of a cluster: each block reduces its part, then
+// `fusion.cluster_reduce` combines the blocks' states without a round trip
+// through global memory. The cluster's shape is a launch attribute
+// (LaunchVariant.cluster in the module file).
+//===----------------------------------------------------------------------===//
+
+def Fusion_ClusterRankOp : Fusion_Op<"cluster_rank", [Pure]> {
+  let summary = "The block's rank in its cluster";
+  let description = [{
+    The linear rank of the executing block in its thread block cluster, in
+    `[0, blocks of the cluster)` (`%cluster_ctarank`); 0 when the launch has
+    no cluster.
+
+    ```mlir
+    %rank = fusion.cluster_rank : i32
+    ```
+  }];
+  let results = (outs I32:$rank);
+  let assemblyFormat = "attr-dict `:` type($rank)";
+}
+
+def Fusion_ClusterReduceOp : Fusion_Op<"cluster_reduce", [
+    AttrSizedOperandSegments, InferTypeOpAdaptor,
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Combines the blocks' states over a thread block cluster";
+  let description = [{
+    Note [Cluster reductions]: each block of the cluster holds a state that
+    is the same in all its threads (the result of a `fusion.block_reduce`).
+    The thread for which `leader` holds (one per block) writes its block's
+    state to element 0 of the workgroup buffers `slots` (one buffer per
+    state component); after a cluster barrier (arrive with release, wait
+    with acquire semantics) every thread folds, from the `identity`
+    region's state, the slots of the cluster's blocks in rank order, read
+    through distributed shared memory, so every block of the cluster gets
+    the same bits. A second cluster barrier keeps each block's slots (and
+    the block) alive until every block has read them. Every thread of
+    every block of the cluster must reach the op. sm_90 and later only.
+
+    ```mlir
+    %r = fusion.cluster_reduce %x : f32 leader %t0
+        slots(%s : memref<1xf32, #gpu.address_space<workgroup>>)
+        identity {
+      %z = arith.constant 0.0 : f32
+      fusion.reduce_yield %z : f32
+    } combiner {
+    ^bb0(%a: f32, %b: f32):
+      %s = arith.addf %a, %b : f32
+      fusion.reduce_yield %s : f32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$state, I1:$leader,
+                       Variadic<AnyMemRef>:$slots);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$identity, SizedRegion<1>:$combiner);
+  let assemblyFormat = [{
+    $state `:` type($state) `leader` $leader
+    `slots` `(` $slots `:` type($slots) `)`
+    `identity` $identity
+    `combiner` $combiner attr-dict
+  }];
+  let hasRegionVerifier = 1;
 }
 
 #endif // FUSION_DEVICE_OPS_TD
