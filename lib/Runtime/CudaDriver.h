@@ -32,7 +32,7 @@ namespace fusion::runtime {
   X(cuGetErrorString)
 
 // Entry points used when present (messages, cleanup, the cluster occupancy
-// check, launch graphs). The
+// check, tensor maps, launch graphs). The
 // symbol looked up is the name cuda.h maps each to (cuGraphAddKernelNode is
 // cuGraphAddKernelNode_v2, whose parameter struct is the one declared here).
 #define FUSION_CUDA_OPTIONAL_ENTRY_POINTS(X)                                   \
@@ -40,6 +40,7 @@ namespace fusion::runtime {
   X(cuModuleUnload)                                                            \
   X(cuCtxSynchronize)                                                          \
   X(cuOccupancyMaxActiveClusters)                                              \
+  X(cuTensorMapEncodeTiled)                                                    \
   FUSION_CUDA_GRAPH_ENTRY_POINTS(X)
 
 // Note [Launch graphs] (Executable.cpp): used only when all are present.

@@ -256,6 +256,7 @@ struct Executable::Impl {
                         LoadedKernels &kernels);
   Status prepareCluster(const CudaDriver &cu, LoadedKernels &kernels,
                         const LaunchConfig &config, size_t index);
+  Status encodeTensorMaps(const CudaDriver &cu, const CachedPlan &cached);
   Status allocateBuffers(const CudaDriver &cu, const EvaluatedPlan &plan,
                          const Argument *inputs, const OutputTensor *outputs,
                          CUcontext context, CUstream stream);
@@ -389,6 +390,12 @@ Status Executable::Impl::bindSignature(const Argument *inputs, size_t numInputs,
   for (int32_t expr : desc.ptrAlignedExprs) {
     const ExprInstDesc &inst = desc.exprs[expr];
     ptrAligned.push_back(slotAligned(inst.a, inst.imm, inputs, outputs));
+    key.push_back(ptrAligned.back());
+  }
+  // Note [Tensor maps]: a variant with a tensor map needs the pointer
+  // 16-byte aligned.
+  for (const TensorMapDesc &map : desc.tensorMaps) {
+    ptrAligned.push_back(slotAligned(map.slot, 16, inputs, outputs));
     key.push_back(ptrAligned.back());
   }
   return Status::success();
@@ -578,6 +585,13 @@ Status Executable::Impl::run(const Argument *inputs, size_t numInputs,
                              (*kernels)->context, stream);
   if (!status.ok())
     return status;
+  if (!cached.usedTensorMaps.empty()) {
+    status = encodeTensorMaps(cu, cached);
+    if (!status.ok()) {
+      releaseBuffers(cu, stream);
+      return status;
+    }
+  }
   bool launched = false;
   if (cached.graphLaunches >= 2) {
     if (wantsGraph(cu, cached, stream))
@@ -670,6 +684,90 @@ Status Executable::Impl::loadKernel(const CudaDriver &cu,
   kernels.modules[index] = module;
   kernels.functions[index] = function;
   return Status();
+}
+
+// Note [Tensor maps]: a kernel's bulk tensor copies read a CUtensorMap (the
+// global tensor's address, sizes, strides and the box) passed by value as
+// a 128-byte, 64-byte aligned kernel parameter (`__grid_constant__`). Its
+// geometry is evaluated with the plan (LaunchPlanEvaluator.cpp, where a
+// variant whose map breaks the copy engine's rules for a signature is not
+// taken); the address changes per call, so the map is encoded per call
+// with cuTensorMapEncodeTiled, after the buffers are allocated, and kept
+// with the plan while the pointer stays the same (a loop over the same
+// tensors encodes once).
+Status Executable::Impl::encodeTensorMaps(const CudaDriver &cu,
+                                          const CachedPlan &cached) {
+  for (int32_t m : cached.usedTensorMaps) {
+    const TensorMapDesc &map = desc.tensorMaps[m];
+    const TensorMapGeometry &g = cached.tensorMaps[m];
+    EncodedTensorMap &encoded = cached.encodedTensorMaps[m];
+    uint64_t pointer = slotPointers[map.slot];
+    if (encoded.valid && encoded.pointer == pointer)
+      continue;
+    if (!cu.cuTensorMapEncodeTiled)
+      return Status(ErrorCode::DriverUnavailable,
+                    "CUDA driver not available: it has no "
+                    "cuTensorMapEncodeTiled (tensor maps need CUDA 12)");
+    CUtensorMapDataType type = CU_TENSOR_MAP_DATA_TYPE_UINT8;
+    switch (map.dtype) {
+    case DType::F64:
+      type = CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
+      break;
+    case DType::F32:
+      type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+      break;
+    case DType::F16:
+      type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+      break;
+    case DType::BF16:
+      type = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+      break;
+    case DType::I64:
+      type = CU_TENSOR_MAP_DATA_TYPE_INT64;
+      break;
+    case DType::I32:
+      type = CU_TENSOR_MAP_DATA_TYPE_INT32;
+      break;
+    case DType::I16:
+      type = CU_TENSOR_MAP_DATA_TYPE_UINT16;
+      break;
+    case DType::I8:
+    case DType::I1:
+    case DType::F8E4M3:
+    case DType::F8E5M2:
+      type = CU_TENSOR_MAP_DATA_TYPE_UINT8; // bytes, moved as they are
+      break;
+    }
+    cuuint64_t dims[5], strides[4];
+    cuuint32_t box[5], elementStrides[5];
+    for (int32_t k = 0; k < g.rank; ++k) {
+      dims[k] = g.dims[k];
+      box[k] = g.box[k];
+      elementStrides[k] = 1;
+      if (k > 0)
+        strides[k - 1] = g.strides[k - 1];
+    }
+    static const CUtensorMapSwizzle swizzles[4] = {
+        CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_SWIZZLE_32B,
+        CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_SWIZZLE_128B};
+    CUtensorMap result;
+    Status status = cu.check(
+        cu.cuTensorMapEncodeTiled(
+            &result, type, static_cast<cuuint32_t>(g.rank),
+            reinterpret_cast<void *>(pointer), dims, strides, box,
+            elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+            swizzles[map.swizzle], CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+            map.oobNan ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
+                       : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+        concat("cuTensorMapEncodeTiled for tensor map ", m).c_str());
+    if (!status.ok())
+      return status;
+    static_assert(sizeof(CUtensorMap) == 128, "a CUtensorMap is 128 bytes");
+    std::memcpy(encoded.bytes, &result, 128);
+    encoded.pointer = pointer;
+    encoded.valid = true;
+  }
+  return Status::success();
 }
 
 // Note [Cluster residency]: a launch whose clusters cannot be resident
@@ -916,6 +1014,10 @@ size_t Executable::Impl::packParams(const CachedPlan &cached, size_t index,
     std::memcpy(paramScratch.data() + offset, launch.params.data(), paramSize);
     applyParamPatches(cached.patches[index], slotPointers.data(), inputs,
                       paramScratch.data() + offset);
+    for (const ParamPatch &patch : cached.patches[index])
+      if (patch.kind == ParamKind::TensorMap)
+        std::memcpy(paramScratch.data() + offset + patch.offset,
+                    cached.encodedTensorMaps[patch.value].bytes, 128);
   }
   return paramSize;
 }

@@ -6,6 +6,8 @@
 #include "Format.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 
@@ -196,11 +198,9 @@ Status packParams(const VariantDesc &variant, const std::vector<int64_t> &r,
                   std::vector<ParamPatch> &patches) {
   uint32_t offset = 0;
   for (const ParamDesc &param : variant.params) {
-    uint32_t size =
-        (param.kind == ParamKind::I32 || param.kind == ParamKind::ScalarF32)
-            ? 4
-            : 8;
-    offset = (offset + size - 1) / size * size;
+    uint32_t size = paramBytes(param.kind);
+    uint32_t align = paramAlignment(param.kind);
+    offset = (offset + align - 1) / align * align;
     config.fields.push_back({param.kind, param.value, offset, size});
     offset += size;
   }
@@ -227,14 +227,91 @@ Status packParams(const VariantDesc &variant, const std::vector<int64_t> &r,
   return Status::success();
 }
 
+/// Note [Tensor maps]: the copy engine's rules on the global tensor
+/// (cuTensorMapEncodeTiled's): a 16-byte aligned address, every size in
+/// [1, 2^32], the innermost stride 1, every other stride a multiple of 16
+/// bytes below 2^40 that steps over the dims inside it (no overlap).
+TensorMapGeometry evaluateTensorMap(const TensorMapDesc &map,
+                                    const std::vector<int64_t> &r,
+                                    bool aligned) {
+  TensorMapGeometry g;
+  g.rank = map.rank();
+  int64_t element = dtypeByteSize(map.dtype);
+  auto fail = [&](std::string why) {
+    g.whyNot = std::move(why);
+    return g;
+  };
+  if (!aligned)
+    return fail("the pointer is not 16-byte aligned");
+  int64_t inside = element; // bytes spanned by the dims inside this one
+  for (int32_t k = 0; k < g.rank; ++k) {
+    int32_t d = g.rank - 1 - k; // the module's dim, outermost first
+    int64_t size = r[map.sizes[d]];
+    int64_t stride = r[map.strides[d]];
+    if (size < 1 || size > (int64_t(1) << 32))
+      return fail(concat("dim ", d, " has size ", size, " (1 to 2^32)"));
+    g.dims[k] = static_cast<uint64_t>(size);
+    g.box[k] = map.box[d];
+    if (k == 0) {
+      if (stride != 1)
+        return fail(
+            concat("the innermost dim has stride ", stride, " (it must be 1)"));
+    } else {
+      int64_t bytes = 0;
+      if (__builtin_mul_overflow(stride, element, &bytes) || bytes < inside ||
+          bytes % 16 != 0 || bytes >= (int64_t(1) << 40))
+        return fail(concat("dim ", d, " has a stride of ", stride * element,
+                           " bytes (a multiple of 16 below 2^40, at least ",
+                           inside, ")"));
+      g.strides[k - 1] = static_cast<uint64_t>(bytes);
+      inside = bytes;
+    }
+    if (__builtin_mul_overflow(inside, size, &inside))
+      inside = std::numeric_limits<int64_t>::max();
+  }
+  g.usable = true;
+  return g;
+}
+
+/// FUSION_RUNTIME_DEBUG=1: the runtime says on stderr why it did not take
+/// a variant whose guard held (read when a plan is evaluated, once per
+/// signature: plans are cached).
+bool runtimeDebug() {
+  const char *v = std::getenv("FUSION_RUNTIME_DEBUG");
+  return v && *v && std::strcmp(v, "0") != 0;
+}
+
 Status configureLaunch(const ModuleDesc &desc, size_t index,
-                       const std::vector<int64_t> &r, LaunchConfig &config,
-                       std::vector<ParamPatch> &patches) {
+                       const std::vector<int64_t> &r,
+                       const std::vector<TensorMapGeometry> &tensorMaps,
+                       LaunchConfig &config, std::vector<ParamPatch> &patches) {
   const LaunchDesc &launch = desc.launches[index];
   int32_t chosen = -1;
-  for (size_t v = 0; v < launch.variants.size() && chosen < 0; ++v)
-    if (launch.variants[v].guard < 0 || r[launch.variants[v].guard] != 0)
-      chosen = static_cast<int32_t>(v);
+  for (size_t v = 0; v < launch.variants.size() && chosen < 0; ++v) {
+    const VariantDesc &variant = launch.variants[v];
+    if (variant.guard >= 0 && r[variant.guard] == 0)
+      continue;
+    // A variant whose tensor maps break the rules for this call is not
+    // taken (never an error): the next one is.
+    const TensorMapGeometry *broken = nullptr;
+    int32_t brokenIndex = -1;
+    for (const ParamDesc &param : variant.params)
+      if (param.kind == ParamKind::TensorMap &&
+          !tensorMaps[param.value].usable && !broken) {
+        broken = &tensorMaps[param.value];
+        brokenIndex = param.value;
+      }
+    if (broken) {
+      if (runtimeDebug())
+        std::fprintf(stderr,
+                     "fusion runtime: launch %zu: variant %zu (kernel %s) not "
+                     "taken: tensor map %d: %s\n",
+                     index, v, desc.kernels[variant.kernel].name.c_str(),
+                     brokenIndex, broken->whyNot.c_str());
+      continue;
+    }
+    chosen = static_cast<int32_t>(v);
+  }
   if (chosen < 0)
     return Status(ErrorCode::NoLaunchVariant,
                   concat("launch ", index, ": none of its ",
@@ -324,13 +401,25 @@ Expected<CachedPlan> evaluateLaunchPlan(const ModuleDesc &desc,
   status = layoutBuffers(desc, plan.registers, inputs, plan);
   if (!status.ok())
     return status;
+  // After the PtrAligned values: whether each tensor map's pointer is
+  // 16-byte aligned.
+  const uint8_t *mapAligned = ptrAligned + desc.ptrAlignedExprs.size();
+  for (size_t m = 0; m < desc.tensorMaps.size(); ++m)
+    cached.tensorMaps.push_back(evaluateTensorMap(
+        desc.tensorMaps[m], plan.registers, mapAligned[m] != 0));
+  cached.encodedTensorMaps.resize(desc.tensorMaps.size());
   plan.launches.resize(desc.launches.size());
   cached.patches.resize(desc.launches.size());
   for (size_t l = 0; l < desc.launches.size(); ++l) {
-    status = configureLaunch(desc, l, plan.registers, plan.launches[l],
-                             cached.patches[l]);
+    status = configureLaunch(desc, l, plan.registers, cached.tensorMaps,
+                             plan.launches[l], cached.patches[l]);
     if (!status.ok())
       return status;
+    for (const ParamPatch &patch : cached.patches[l])
+      if (patch.kind == ParamKind::TensorMap && !plan.launches[l].skipped &&
+          std::find(cached.usedTensorMaps.begin(), cached.usedTensorMaps.end(),
+                    patch.value) == cached.usedTensorMaps.end())
+        cached.usedTensorMaps.push_back(patch.value);
   }
   return cached;
 }
@@ -358,6 +447,8 @@ void applyParamPatches(const std::vector<ParamPatch> &patches,
     case ParamKind::I64:
     case ParamKind::I32:
       break; // Written at evaluation time.
+    case ParamKind::TensorMap:
+      break; // Encoded per call by the executable (Note [Tensor maps]).
     }
   }
 }

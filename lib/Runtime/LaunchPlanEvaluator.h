@@ -11,6 +11,7 @@
 #include "fusion/Runtime/Status.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace fusion::runtime {
@@ -20,6 +21,26 @@ struct ParamPatch {
   uint32_t offset = 0;
   ParamKind kind = ParamKind::Pointer;
   int32_t value = 0; // slot or scalar input
+};
+
+/// A tensor map's geometry for one signature (Note [Tensor maps]), as
+/// cuTensorMapEncodeTiled takes it: dims innermost first, strides in bytes
+/// of dims 1 .. rank - 1. `usable` is false, with the reason, when the copy
+/// engine's rules fail for these sizes, strides or the pointer's alignment.
+struct TensorMapGeometry {
+  bool usable = false;
+  std::string whyNot;
+  int32_t rank = 0;
+  uint64_t dims[5] = {};
+  uint64_t strides[4] = {};
+  uint32_t box[5] = {};
+};
+
+/// A tensor map encoded for one pointer (the bytes of a CUtensorMap).
+struct EncodedTensorMap {
+  uint64_t pointer = 0;
+  bool valid = false;
+  alignas(64) uint8_t bytes[128] = {};
 };
 
 /// One cache entry: the public plan plus what the launch path reads.
@@ -35,11 +56,18 @@ struct CachedPlan {
   /// cluster or cooperative. Set when the plan is cached.
   size_t graphLaunches = 0;
   bool graphable = true;
+  /// Note [Tensor maps]: each of the module's maps evaluated for this
+  /// signature, the ones the chosen variants pass, and their encodings
+  /// (filled per call by the executable, reused while the pointer stays).
+  std::vector<TensorMapGeometry> tensorMaps;
+  std::vector<int32_t> usedTensorMaps;
+  mutable std::vector<EncodedTensorMap> encodedTensorMaps;
 };
 
 /// Evaluates the plan. `inputs` have passed the per-call signature checks
 /// (count, kind, dtype, rank, non-null sizes). `ptrAligned` holds the value of
-/// each PtrAligned instruction (see evaluateExprProgram).
+/// each PtrAligned instruction (see evaluateExprProgram), then for each
+/// tensor map whether its slot's pointer is 16-byte aligned.
 Expected<CachedPlan> evaluateLaunchPlan(const ModuleDesc &desc,
                                         const Argument *inputs,
                                         const uint8_t *ptrAligned);

@@ -81,6 +81,29 @@ struct LaunchDesc {
   std::vector<VariantDesc> variants;
 };
 
+/// Note [Tensor maps]. Dims outermost first, as in the module file.
+struct TensorMapDesc {
+  int32_t slot = 0;
+  DType dtype = DType::F32;
+  std::vector<int32_t> sizes;   // registers
+  std::vector<int32_t> strides; // registers, elements
+  std::vector<uint32_t> box;
+  uint8_t swizzle = 0; // 0 none, 1: 32 bytes, 2: 64, 3: 128
+  bool oobNan = false;
+  int32_t rank() const { return static_cast<int32_t>(sizes.size()); }
+};
+
+/// Bytes and alignment of a parameter in the packed buffer (Note
+/// [Parameter packing]).
+inline uint32_t paramBytes(ParamKind kind) {
+  if (kind == ParamKind::TensorMap)
+    return 128;
+  return kind == ParamKind::I32 || kind == ParamKind::ScalarF32 ? 4 : 8;
+}
+inline uint32_t paramAlignment(ParamKind kind) {
+  return kind == ParamKind::TensorMap ? 64 : paramBytes(kind);
+}
+
 struct KernelDesc {
   std::string name;
   std::string ptx;
@@ -103,6 +126,7 @@ struct ModuleDesc {
   std::vector<KernelDesc> kernels;
   std::vector<LaunchDesc> launches;
   std::vector<CheckDesc> checks;
+  std::vector<TensorMapDesc> tensorMaps;
 
   // Derived at load time for the per-call signature key.
   std::vector<int32_t> scalarsReadByExprs; // integer scalar inputs, unique

@@ -30,8 +30,10 @@ static_assert(static_cast<int>(fb::BufferKind::Intermediate) ==
               static_cast<int>(BufferKind::Intermediate));
 static_assert(static_cast<int>(fb::ParamKind::ScalarI64) ==
               static_cast<int>(ParamKind::ScalarI64));
+static_assert(static_cast<int>(fb::ParamKind::TensorMap) ==
+              static_cast<int>(ParamKind::TensorMap));
 static_assert(static_cast<int>(fb::ParamKind::MAX) ==
-              static_cast<int>(ParamKind::ScalarI64));
+              static_cast<int>(ParamKind::TensorMap));
 
 const char *exprOpName(ExprOp op) {
   static const char *const names[kNumExprOps] = {
@@ -321,8 +323,8 @@ public:
     for (Status (ModuleDecoder::*step)() :
          {&ModuleDecoder::decodeInputs, &ModuleDecoder::decodeExprs,
           &ModuleDecoder::decodeBuffers, &ModuleDecoder::decodeOutputs,
-          &ModuleDecoder::decodeKernels, &ModuleDecoder::decodeLaunches,
-          &ModuleDecoder::decodeChecks}) {
+          &ModuleDecoder::decodeKernels, &ModuleDecoder::decodeTensorMaps,
+          &ModuleDecoder::decodeLaunches, &ModuleDecoder::decodeChecks}) {
       Status status = (this->*step)();
       if (!status.ok())
         return status;
@@ -678,6 +680,76 @@ private:
     return Status::success();
   }
 
+  /// Note [Tensor maps]: the copy engine's static rules (rank 1 to 5, box
+  /// dims 1 to 256, an innermost box of a multiple of 16 bytes that fits
+  /// the swizzle span) are checked here; the rules on sizes, strides and
+  /// the pointer are checked per call.
+  Status decodeTensorMaps() {
+    if (!module_.tensor_maps())
+      return Status::success();
+    if (module_.tensor_maps()->size() != 0 && desc_.version < 3)
+      return invalidModule(concat("tensor maps need module format version "
+                                  "3, the file has ",
+                                  desc_.version));
+    for (size_t m = 0; m < module_.tensor_maps()->size(); ++m) {
+      const fb::TensorMapSpec *spec = module_.tensor_maps()->Get(m);
+      std::string what = concat("tensor map ", m);
+      TensorMapDesc map;
+      map.slot = spec->slot();
+      Status status = checkPointerSlot(map.slot, what);
+      if (!status.ok())
+        return status;
+      auto dtype = static_cast<int32_t>(spec->dtype());
+      if (!isValidDType(dtype))
+        return invalidModule(concat(what, ": invalid dtype ", dtype));
+      map.dtype = static_cast<DType>(dtype);
+      size_t rank = spec->sizes() ? spec->sizes()->size() : 0;
+      if (rank < 1 || rank > 5)
+        return invalidModule(
+            concat(what, ": rank ", rank, " (bulk copies take 1 to 5 dims)"));
+      map.sizes.resize(rank);
+      map.strides.resize(rank);
+      status = checkRegisters(spec->sizes(), rank, what + " sizes",
+                              map.sizes.data());
+      if (status.ok())
+        status = checkRegisters(spec->strides(), rank, what + " strides",
+                                map.strides.data());
+      if (!status.ok())
+        return status;
+      size_t boxRank = spec->box() ? spec->box()->size() : 0;
+      if (boxRank != rank)
+        return invalidModule(
+            concat(what, ": ", boxRank, " box dims for ", rank, " dims"));
+      for (size_t d = 0; d < rank; ++d) {
+        int32_t edge = spec->box()->Get(d);
+        if (edge < 1 || edge > 256)
+          return invalidModule(
+              concat(what, ": box dim ", d, " is ", edge, " (1 to 256)"));
+        map.box.push_back(static_cast<uint32_t>(edge));
+      }
+      int64_t innerBytes = int64_t(map.box.back()) * dtypeByteSize(map.dtype);
+      if (innerBytes % 16 != 0)
+        return invalidModule(concat(what, ": the innermost box dim is ",
+                                    innerBytes,
+                                    " bytes, not a multiple of 16"));
+      auto swizzle = static_cast<int32_t>(spec->swizzle());
+      if (swizzle > static_cast<int32_t>(fb::TensorMapSwizzle::MAX))
+        return invalidModule(concat(what, ": invalid swizzle ", swizzle));
+      map.swizzle = static_cast<uint8_t>(swizzle);
+      if (swizzle != 0 && innerBytes > (int64_t(16) << swizzle))
+        return invalidModule(concat(what, ": the innermost box dim is ",
+                                    innerBytes, " bytes, more than the ",
+                                    int64_t(16) << swizzle,
+                                    "-byte swizzle span"));
+      map.oobNan = spec->oob_nan();
+      if (map.oobNan && !isFloatingDType(map.dtype))
+        return invalidModule(
+            concat(what, ": NaN fill for ", dtypeName(map.dtype), " elements"));
+      desc_.tensorMaps.push_back(std::move(map));
+    }
+    return Status::success();
+  }
+
   Status decodeVariant(const fb::LaunchVariant &spec, const std::string &what,
                        VariantDesc &variant) const {
     variant.kernel = spec.kernel();
@@ -713,7 +785,7 @@ private:
         return status;
     }
     variant.cooperative = spec.cooperative();
-    size_t paramBytes = 0;
+    size_t totalBytes = 0;
     if (spec.params()) {
       for (size_t p = 0; p < spec.params()->size(); ++p) {
         const fb::Param *param = spec.params()->Get(p);
@@ -725,16 +797,14 @@ private:
         status = checkParam(desc, paramWhat);
         if (!status.ok())
           return status;
-        size_t size =
-            (desc.kind == ParamKind::I32 || desc.kind == ParamKind::ScalarF32)
-                ? 4
-                : 8;
-        paramBytes = (paramBytes + size - 1) / size * size + size;
+        size_t align = paramAlignment(desc.kind);
+        totalBytes =
+            (totalBytes + align - 1) / align * align + paramBytes(desc.kind);
         variant.params.push_back(desc);
       }
     }
-    if (paramBytes > kMaxParamBytes)
-      return invalidModule(concat(what, ": ", paramBytes,
+    if (totalBytes > kMaxParamBytes)
+      return invalidModule(concat(what, ": ", totalBytes,
                                   " bytes of parameters exceed the limit ",
                                   kMaxParamBytes));
     return Status::success();
@@ -752,6 +822,13 @@ private:
       return checkScalarInput(param.value, /*floating=*/true, what);
     case ParamKind::ScalarI64:
       return checkScalarInput(param.value, /*floating=*/false, what);
+    case ParamKind::TensorMap:
+      if (param.value < 0 ||
+          param.value >= static_cast<int32_t>(desc_.tensorMaps.size()))
+        return invalidModule(concat(what, ": tensor map ", param.value,
+                                    " out of range (module has ",
+                                    desc_.tensorMaps.size(), ")"));
+      return Status::success();
     }
     return invalidModule(what + ": unhandled parameter kind");
   }

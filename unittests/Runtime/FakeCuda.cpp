@@ -79,6 +79,7 @@ namespace {
   X(cuModuleUnload)                                                            \
   X(cuFuncSetAttribute)                                                        \
   X(cuOccupancyMaxActiveClusters)                                              \
+  X(cuTensorMapEncodeTiled)                                                    \
   X(cuLaunchKernelEx)                                                          \
   X(cuMemAllocAsync)                                                           \
   X(cuMemFreeAsync)                                                            \
@@ -636,6 +637,53 @@ CUresult CUDAAPI cuOccupancyMaxActiveClusters(int *numClusters,
       config->sharedMemBytes <= static_cast<unsigned>(function->maxDynamicSmem);
   *numClusters =
       fits ? static_cast<int>(kSmCount / std::max<int64_t>(blocks, 1)) : 0;
+  return CUDA_SUCCESS;
+}
+
+// The driver's argument rules (CUDA 12's documentation of
+// cuTensorMapEncodeTiled, without interleave), then the arguments written
+// into the map as a FakeCudaTensorMap.
+CUresult CUDAAPI cuTensorMapEncodeTiled(
+    CUtensorMap *tensorMap, CUtensorMapDataType dtype, cuuint32_t rank,
+    void *address, const cuuint64_t *dims, const cuuint64_t *strides,
+    const cuuint32_t *box, const cuuint32_t *elementStrides,
+    CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+    CUtensorMapL2promotion, CUtensorMapFloatOOBfill oobFill) {
+  FAKE_CUDA_ENTER();
+  // Element bytes of UINT8 .. TFLOAT32_FTZ (cuda.h's order).
+  static const int64_t bytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
+  if (!tensorMap || rank < 1 || rank > 5 || !dims || !box || !elementStrides ||
+      (rank > 1 && !strides) || interleave != CU_TENSOR_MAP_INTERLEAVE_NONE ||
+      static_cast<size_t>(dtype) >= sizeof(bytes) / sizeof(bytes[0]) ||
+      reinterpret_cast<uintptr_t>(address) % 16 != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  int64_t element = bytes[dtype];
+  for (cuuint32_t k = 0; k < rank; ++k) {
+    if (dims[k] < 1 || dims[k] > (uint64_t(1) << 32) || box[k] < 1 ||
+        box[k] > 256 || elementStrides[k] < 1 || elementStrides[k] > 8)
+      return CUDA_ERROR_INVALID_VALUE;
+    if (k > 0 &&
+        (strides[k - 1] % 16 != 0 || strides[k - 1] >= (uint64_t(1) << 40)))
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (box[0] * element % 16 != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  FakeCudaTensorMap map = {};
+  map.address = reinterpret_cast<uintptr_t>(address);
+  map.dtype = dtype;
+  map.rank = rank;
+  map.swizzle = swizzle;
+  map.oobFill = oobFill;
+  for (cuuint32_t k = 0; k < rank; ++k) {
+    map.dims[k] = dims[k];
+    map.box[k] = box[k];
+    if (k > 0)
+      map.strides[k - 1] = strides[k - 1];
+  }
+  static_assert(sizeof(FakeCudaTensorMap) <= sizeof(CUtensorMap),
+                "the record fits a CUtensorMap");
+  std::memset(tensorMap, 0, sizeof(CUtensorMap));
+  std::memcpy(tensorMap, &map, sizeof(map));
   return CUDA_SUCCESS;
 }
 

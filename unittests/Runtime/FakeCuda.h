@@ -31,6 +31,20 @@ typedef struct FakeCudaLaunch {
   int32_t graph; /* 1: a node of a cuGraphLaunch, with the node's parameters */
 } FakeCudaLaunch;
 
+/* The bytes the fake's cuTensorMapEncodeTiled writes into a CUtensorMap
+ * (128 bytes; the rest stays zero): what it was given, dims innermost
+ * first as the driver takes them. */
+typedef struct FakeCudaTensorMap {
+  uint64_t address;
+  uint32_t dtype; /* CUtensorMapDataType */
+  uint32_t rank;
+  uint32_t swizzle; /* CUtensorMapSwizzle */
+  uint32_t oobFill; /* CUtensorMapFloatOOBfill */
+  uint64_t dims[5];
+  uint64_t strides[4]; /* bytes, dims 1 .. rank - 1 */
+  uint32_t box[5];
+} FakeCudaTensorMap;
+
 /* One cuMemsetD{8,16,32}Async call. */
 typedef struct FakeCudaMemset {
   uint64_t address;

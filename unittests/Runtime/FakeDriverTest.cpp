@@ -777,6 +777,82 @@ TEST_F(FakeDriver, ClusterResidencyAndNonPortableClusters) {
   EXPECT_EQ(launches[1].grid[0], 4096u);
 }
 
+// Note [Tensor maps]: the map is encoded with cuTensorMapEncodeTiled after
+// the buffers exist, once while the pointer stays the same, and passed by
+// value at its offset in the parameters; a call the rules refuse (a row of
+// 4004 bytes) takes the plain variant and encodes nothing.
+TEST_F(FakeDriver, TensorMapsAreEncodedPerPointer) {
+  auto exe = fusion::runtime::testing::load(
+      fusion::runtime::testing::makeTensorMapModule());
+  ASSERT_TRUE(exe);
+  int64_t sizes[2] = {100, 64}, strides[2] = {64, 1};
+  auto callAt = [&](uintptr_t address) {
+    return Call::make(*exe, {Argument::tensor(reinterpret_cast<void *>(address),
+                                              DType::F32, sizes, 2, strides)});
+  };
+  auto first = callAt(0x100000);
+  ASSERT_TRUE(first);
+  ASSERT_TRUE(first->run(*exe, kStream1).ok());
+  EXPECT_EQ(count("cuTensorMapEncodeTiled"), 1);
+  std::vector<FakeCudaLaunch> launches = fake().launches();
+  ASSERT_EQ(launches.size(), 1u);
+  EXPECT_STREQ(launches[0].function, "tile_tma");
+  ASSERT_EQ(launches[0].paramSize, 200u);
+  EXPECT_EQ(launches[0].ptxParamSize, 200);
+  FakeCudaTensorMap map;
+  std::memcpy(&map, launches[0].params + 64, sizeof(map));
+  EXPECT_EQ(map.address, 0x100000u);
+  EXPECT_EQ(map.dtype, static_cast<uint32_t>(CU_TENSOR_MAP_DATA_TYPE_FLOAT32));
+  EXPECT_EQ(map.rank, 2u);
+  EXPECT_EQ(map.dims[0], 64u); // innermost first
+  EXPECT_EQ(map.dims[1], 100u);
+  EXPECT_EQ(map.strides[0], 256u); // bytes
+  EXPECT_EQ(map.box[0], 64u);
+  EXPECT_EQ(map.box[1], 8u);
+  EXPECT_EQ(map.swizzle, static_cast<uint32_t>(CU_TENSOR_MAP_SWIZZLE_NONE));
+  uint64_t out = 0;
+  std::memcpy(&out, launches[0].params, 8);
+  EXPECT_NE(out, 0u); // the runtime's output allocation
+
+  // The same pointer: the map is reused.
+  fake().reset();
+  ASSERT_TRUE(first->run(*exe, kStream1).ok());
+  EXPECT_EQ(count("cuTensorMapEncodeTiled"), 0);
+  std::memcpy(&map, fake().launches()[0].params + 64, sizeof(map));
+  EXPECT_EQ(map.address, 0x100000u);
+
+  // Another pointer, the same signature: encoded again.
+  auto second = callAt(0x200000);
+  ASSERT_TRUE(second);
+  fake().reset();
+  ASSERT_TRUE(second->run(*exe, kStream1).ok());
+  EXPECT_EQ(count("cuTensorMapEncodeTiled"), 1);
+  std::memcpy(&map, fake().launches()[0].params + 64, sizeof(map));
+  EXPECT_EQ(map.address, 0x200000u);
+
+  // A driver failure is a typed error naming the map.
+  fake().reset();
+  auto third = callAt(0x300000);
+  ASSERT_TRUE(third);
+  fake().failNext("cuTensorMapEncodeTiled", CUDA_ERROR_INVALID_VALUE);
+  Status failed = third->run(*exe, kStream1);
+  EXPECT_EQ(failed.code(), ErrorCode::CudaError);
+  EXPECT_NE(failed.message().find("cuTensorMapEncodeTiled for tensor map 0"),
+            std::string::npos)
+      << failed.message();
+  EXPECT_EQ(count("cuLaunchKernelEx"), 0);
+
+  // Rows of 4004 bytes: the plain variant, no map.
+  sizes[1] = 1001;
+  strides[0] = 1001;
+  auto plain = callAt(0x100000);
+  ASSERT_TRUE(plain);
+  fake().reset();
+  ASSERT_TRUE(plain->run(*exe, kStream1).ok());
+  EXPECT_EQ(count("cuTensorMapEncodeTiled"), 0);
+  EXPECT_STREQ(fake().launches()[0].function, "tile");
+}
+
 // Destroying an executable frees its stream workspaces (after a context
 // synchronization) and unloads its modules.
 TEST_F(FakeDriver, DestroyingAnExecutableFreesWorkspacesAndModules) {

@@ -183,6 +183,62 @@ TEST(LaunchPlanTest, ClustersMustTileTheGrid) {
             "launch 0 (kernel add_f32): a cluster of more than 16 blocks");
 }
 
+// Note [Tensor maps]: a variant with a tensor map is taken only where the
+// copy engine's rules hold for the call (an aligned pointer, the innermost
+// stride 1, other strides multiples of 16 bytes); otherwise the next
+// variant, never an error, and FUSION_RUNTIME_DEBUG says why. The map is a
+// 128-byte parameter at a multiple of 64.
+TEST(LaunchPlanTest, TensorMapVariantsNeedTheCopyEnginesRules) {
+  std::unique_ptr<Executable> exe = load(makeTensorMapModule());
+  auto kernelOf = [&](uintptr_t address, std::vector<int64_t> sizes,
+                      std::vector<int64_t> strides) -> std::string {
+    Argument x = Argument::tensor(fakePointer(address), DType::F32,
+                                  sizes.data(), 2, strides.data());
+    Expected<EvaluatedPlan> plan = exe->plan({x});
+    if (!plan.ok())
+      return plan.status().toString();
+    return exe->info().kernels[plan->launches[0].kernel].name;
+  };
+  EXPECT_EQ(kernelOf(0x1000, {100, 64}, {64, 1}), "tile_tma");
+  // A row of 1001 floats: 4004 bytes, not a multiple of 16.
+  EXPECT_EQ(kernelOf(0x1000, {100, 1001}, {1001, 1}), "tile");
+  // Padded rows that are: the map steps over them.
+  EXPECT_EQ(kernelOf(0x1000, {100, 1001}, {1004, 1}), "tile_tma");
+  EXPECT_EQ(kernelOf(0x1004, {100, 64}, {64, 1}), "tile");  // unaligned
+  EXPECT_EQ(kernelOf(0x1000, {100, 64}, {1, 100}), "tile"); // transposed
+  EXPECT_EQ(kernelOf(0x1000, {100, 64}, {32, 1}), "tile");  // overlapping
+  EXPECT_EQ(kernelOf(0x1000, {100, 0}, {64, 1}), "tile");   // empty
+  int64_t huge = (int64_t(1) << 32) + 16;
+  EXPECT_EQ(kernelOf(0x1000, {4, huge}, {huge, 1}), "tile");
+
+  int64_t sizes[2] = {100, 64}, strides[2] = {64, 1};
+  Expected<EvaluatedPlan> plan = exe->plan(
+      {Argument::tensor(fakePointer(0x1000), DType::F32, sizes, 2, strides)});
+  ASSERT_TRUE(plan.ok()) << plan.status().toString();
+  const LaunchConfig &launch = plan->launches[0];
+  ASSERT_EQ(launch.fields.size(), 3u);
+  EXPECT_EQ(launch.fields[1].kind, ParamKind::TensorMap);
+  EXPECT_EQ(launch.fields[1].offset, 64u);
+  EXPECT_EQ(launch.fields[1].size, 128u);
+  EXPECT_EQ(launch.fields[2].offset, 192u);
+  EXPECT_EQ(launch.params.size(), 200u);
+  EXPECT_EQ(readAt<int64_t>(launch.params, 192), 64);
+
+  setenv("FUSION_RUNTIME_DEBUG", "1", 1);
+  ::testing::internal::CaptureStderr();
+  strides[0] = 1001;
+  sizes[0] = 50; // a signature not evaluated yet (plans are cached)
+  sizes[1] = 1001;
+  plan = exe->plan(
+      {Argument::tensor(fakePointer(0x1000), DType::F32, sizes, 2, strides)});
+  std::string log = ::testing::internal::GetCapturedStderr();
+  unsetenv("FUSION_RUNTIME_DEBUG");
+  ASSERT_TRUE(plan.ok()) << plan.status().toString();
+  EXPECT_EQ(log, "fusion runtime: launch 0: variant 0 (kernel tile_tma) not "
+                 "taken: tensor map 0: dim 0 has a stride of 4004 bytes (a "
+                 "multiple of 16 below 2^40, at least 4004)\n");
+}
+
 TEST(LaunchPlanTest, NoTrueGuardIsATypedError) {
   TestModule module = makeAddModule();
   int32_t zero = module.constant(0);

@@ -150,8 +150,8 @@ TEST(ModuleVerifierTest, RejectsNewerVersionNamingBoth) {
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().code(), ErrorCode::UnsupportedVersion);
   EXPECT_EQ(loaded.status().message(),
-            "module format version 3 is newer than this runtime supports "
-            "(version 2)");
+            "module format version 4 is newer than this runtime supports "
+            "(version 3)");
 }
 
 // A view's offset (a slice that starts inside its input) needs format 2 and
@@ -183,6 +183,61 @@ TEST(ModuleVerifierTest, ChecksTheOffsetOfAView) {
   expectRejected(viewModule(2, 0, 99), ErrorCode::InvalidModule,
                  "buffer 0 alias_offset: register 99 out of range (module has "
                  "1 registers)");
+}
+
+// Note [Tensor maps]: the copy engine's static rules are checked at load.
+TEST(ModuleVerifierTest, ChecksTensorMaps) {
+  EXPECT_TRUE(loadBytes(makeTensorMapModule().build()).ok());
+  auto broken = [](auto change) {
+    TestModule m = makeTensorMapModule();
+    change(m);
+    return m;
+  };
+  expectRejected(broken([](TestModule &m) { m.version = 2; }),
+                 ErrorCode::InvalidModule,
+                 "tensor maps need module format version 3, the file has 2");
+  expectRejected(broken([](TestModule &m) {
+                   m.tensorMaps[0].box = {8, 300};
+                 }),
+                 ErrorCode::InvalidModule,
+                 "tensor map 0: box dim 1 is 300 (1 to 256)");
+  expectRejected(broken([](TestModule &m) {
+                   m.tensorMaps[0].box = {8, 3};
+                 }),
+                 ErrorCode::InvalidModule,
+                 "tensor map 0: the innermost box dim is 12 bytes, not a "
+                 "multiple of 16");
+  expectRejected(broken([](TestModule &m) { m.tensorMaps[0].box = {8}; }),
+                 ErrorCode::InvalidModule,
+                 "tensor map 0: 1 box dims for 2 dims");
+  expectRejected(broken([](TestModule &m) {
+                   m.tensorMaps[0].swizzle = fb::TensorMapSwizzle::B128;
+                 }),
+                 ErrorCode::InvalidModule,
+                 "tensor map 0: the innermost box dim is 256 bytes, more "
+                 "than the 128-byte swizzle span");
+  expectRejected(broken([](TestModule &m) {
+                   m.tensorMaps[0].dtype = fb::DType::I32;
+                   m.tensorMaps[0].oobNan = true;
+                 }),
+                 ErrorCode::InvalidModule, "tensor map 0: NaN fill for i32");
+  expectRejected(broken([](TestModule &m) {
+                   auto &map = m.tensorMaps[0];
+                   for (int k = 0; k < 5; ++k) {
+                     map.sizes.push_back(map.sizes[0]);
+                     map.strides.push_back(map.strides[0]);
+                     map.box.insert(map.box.begin(), 1);
+                   }
+                 }),
+                 ErrorCode::InvalidModule,
+                 "tensor map 0: rank 7 (bulk copies take 1 to 5 dims)");
+  expectRejected(broken([](TestModule &m) { m.tensorMaps[0].slot = 9; }),
+                 ErrorCode::InvalidModule,
+                 "tensor map 0: slot 9 out of range (module has 2 slots)");
+  expectRejected(
+      broken([](TestModule &m) { m.launches[0][0].params[1].value = 1; }),
+      ErrorCode::InvalidModule,
+      "param 1: tensor map 1 out of range (module has 1)");
 }
 
 TEST(ModuleVerifierTest, RejectsMissingVersion) {

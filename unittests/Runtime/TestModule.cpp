@@ -74,10 +74,15 @@ std::vector<uint8_t> TestModule::build() const {
     checkOffsets.push_back(fb::CreateExprCheckDirect(fbb, check.lhs, check.rhs,
                                                      check.message.c_str()));
 
+  std::vector<flatbuffers::Offset<fb::TensorMapSpec>> mapOffsets;
+  for (const TestTensorMap &map : tensorMaps)
+    mapOffsets.push_back(fb::CreateTensorMapSpecDirect(
+        fbb, map.slot, map.dtype, &map.sizes, &map.strides, &map.box,
+        map.swizzle, map.oobNan));
   auto root = fb::CreateModuleDirect(
       fbb, version, name.c_str(), target.c_str(), &inputOffsets, &exprOffsets,
       &bufferOffsets, &outputs, &kernelOffsets, &launchOffsets, &checkOffsets,
-      definition.c_str());
+      definition.c_str(), nullptr, tensorMaps.empty() ? nullptr : &mapOffsets);
   fb::FinishModuleBuffer(fbb, root);
   return std::vector<uint8_t>(fbb.GetBufferPointer(),
                               fbb.GetBufferPointer() + fbb.GetSize());
@@ -154,6 +159,67 @@ $L__done:
 	ret;
 }
 )";
+
+TestModule makeTensorMapModule() {
+  TestModule m;
+  m.name = "tile_copy";
+  m.inputs = {{"x", fb::ArgKind::Tensor, fb::DType::F32, {-1, -1}}};
+  int32_t rows = m.inputSize(0, 0), cols = m.inputSize(0, 1);
+  int32_t rowStride = m.expr(fb::ExprOp::InputStride, 0, 0);
+  int32_t colStride = m.expr(fb::ExprOp::InputStride, 0, 1);
+  int32_t one = m.constant(1);
+  int32_t block = m.constant(128);
+  m.buffers = {{fb::BufferKind::Output, fb::DType::F32, {rows, cols}}};
+  m.outputs = {0};
+  m.tensorMaps = {
+      {0, fb::DType::F32, {rows, cols}, {rowStride, colStride}, {8, 64}}};
+  m.kernels = {{"tile_tma",
+                R"(
+.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry tile_tma(
+	.param .u64 tile_tma_out,
+	.param .align 64 .b8 tile_tma_map[128],
+	.param .u64 tile_tma_n
+)
+{
+	ret;
+}
+)",
+                {},
+                0},
+               {"tile",
+                R"(
+.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry tile(
+	.param .u64 tile_x,
+	.param .u64 tile_out,
+	.param .u64 tile_n
+)
+{
+	ret;
+}
+)",
+                {},
+                0}};
+  TestVariant tma;
+  tma.kernel = 0;
+  tma.grid = {rows, one, one};
+  tma.block = {block, one, one};
+  tma.params = {{fb::ParamKind::Pointer, 1},
+                {fb::ParamKind::TensorMap, 0},
+                {fb::ParamKind::I64, cols}};
+  TestVariant plain = tma;
+  plain.kernel = 1;
+  plain.params = {{fb::ParamKind::Pointer, 0},
+                  {fb::ParamKind::Pointer, 1},
+                  {fb::ParamKind::I64, cols}};
+  m.launches = {{tma, plain}};
+  return m;
+}
 
 TestModule makeAxpyModule() {
   TestModule m;

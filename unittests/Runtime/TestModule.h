@@ -65,6 +65,14 @@ struct TestCheck {
   std::string message;
 };
 
+struct TestTensorMap {
+  int32_t slot = 0;
+  fb::DType dtype = fb::DType::F32;
+  std::vector<int32_t> sizes, strides, box; // outermost first
+  fb::TensorMapSwizzle swizzle = fb::TensorMapSwizzle::None;
+  bool oobNan = false;
+};
+
 struct TestModule {
   uint32_t version = kModuleFormatVersion;
   std::string name = "test_fusion";
@@ -76,6 +84,7 @@ struct TestModule {
   std::vector<TestKernel> kernels;
   std::vector<std::vector<TestVariant>> launches; // variants per launch
   std::vector<TestCheck> checks;
+  std::vector<TestTensorMap> tensorMaps;
   std::string definition = "fusion.func @test";
 
   /// Appends an instruction and returns its register.
@@ -111,6 +120,12 @@ constexpr int64_t kAxpyLargeThreshold = 100000;
 /// (f32, dynamic n) and alpha (f32 scalar); slots 0 a, 1 b, 2 alpha, 3 tmp,
 /// 4 out, 5 the view of a. Used by the GPU and the fake-driver tests.
 TestModule makeAxpyModule();
+
+/// Note [Tensor maps]: out = f(x) for x [m, n] f32, one launch of two
+/// variants: "tile_tma" (params: out pointer, a tensor map of x with a box
+/// of 8 x 64, n as i64) and the plain "tile" (x and out pointers, n). Not
+/// runnable PTX: for the launch path without a GPU.
+TestModule makeTensorMapModule();
 
 /// `launches` (>= 2) plain launches of axpy_f32 in a chain, the k-th
 /// computing x_k = x_{k-1} + alpha * b with x_0 = a, through two

@@ -28,6 +28,8 @@ enum class ParamKind : int32_t {
   ScalarF64 = 3,
   ScalarF32 = 4,
   ScalarI64 = 5,
+  /// A CUtensorMap (Note [Tensor maps]): 128 bytes, 64-byte aligned.
+  TensorMap = 6,
 };
 
 /// One fusion input as the caller binds it. The arrays are borrowed for the

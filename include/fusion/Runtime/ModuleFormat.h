@@ -13,8 +13,9 @@ namespace fusion::runtime {
 /// lowest version whose features a file uses, so files that use none of a
 /// newer version's load in older runtimes too:
 ///   1: the first format;
-///   2: BufferSpec.alias_offset (views that start inside their input: slices).
-inline constexpr uint32_t kModuleFormatVersion = 2;
+///   2: BufferSpec.alias_offset (views that start inside their input: slices);
+///   3: Module.tensor_maps and ParamKind.TensorMap (bulk tensor copies).
+inline constexpr uint32_t kModuleFormatVersion = 3;
 
 /// The FlatBuffers file identifier of a module file.
 inline constexpr char kModuleFileIdentifier[] = "FUSN";
