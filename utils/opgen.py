@@ -89,6 +89,8 @@ HOST_OPS = {
     "check": "a run-time check (host program)",
     "set": "a host-program scalar",
     "ptr_aligned": "an alignment guard (host program)",
+    "tensor_map": "a tensor map for a kernel's bulk copies (host program; no scheduler "
+                  "writes one yet)",
 }
 KERNEL_LEVEL_OPS = {
     "block_reduce": "reduction across a block (lowering)",

@@ -169,6 +169,9 @@ void mlir::fusion::buildFusionToPTXPipeline(OpPassManager &pm,
   pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createSCFToControlFlowPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+  // Note [Tensor map parameters]: kernels that take tensor maps get them by
+  // value; the others are untouched.
+  pm.addNestedPass<gpu::GPUModuleOp>(createFusionTensorMapParams());
   // NVVM ops without an LLVM intrinsic (the mbarrier wait loop of
   // fusion.mbarrier_wait) become inline PTX.
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertNVVMToLLVMPass());

@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -120,7 +121,8 @@ public:
         fbb, formatVersion, fusion.getSymName().str().c_str(),
         options.chip.c_str(), &inputs, &exprOffsets, &buffers, &outputs,
         &kernels, &launches, &checks, definition.str().c_str(),
-        "fusion " FUSION_VERSION_STRING);
+        "fusion " FUSION_VERSION_STRING,
+        tensorMaps.empty() ? nullptr : &tensorMaps);
     fb::FinishModuleBuffer(fbb, moduleOffset);
     return std::string(reinterpret_cast<const char *>(fbb.GetBufferPointer()),
                        fbb.GetSize());
@@ -272,8 +274,9 @@ private:
     }
     if (auto empty = dyn_cast<EmptyOp>(op))
       return visitEmpty(empty);
-    // Views are resolved where they are returned (Note [Views]).
-    if (isa<ReshapeOp, SqueezeOp, PermuteOp, SliceOp>(op))
+    // Views are resolved where they are returned (Note [Views]), tensor maps
+    // where they are launched with.
+    if (isa<ReshapeOp, SqueezeOp, PermuteOp, SliceOp, TensorMapOp>(op))
       return success();
     if (auto check = dyn_cast<CheckOp>(op)) {
       auto c = reg(check.getCondition(), op);
@@ -506,6 +509,63 @@ private:
     return success();
   }
 
+  /// Note [Tensor maps]: the TensorMapSpec of a fusion.tensor_map passed to
+  /// a launch (one per op): the tensor's slot, its sizes and strides as
+  /// registers (an input's as bound, a buffer's row-major), the box.
+  FailureOr<int32_t> tensorMapIndex(Value arg, LaunchOp launch) {
+    auto op = arg.getDefiningOp<TensorMapOp>();
+    if (!op)
+      return launch.emitOpError()
+             << "passes " << arg
+             << " where the kernel takes a tensor map; expected the result "
+                "of a fusion.tensor_map";
+    auto it = tensorMapIndices.find(op);
+    if (it != tensorMapIndices.end())
+      return it->second;
+    Value tensor = op.getTensor();
+    auto s = slot(tensor, op);
+    if (failed(s))
+      return failure();
+    auto type = cast<RankedTensorType>(tensor.getType());
+    auto dtype = toDType(type.getElementType());
+    if (!dtype)
+      return op.emitOpError()
+             << "maps elements of type " << type.getElementType()
+             << ", which module files cannot hold";
+    std::vector<int32_t> sizes, strides;
+    if (auto input = dyn_cast<BlockArgument>(tensor)) {
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        auto dim = static_cast<int32_t>(d);
+        auto i = static_cast<int32_t>(input.getArgNumber());
+        sizes.push_back(emit({fb::ExprOp::InputSize, i, dim}));
+        strides.push_back(emit({fb::ExprOp::InputStride, i, dim}));
+      }
+    } else {
+      auto empty = tensor.getDefiningOp<EmptyOp>();
+      if (!empty)
+        return op.emitOpError("maps a tensor that is neither an input nor a "
+                              "buffer of the host program");
+      auto bufferSizes = sizeRegisters(type, empty.getSizes(), op);
+      if (failed(bufferSizes))
+        return failure();
+      sizes = *bufferSizes;
+      strides.assign(sizes.size(), 0);
+      int32_t stride = constant(1);
+      for (size_t d = sizes.size(); d-- > 0;) {
+        strides[d] = stride;
+        stride = emit({fb::ExprOp::Mul, stride, sizes[d]});
+      }
+    }
+    std::vector<int32_t> box(op.getBox().begin(), op.getBox().end());
+    auto index = static_cast<int32_t>(tensorMaps.size());
+    tensorMaps.push_back(fb::CreateTensorMapSpecDirect(
+        fbb, *s, *dtype, &sizes, &strides, &box,
+        static_cast<fb::TensorMapSwizzle>(op.getSwizzle()), op.getOobNan()));
+    tensorMapIndices[op] = index;
+    formatVersion = std::max<uint32_t>(formatVersion, 3);
+    return index;
+  }
+
   FailureOr<int32_t> kernelIndex(LaunchOp launch) {
     SymbolRefAttr symbol = launch.getKernel();
     std::string key = symbol.getLeafReference().str();
@@ -653,6 +713,13 @@ private:
       if (t >= types.size())
         return launch.emitOpError("has more arguments than kernel parameters");
       Type paramType = cast<TypeAttr>(types[t++]).getValue();
+      if (isa<LLVM::LLVMPointerType>(paramType)) {
+        auto map = tensorMapIndex(arg, launch);
+        if (failed(map))
+          return failure();
+        params.push_back(fb::CreateParam(fbb, fb::ParamKind::TensorMap, *map));
+        continue;
+      }
       if (isa<MemRefType>(paramType)) {
         // A rank-1 memref descriptor: allocated and aligned pointers,
         // offset, size and stride. Kernels index from the aligned pointer.
@@ -747,6 +814,8 @@ private:
   /// The lowest format version whose features the file uses
   /// (ModuleFormat.h).
   uint32_t formatVersion = 1;
+  std::vector<flatbuffers::Offset<fb::TensorMapSpec>> tensorMaps;
+  DenseMap<Operation *, int32_t> tensorMapIndices;
 };
 
 } // namespace

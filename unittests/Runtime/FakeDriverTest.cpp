@@ -13,6 +13,9 @@
 #include "fusion/Runtime/Executable.h"
 #include "fusion/Runtime/fusion_runtime.h"
 
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
 #include <cuda.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -851,6 +854,120 @@ TEST_F(FakeDriver, TensorMapsAreEncodedPerPointer) {
   ASSERT_TRUE(plain->run(*exe, kStream1).ok());
   EXPECT_EQ(count("cuTensorMapEncodeTiled"), 0);
   EXPECT_STREQ(fake().launches()[0].function, "tile");
+}
+
+// A host program that maps its input for a kernel's bulk copies (the
+// lowered form a scheduler would write): a guarded launch of the kernel
+// that takes the map, and the plain kernel as its fallback.
+constexpr const char *kTensorMapProgram = R"mlir(
+module attributes {gpu.container_module} {
+  fusion.fusion @tile_copy(%x: tensor<?x?xf32> {fusion.name = "x"}) -> tensor<?x?xf32> {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c128 = arith.constant 128 : index
+    %m = fusion.dim %x, 0 : tensor<?x?xf32>
+    %n = fusion.dim %x, 1 : tensor<?x?xf32>
+    %out = fusion.empty(%m, %n) : tensor<?x?xf32>
+    %map = fusion.tensor_map %x box [8, 64] : tensor<?x?xf32> -> !llvm.ptr
+    fusion.launch @tma::@load_tile if(%c1) grid(%m, %c1, %c1) block(%c128, %c1, %c1) smem(%c0) args(%map, %out, %n) {param_types = [!llvm.ptr, memref<?xf32>, i64]} : !llvm.ptr, tensor<?x?xf32>, index
+    fusion.launch @plain::@copy grid(%m, %c1, %c1) block(%c128, %c1, %c1) smem(%c0) args(%x, %out, %n) {param_types = [memref<?xf32>, memref<?xf32>, i64]} : tensor<?x?xf32>, tensor<?x?xf32>, index
+    fusion.return %out : tensor<?x?xf32>
+  }
+  gpu.module @tma {
+    gpu.func @load_tile(%map: !llvm.ptr, %out: memref<?xf32>, %n: i64) workgroup(%tile : memref<8x64xf32, #gpu.address_space<workgroup>> {llvm.align = 128 : i64}, %bars : memref<1xi64, #gpu.address_space<workgroup>>) kernel attributes {fusion.tensor_maps = 1 : i64} {
+      %c0 = arith.constant 0 : index
+      %zero = arith.constant 0 : i32
+      %one = arith.constant 1 : i32
+      %bytes = arith.constant 2048 : i32
+      fusion.mbarrier_init %bars[%c0], %one : memref<1xi64, #gpu.address_space<workgroup>>
+      fusion.fence_async_shared
+      gpu.barrier
+      fusion.mbarrier_arrive_expect_tx %bars[%c0], %bytes : memref<1xi64, #gpu.address_space<workgroup>>
+      fusion.bulk_tensor_load %map [%zero, %zero] to %tile, %bars[%c0] : !llvm.ptr, memref<8x64xf32, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
+      fusion.mbarrier_wait %bars[%c0], %zero : memref<1xi64, #gpu.address_space<workgroup>>
+      %v = memref.load %tile[%c0, %c0] : memref<8x64xf32, #gpu.address_space<workgroup>>
+      memref.store %v, %out[%c0] : memref<?xf32>
+      gpu.return
+    }
+  }
+  gpu.module @plain {
+    gpu.func @copy(%x: memref<?xf32>, %out: memref<?xf32>, %n: i64) kernel {
+      %c0 = arith.constant 0 : index
+      %v = memref.load %x[%c0] : memref<?xf32>
+      memref.store %v, %out[%c0] : memref<?xf32>
+      gpu.return
+    }
+  }
+}
+)mlir";
+
+// The compiler's half of Note [Tensor maps]: fusion.tensor_map becomes a
+// TensorMapSpec of the input's sizes and strides (format 3), the kernel's
+// parameter a 128-byte grid constant (--fusion-tensor-map-params); the
+// runtime encodes the map and passes it where the PTX expects it.
+TEST_F(FakeDriver, CompiledTensorMapsReachTheKernel) {
+  mlir::DialectRegistry registry;
+  mlir::fusion::registerAllDialects(registry);
+  mlir::fusion::registerAllPasses();
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  auto module =
+      mlir::parseSourceString<mlir::ModuleOp>(kTensorMapProgram, &context);
+  ASSERT_TRUE(module);
+  mlir::PassManager pm(&context);
+  ASSERT_TRUE(mlir::succeeded(mlir::parsePassPipeline(
+      "fusion-lower-kernel-ops,gpu.module(convert-scf-to-cf,"
+      "convert-gpu-to-nvvm,fusion-tensor-map-params,convert-nvvm-to-llvm,"
+      "reconcile-unrealized-casts),nvvm-attach-target{chip=sm_90a},"
+      "gpu-module-to-binary{format=isa}",
+      pm)));
+  ASSERT_TRUE(mlir::succeeded(pm.run(*module)));
+  mlir::fusion::ModuleWriterOptions options;
+  options.emitCubin = false;
+  mlir::FailureOr<std::string> bytes =
+      mlir::fusion::writeModuleFile(*module, "", "", options);
+  ASSERT_TRUE(mlir::succeeded(bytes));
+  auto loaded = Executable::load(bytes->data(), bytes->size());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
+  std::unique_ptr<Executable> exe = std::move(loaded.value());
+  EXPECT_EQ(exe->info().version, 3u);
+
+  int64_t sizes[2] = {100, 64}, strides[2] = {64, 1};
+  auto call =
+      Call::make(*exe, {Argument::tensor(reinterpret_cast<void *>(0x100000),
+                                         DType::F32, sizes, 2, strides)});
+  ASSERT_TRUE(call);
+  ASSERT_TRUE(call->run(*exe, kStream1).ok());
+  EXPECT_EQ(count("cuTensorMapEncodeTiled"), 1);
+  std::vector<FakeCudaLaunch> launches = fake().launches();
+  ASSERT_EQ(launches.size(), 1u);
+  EXPECT_STREQ(launches[0].function, "load_tile");
+  // The map, then the output's memref descriptor (5 words), then n.
+  EXPECT_EQ(launches[0].paramSize, 128u + 5 * 8 + 8);
+  EXPECT_EQ(launches[0].ptxParamSize,
+            static_cast<int64_t>(launches[0].paramSize));
+  FakeCudaTensorMap map;
+  std::memcpy(&map, launches[0].params, sizeof(map));
+  EXPECT_EQ(map.address, 0x100000u);
+  EXPECT_EQ(map.dtype, static_cast<uint32_t>(CU_TENSOR_MAP_DATA_TYPE_FLOAT32));
+  EXPECT_EQ(map.rank, 2u);
+  EXPECT_EQ(map.dims[0], 64u);
+  EXPECT_EQ(map.dims[1], 100u);
+  EXPECT_EQ(map.strides[0], 256u);
+  EXPECT_EQ(map.box[0], 64u);
+  EXPECT_EQ(map.box[1], 8u);
+
+  // Rows of 1001 floats break the rules: the plain kernel.
+  int64_t oddSizes[2] = {100, 1001}, oddStrides[2] = {1001, 1};
+  auto odd =
+      Call::make(*exe, {Argument::tensor(reinterpret_cast<void *>(0x100000),
+                                         DType::F32, oddSizes, 2, oddStrides)});
+  ASSERT_TRUE(odd);
+  fake().reset();
+  ASSERT_TRUE(odd->run(*exe, kStream1).ok());
+  EXPECT_EQ(count("cuTensorMapEncodeTiled"), 0);
+  ASSERT_EQ(fake().launches().size(), 1u);
+  EXPECT_STREQ(fake().launches()[0].function, "copy");
 }
 
 // Destroying an executable frees its stream workspaces (after a context

@@ -18,6 +18,10 @@ void createGpuFence(OpBuilder &b, Location loc);
 /// fusion.stage_store and fusion.stage_load address (Note [Staged rows]).
 inline constexpr llvm::StringLiteral kDynamicSmemSymbol = "fusion_dynamic_smem";
 
+/// A kernel's function attribute: its first N parameters are tensor maps,
+/// passed by value (Note [Tensor map parameters], --fusion-tensor-map-params).
+inline constexpr llvm::StringLiteral kTensorMapsAttr = "fusion.tensor_maps";
+
 } // namespace mlir::fusion
 
 #endif // FUSION_CONVERSION_KERNELOPSTOGPU_H

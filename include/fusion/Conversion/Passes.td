@@ -88,4 +88,26 @@ def FusionLowerKernelOps : Pass<"fusion-lower-kernel-ops"> {
   ];
 }
 
+def FusionTensorMapParams : Pass<"fusion-tensor-map-params"> {
+  let summary = "Pass a kernel's tensor maps by value, as grid constants";
+  let description = [{
+    Note [Tensor map parameters]: a kernel whose bulk tensor copies read
+    tensor maps takes them as its first `N` parameters (`!llvm.ptr`), and
+    says so with the function attribute `fusion.tensor_maps = N` (a
+    function attribute survives `convert-gpu-to-nvvm`, an argument
+    attribute does not; the leading parameters keep their positions, since
+    only memrefs expand into several). After that conversion this pass
+    gives those `llvm.func` arguments `llvm.byval = !llvm.array<128 x i8>`,
+    `llvm.align = 64` and `nvvm.grid_constant`, so each is a 128-byte,
+    64-byte aligned `.param` (a `__grid_constant__ CUtensorMap`) whose
+    generic address the copies use, and the runtime passes the encoded map
+    by value (ParamKind TensorMap). A count beyond the arguments, or a
+    leading argument that is not a generic pointer, is an error on the
+    function. Kernels without the attribute are untouched.
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"
+  ];
+}
+
 #endif // FUSION_CONVERSION_PASSES_TD

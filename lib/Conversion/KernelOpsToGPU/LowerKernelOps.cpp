@@ -25,6 +25,7 @@
 
 namespace mlir::fusion {
 #define GEN_PASS_DEF_FUSIONLOWERKERNELOPS
+#define GEN_PASS_DEF_FUSIONTENSORMAPPARAMS
 #include "fusion/Conversion/Passes.h.inc"
 } // namespace mlir::fusion
 
@@ -649,6 +650,46 @@ struct FusionLowerKernelOpsPass
     // order, and nothing else is folded, so the rewritten kernels are the
     // ones the lowering would have written directly.
     walkAndApplyPatterns(getOperation(), std::move(patterns));
+  }
+};
+
+/// Note [Tensor map parameters] (Passes.td).
+struct FusionTensorMapParamsPass
+    : mlir::fusion::impl::FusionTensorMapParamsBase<FusionTensorMapParamsPass> {
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    auto result = getOperation()->walk([&](LLVM::LLVMFuncOp func) {
+      auto count = func->getAttrOfType<IntegerAttr>(kTensorMapsAttr);
+      if (!count)
+        return WalkResult::advance();
+      int64_t n = count.getInt();
+      if (n < 0 || n > static_cast<int64_t>(func.getNumArguments())) {
+        func.emitOpError() << "has " << kTensorMapsAttr << " = " << n << " but "
+                           << func.getNumArguments() << " arguments";
+        return WalkResult::interrupt();
+      }
+      auto generic = LLVM::LLVMPointerType::get(context);
+      for (int64_t i = 0; i < n; ++i) {
+        if (func.getArgument(i).getType() != generic) {
+          func.emitOpError()
+              << "passes tensor map " << i << " as an argument of type "
+              << func.getArgument(i).getType()
+              << "; expected a generic !llvm.ptr";
+          return WalkResult::interrupt();
+        }
+        func.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
+                        TypeAttr::get(LLVM::LLVMArrayType::get(
+                            IntegerType::get(context, 8), 128)));
+        func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                        IntegerAttr::get(IntegerType::get(context, 64), 64));
+        func.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
+                        UnitAttr::get(context));
+      }
+      func->removeAttr(kTensorMapsAttr);
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
   }
 };
 

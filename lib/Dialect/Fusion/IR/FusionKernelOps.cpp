@@ -4,6 +4,7 @@
 
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/IR/Builders.h"
 
 using namespace mlir;
@@ -78,5 +79,44 @@ LogicalResult EmptyOp::verify() {
       }))
     return emitOpError()
            << "kept_zero is for intermediates; a returned buffer is an output";
+  return success();
+}
+
+/// Note [Tensor maps]: the copy engine's static rules, as the runtime's
+/// module verifier checks them again.
+LogicalResult TensorMapOp::verify() {
+  auto ptr = dyn_cast<LLVM::LLVMPointerType>(getMap().getType());
+  if (!ptr || ptr.getAddressSpace() != 0)
+    return emitOpError() << "gives a generic !llvm.ptr, not "
+                         << getMap().getType();
+  auto type = getTensor().getType();
+  int64_t rank = type.getRank();
+  if (rank < 1 || rank > 5)
+    return emitOpError() << "maps tensors of 1 to 5 dims, got " << rank;
+  ArrayRef<int64_t> box = getBox();
+  if (static_cast<int64_t>(box.size()) != rank)
+    return emitOpError() << "has " << box.size() << " box dims for a tensor of "
+                         << rank << " dims";
+  for (auto [d, edge] : llvm::enumerate(box))
+    if (edge < 1 || edge > 256)
+      return emitOpError() << "box dim " << d << " is " << edge
+                           << "; box dims are 1 to 256 elements";
+  Type element = type.getElementType();
+  unsigned bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 0;
+  if (element.isInteger(1))
+    bits = 8;
+  if (bits != 8 && bits != 16 && bits != 32 && bits != 64)
+    return emitOpError() << "maps elements of 1 to 8 bytes, got " << element;
+  int64_t innerBytes = box.back() * (bits / 8);
+  if (innerBytes % 16 != 0)
+    return emitOpError() << "has an innermost box of " << innerBytes
+                         << " bytes; it must be a multiple of 16";
+  int64_t swizzle = getSwizzle();
+  if (swizzle != 0 && innerBytes > (int64_t(16) << swizzle))
+    return emitOpError() << "has an innermost box of " << innerBytes
+                         << " bytes, more than the " << (16 << swizzle)
+                         << "-byte swizzle span";
+  if (getOobNan() && !isa<FloatType>(element))
+    return emitOpError() << "fills with NaN, but its elements are " << element;
   return success();
 }

@@ -122,4 +122,34 @@ def Fusion_CheckOp : Fusion_Op<"check", [AttrSizedOperandSegments,
   }];
 }
 
+def Fusion_TensorMapOp : Fusion_Op<"tensor_map", [Pure]> {
+  let summary = "A tensor map of a tensor, for a kernel's bulk copies (host program)";
+  let description = [{
+    Note [Tensor maps] (docs/runtime.md): describes `tensor` (an input or a
+    buffer of the host program) for the copy engine, with the box each bulk
+    tensor copy moves (outermost first) and a shared-memory swizzle (0:
+    none, 1: 32 bytes, 2: 64, 3: 128); `oob_nan` fills out-of-bounds
+    elements of a load with NaN instead of zero. Its result is passed to a
+    `fusion.launch` whose kernel takes a tensor map there (the kernel's
+    leading `!llvm.ptr` parameters, Note [Tensor map parameters]); the
+    module file holds it as a TensorMapSpec that the runtime encodes per
+    call. Verified: 1 to 5 dims, a box dim per dim of 1 to 256, the
+    innermost box a multiple of 16 bytes within the swizzle span, an
+    element type of 1 to 8 bytes, NaN fill only for floats.
+
+    ```mlir
+    %map = fusion.tensor_map %x box [8, 64] : tensor<?x?xf32> -> !llvm.ptr
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$tensor, DenseI64ArrayAttr:$box,
+                       DefaultValuedAttr<ConfinedAttr<I32Attr,
+                           [IntMinValue<0>, IntMaxValue<3>]>, "0">:$swizzle,
+                       UnitAttr:$oob_nan);
+  let results = (outs AnyType:$map);
+  let assemblyFormat = [{
+    $tensor `box` $box attr-dict `:` type($tensor) `->` type($map)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // FUSION_KERNEL_OPS_TD
