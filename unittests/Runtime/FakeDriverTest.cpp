@@ -663,6 +663,16 @@ TEST_F(FakeDriver, LaunchParametersReachTheDriver) {
   }
 }
 
+/// The inputs of makeAxpyModule's fusion: a and b of `*size` floats at
+/// fixed fake addresses (the arrays must outlive the call), alpha = 2.
+std::vector<Argument> axpyInputs(int64_t *size, int64_t *stride) {
+  return {Argument::tensor(reinterpret_cast<void *>(0x100000), DType::F32, size,
+                           1, stride),
+          Argument::tensor(reinterpret_cast<void *>(0x900000), DType::F32, size,
+                           1, stride),
+          Argument::floatScalar(2.0, DType::F32)};
+}
+
 // Above 48 KiB of dynamic shared memory a kernel needs its limit raised
 // (once per kernel and context); clusters and cooperative launches are
 // launch attributes.
@@ -676,16 +686,8 @@ TEST_F(FakeDriver, LargeDynamicSmemClustersAndCooperativeLaunches) {
   ASSERT_TRUE(exe);
 
   int64_t largeSize[1] = {1 << 20}, smallSize[1] = {1000}, stride[1] = {1};
-  auto inputs = [&](int64_t *size) {
-    return std::vector<Argument>{
-        Argument::tensor(reinterpret_cast<void *>(0x100000), DType::F32, size,
-                         1, stride),
-        Argument::tensor(reinterpret_cast<void *>(0x900000), DType::F32, size,
-                         1, stride),
-        Argument::floatScalar(2.0, DType::F32)};
-  };
-  auto big = Call::make(*exe, inputs(largeSize));
-  auto small = Call::make(*exe, inputs(smallSize));
+  auto big = Call::make(*exe, axpyInputs(largeSize, stride));
+  auto small = Call::make(*exe, axpyInputs(smallSize, stride));
   ASSERT_TRUE(big && small);
 
   ASSERT_TRUE(big->run(*exe, kStream1).ok());
@@ -736,14 +738,7 @@ TEST_F(FakeDriver, ClusterResidencyAndNonPortableClusters) {
   fusion::runtime::testing::TestModule m =
       fusion::runtime::testing::makeAxpyModule();
   int64_t size[1] = {1 << 20}, stride[1] = {1};
-  auto inputs = [&] {
-    return std::vector<Argument>{
-        Argument::tensor(reinterpret_cast<void *>(0x100000), DType::F32, size,
-                         1, stride),
-        Argument::tensor(reinterpret_cast<void *>(0x900000), DType::F32, size,
-                         1, stride),
-        Argument::floatScalar(2.0, DType::F32)};
-  };
+  auto inputs = [&] { return axpyInputs(size, stride); };
   {
     auto exe = fusion::runtime::testing::load(m);
     ASSERT_TRUE(exe);

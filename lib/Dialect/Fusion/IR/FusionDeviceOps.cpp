@@ -47,18 +47,21 @@ static LogicalResult verifyStateRegion(Operation *op, Region &region,
 }
 
 /// A state moves between lanes with gpu.shuffle: each component must be a
-/// 32- or 64-bit integer or float; the combiner takes two states.
+/// 32- or 64-bit integer or float (between the blocks of a cluster, through
+/// shared memory, 16 bits too: `sixteen`); the combiner takes two states.
 static LogicalResult verifyState(Operation *op, TypeRange state,
-                                 Region &combiner) {
+                                 Region &combiner, bool sixteen = false) {
   if (state.empty())
     return op->emitOpError("needs a state of at least one component");
   for (auto [i, type] : llvm::enumerate(state)) {
     bool scalar = isa<IntegerType, FloatType>(type);
     unsigned bits = scalar ? type.getIntOrFloatBitWidth() : 0;
-    if (bits != 32 && bits != 64)
+    if (bits != 32 && bits != 64 && !(sixteen && bits == 16))
       return op->emitOpError()
              << "state component " << i << " has type " << type
-             << "; lanes exchange 32- or 64-bit integers or floats";
+             << (sixteen
+                     ? "; blocks exchange 16-, 32- or 64-bit integers or floats"
+                     : "; lanes exchange 32- or 64-bit integers or floats");
   }
   SmallVector<Type> pairs(state.begin(), state.end());
   pairs.append(state.begin(), state.end());
@@ -85,26 +88,43 @@ LogicalResult BlockReduceOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-LogicalResult BlockReduceOp::verifyRegions() {
-  TypeRange state = getState().getTypes();
-  if (failed(verifyState(*this, state, getCombiner())))
+/// The state, the identity region, and one 1-d workgroup slot buffer per
+/// state component, of the component's type (`fixed`: of a static shape
+/// with at least one element and the identity layout, as a cluster
+/// reduction addresses its slot 0 in every block).
+static LogicalResult verifySlotReduction(Operation *op, TypeRange state,
+                                         ValueRange slotBuffers,
+                                         Region &identity, Region &combiner,
+                                         bool fixed) {
+  if (failed(verifyState(op, state, combiner, /*sixteen=*/fixed)))
     return failure();
-  if (failed(verifyStateRegion(*this, getIdentity(), "identity", {}, state)))
+  if (failed(verifyStateRegion(op, identity, "identity", {}, state)))
     return failure();
-  if (getSlots().size() != state.size())
-    return emitOpError() << "needs one slot buffer per state component ("
-                         << state.size() << "), got " << getSlots().size();
-  for (auto [i, pair] : llvm::enumerate(llvm::zip(getSlots(), state))) {
+  if (slotBuffers.size() != state.size())
+    return op->emitOpError() << "needs one slot buffer per state component ("
+                             << state.size() << "), got " << slotBuffers.size();
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(slotBuffers, state))) {
     auto slots = cast<MemRefType>(std::get<0>(pair).getType());
     auto space =
         dyn_cast_if_present<gpu::AddressSpaceAttr>(slots.getMemorySpace());
-    if (slots.getRank() != 1 || slots.getElementType() != std::get<1>(pair) ||
-        !space || space.getValue() != gpu::AddressSpace::Workgroup)
-      return emitOpError() << "slot buffer " << i << " has type " << slots
-                           << "; expected a 1-d workgroup memref of "
-                           << std::get<1>(pair);
+    bool ok = slots.getRank() == 1 &&
+              slots.getElementType() == std::get<1>(pair) && space &&
+              space.getValue() == gpu::AddressSpace::Workgroup;
+    if (fixed)
+      ok = ok && slots.hasStaticShape() && slots.getNumElements() >= 1 &&
+           slots.getLayout().isIdentity();
+    if (!ok)
+      return op->emitOpError()
+             << "slot buffer " << i << " has type " << slots << "; expected a "
+             << (fixed ? "static " : "") << "1-d workgroup memref of "
+             << std::get<1>(pair);
   }
   return success();
+}
+
+LogicalResult BlockReduceOp::verifyRegions() {
+  return verifySlotReduction(*this, getState().getTypes(), getSlots(),
+                             getIdentity(), getCombiner(), /*fixed=*/false);
 }
 
 LogicalResult
@@ -115,44 +135,12 @@ ClusterReduceOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
   return success();
 }
 
-/// Each component moves through one element of a slot buffer in shared
+/// Each component moves through element 0 of a slot buffer in shared
 /// memory (read by the other blocks with ld.shared::cluster): 16- to 64-bit
 /// integers and floats.
 LogicalResult ClusterReduceOp::verifyRegions() {
-  TypeRange state = getState().getTypes();
-  if (state.empty())
-    return emitOpError("needs a state of at least one component");
-  for (auto [i, type] : llvm::enumerate(state)) {
-    bool scalar = isa<IntegerType, FloatType>(type);
-    unsigned bits = scalar ? type.getIntOrFloatBitWidth() : 0;
-    if (bits != 16 && bits != 32 && bits != 64)
-      return emitOpError() << "state component " << i << " has type " << type
-                           << "; blocks exchange 16-, 32- or 64-bit integers "
-                              "or floats";
-  }
-  SmallVector<Type> pairs(state.begin(), state.end());
-  pairs.append(state.begin(), state.end());
-  if (failed(verifyStateRegion(*this, getCombiner(), "combiner", pairs, state)))
-    return failure();
-  if (failed(verifyStateRegion(*this, getIdentity(), "identity", {}, state)))
-    return failure();
-  if (getSlots().size() != state.size())
-    return emitOpError() << "needs one slot buffer per state component ("
-                         << state.size() << "), got " << getSlots().size();
-  for (auto [i, pair] : llvm::enumerate(llvm::zip(getSlots(), state))) {
-    auto slots = cast<MemRefType>(std::get<0>(pair).getType());
-    auto space =
-        dyn_cast_if_present<gpu::AddressSpaceAttr>(slots.getMemorySpace());
-    if (slots.getRank() != 1 || !slots.hasStaticShape() ||
-        slots.getNumElements() < 1 ||
-        slots.getElementType() != std::get<1>(pair) ||
-        !slots.getLayout().isIdentity() || !space ||
-        space.getValue() != gpu::AddressSpace::Workgroup)
-      return emitOpError() << "slot buffer " << i << " has type " << slots
-                           << "; expected a static 1-d workgroup memref of "
-                           << std::get<1>(pair);
-  }
-  return success();
+  return verifySlotReduction(*this, getState().getTypes(), getSlots(),
+                             getIdentity(), getCombiner(), /*fixed=*/true);
 }
 
 /// The arrival counter's buffers: a one-element workgroup flag, and the
