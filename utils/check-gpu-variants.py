@@ -7,7 +7,9 @@ test/GPU/*.mlir, run on the test itself or on another file of the folder) are th
 that would fail those tests on the GPU machine. Also checks that the CHECK
 line's literal start (`PASS <fusion> <inputs>...` up to its first `{{`) is
 how fusion-run prints that run's line: several inputs print as
-`AxBxbf16,Bxbf16`.
+`AxBxbf16,Bxbf16`. A run on `%t.<name>` (a module file that an earlier
+`fusion-translate %s ... -o %t.<name>` RUN line of the test writes, e.g.
+with --lowered-to-module) builds that file first.
 
     python3 utils/check-gpu-variants.py [--fusion-run build/bin/fusion-run] [FILES...]
 """
@@ -19,10 +21,13 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # `%s` is the test itself, `%S/x.mlir` another file of its folder.
-RUN = re.compile(r"// RUN: fusion-run (%s|%S/\S+) (.*?) \| FileCheck %s --check-prefix=(\w+)")
+RUN = re.compile(r"// RUN: (?:env (\S+=\S+) )?fusion-run (%s|%S/\S+|%t\.\S+) (.*?)"
+                 r"(?: 2>&1)? \| FileCheck %s --check-prefix=(\w+)")
+TRANSLATE = re.compile(r"// RUN: fusion-translate (.*) -o (%t\.\S+)$")
 
 
 def pattern(filecheck):
@@ -44,27 +49,45 @@ def main(argv=None):
     p.add_argument("files", nargs="*")
     args = p.parse_args(argv)
     files = args.files or sorted(glob.glob(os.path.join(ROOT, "test", "GPU", "*.mlir")))
+    tmp = tempfile.TemporaryDirectory()
+    translate = os.path.join(os.path.dirname(args.fusion_run), "fusion-translate")
     runs = []
     for path in files:
         lines = open(path).read().splitlines()
+        folder = os.path.dirname(path)
+
+        def expand(text):
+            return (text.replace("%S", folder).replace("%s", path)
+                    .replace("%t", os.path.join(tmp.name, os.path.basename(path))))
+
+        for line in lines:
+            t = TRANSLATE.match(line)
+            if t:
+                subprocess.run([translate] + shlex.split(expand(t.group(1))) +
+                               ["-o", expand(t.group(2))], check=False,
+                               stdout=subprocess.DEVNULL)
         for number, line in enumerate(lines, 1):
             m = RUN.match(line)
             if not m:
                 continue
-            source = path if m.group(1) == "%s" else os.path.join(
-                os.path.dirname(path), m.group(1)[3:])
-            flags, prefix = m.group(2), m.group(3)
-            check = next((x for x in lines if x.startswith(f"// {prefix}: ")), None)
-            if check and "variant=" in check:
+            env, target, flags, prefix = m.groups()
+            source = expand(target)
+            check = next((x for x in lines if x.startswith(f"// {prefix}: ")
+                          and "variant=" in x), None)
+            if check:
                 runs.append((path, source, number, prefix, flags,
                              check.split("variant=", 1)[1].strip(),
-                             check.split(": ", 1)[1]))
+                             check.split(": ", 1)[1], env))
 
     def plan(run):
-        _, source, _, _, flags, _, _ = run
+        _, source, _, _, flags, _, _, env = run
+        environment = dict(os.environ)
+        if env:
+            key, value = env.split("=", 1)
+            environment[key] = value
         proc = subprocess.run([args.fusion_run, source] + shlex.split(flags) + ["--verbose"],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              universal_newlines=True)
+                              universal_newlines=True, env=environment)
         name = re.search(r"^# compiled @(\S+)", proc.stdout, re.M)
         inputs = re.search(r"^# inputs: (.*)$", proc.stdout, re.M)
         line = (f"PASS {name.group(1)} {inputs.group(1)} " if name and inputs else None)
@@ -72,7 +95,8 @@ def main(argv=None):
 
     bad = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        for (path, _, number, prefix, _, want, check), (got, line) in zip(runs, pool.map(plan, runs)):
+        for (path, _, number, prefix, _, want, check, _), (got, line) in zip(
+                runs, pool.map(plan, runs)):
             where = f"{os.path.relpath(path, ROOT)}:{number}: {prefix}"
             if not got or not pattern(want).match(got):
                 bad += 1

@@ -155,6 +155,11 @@ void mlir::fusion::buildFusionToPTXPipeline(OpPassManager &pm,
   lower.transposeTile = options.transposeTile;
   lower.chip = options.chip;
   pm.addPass(createFusionLowerKernels(lower));
+  buildKernelsToPTXPipeline(pm, options);
+}
+
+void mlir::fusion::buildKernelsToPTXPipeline(
+    OpPassManager &pm, const FusionToPTXOptions &options) {
   pm.addPass(createFusionLowerKernelOps());
   // One gpu.module per kernel variant: each gets its own PTX and cubin, and
   // the nested passes below (LLVM to PTX included) run over the modules

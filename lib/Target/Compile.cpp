@@ -50,6 +50,32 @@ LogicalResult mlir::fusion::lowerToPTX(ModuleOp module,
   return pm.run(module);
 }
 
+FailureOr<std::string>
+mlir::fusion::compileLoweredToModuleFile(ModuleOp module, StringRef fusionName,
+                                         StringRef definition,
+                                         const CompileOptions &options) {
+  if (failed(keepOnlyFusion(module, fusionName)))
+    return failure();
+  PassManager pm(module.getContext());
+  FusionToPTXOptions pipeline;
+  pipeline.chip = options.chip;
+  pipeline.splitKernels = options.splitKernels;
+  buildKernelsToPTXPipeline(pm, pipeline);
+  std::optional<TimingScope> timing;
+  if (options.timing) {
+    timing = options.timing->nest("pipeline");
+    pm.enableTiming(*timing);
+  }
+  if (failed(pm.run(module)))
+    return failure();
+  ModuleWriterOptions writer;
+  writer.chip = options.chip;
+  writer.emitCubin = options.emitCubin;
+  writer.fallbackCubins = options.fallbackCubins;
+  writer.timing = options.timing;
+  return writeModuleFile(module, fusionName, definition, writer);
+}
+
 std::string mlir::fusion::collectPTX(ModuleOp module) {
   std::string ptx;
   module.walk([&](gpu::BinaryOp binary) {

@@ -777,10 +777,12 @@ private:
         return failure();
       guard = *g;
     }
-    if (failed(grid) || failed(block) || failed(smem))
+    auto cluster = regs(launch.getCluster());
+    if (failed(grid) || failed(block) || failed(smem) || failed(cluster))
       return failure();
     pendingGroup.push_back(fb::CreateLaunchVariantDirect(
-        fbb, *kernel, guard, &*grid, &*block, *smem, nullptr, false, &params));
+        fbb, *kernel, guard, &*grid, &*block, *smem,
+        cluster->empty() ? nullptr : &*cluster, false, &params));
     // A launch without a guard ends its group of variants.
     if (!launch.getGuard())
       flushLaunchGroup();

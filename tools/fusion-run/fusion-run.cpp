@@ -273,8 +273,11 @@ void printPlan(const rt::EvaluatedPlan &plan, const rt::ModuleInfo &info) {
                  << launch.grid[0] << "x" << launch.grid[1] << "x"
                  << launch.grid[2] << " block " << launch.block[0] << "x"
                  << launch.block[1] << "x" << launch.block[2] << " smem "
-                 << launch.dynamicSmem << (launch.skipped ? " skipped" : "")
-                 << "\n";
+                 << launch.dynamicSmem;
+    if (launch.hasCluster)
+      llvm::outs() << " cluster " << launch.cluster[0] << "x"
+                   << launch.cluster[1] << "x" << launch.cluster[2];
+    llvm::outs() << (launch.skipped ? " skipped" : "") << "\n";
   }
 }
 

@@ -34,7 +34,7 @@ int main(int argc, char **argv) {
                              cl::init("-"), cl::cat(category));
   cl::opt<std::string> output("o", cl::desc("Output file"), cl::init("-"),
                               cl::cat(category));
-  enum class Mode { PTX, Module, IR };
+  enum class Mode { PTX, Module, IR, Lowered };
   cl::opt<Mode> mode(
       cl::desc("What to write:"),
       cl::values(
@@ -42,10 +42,20 @@ int main(int argc, char **argv) {
           clEnumValN(Mode::Module, "fusion-to-module",
                      "a module file for the runtime"),
           clEnumValN(Mode::IR, "fusion-to-lowered-ir",
-                     "the IR after the pipeline (host program + gpu.binary)")),
+                     "the IR after the pipeline (host program + gpu.binary)"),
+          clEnumValN(Mode::Lowered, "lowered-to-module",
+                     "a module file from a lowered module (a host program of "
+                     "launches and gpu.modules of kernels; with "
+                     "--definition)")),
       cl::init(Mode::PTX), cl::cat(category));
   cl::opt<std::string> fusionName("fusion", cl::desc("The fusion to compile"),
                                   cl::init(""), cl::cat(category));
+  cl::opt<std::string> definitionFile(
+      "definition",
+      cl::desc("With --lowered-to-module: the file of the fusion's "
+               "definition, stored in the module (fusion-run checks the "
+               "kernels against it)"),
+      cl::init(""), cl::cat(category));
   cl::opt<std::string> chip("chip", cl::desc("Target SM"), cl::init("sm_90a"),
                             cl::cat(category));
   cl::opt<int64_t> smCount("sm-count", cl::desc("Multiprocessors"),
@@ -191,7 +201,26 @@ int main(int argc, char **argv) {
       cache.emplace(cacheConfig);
 
     std::string result;
-    if (mode == Mode::Module) {
+    if (mode == Mode::Lowered) {
+      // Note [Lowered modules]: kernels written by hand (or by a scheduler
+      // under development) run through the pipeline's tail and fusion-run
+      // checks them against the definition like any compiled fusion.
+      if (definitionFile.empty()) {
+        llvm::errs() << "fusion-translate: --lowered-to-module needs "
+                        "--definition=FILE\n";
+        return 1;
+      }
+      auto definition = openInputFile(definitionFile, &error);
+      if (!definition) {
+        llvm::errs() << "fusion-translate: " << error << "\n";
+        return 1;
+      }
+      auto bytes = fusion::compileLoweredToModuleFile(
+          *module, fusionName, definition->getBuffer(), options);
+      if (failed(bytes))
+        return 1;
+      result = std::move(*bytes);
+    } else if (mode == Mode::Module) {
       std::string source = sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
                                ->getBuffer()
                                .str();

@@ -278,6 +278,38 @@ TEST(Pipeline, SlicesOfInputsAreViewsWithAnOffset) {
   EXPECT_EQ(kernelPlan->output(0).sizes[0], 12);
 }
 
+// A lowered module's cluster launch (fusion.launch ... cluster(...)) keeps
+// its shape in the module file (fusion-translate --lowered-to-module).
+TEST(Pipeline, LoweredClusterLaunchesKeepTheirShape) {
+  auto file = llvm::MemoryBuffer::getFile(std::string(FUSION_EXAMPLES_DIR) +
+                                          "/../test/GPU/cluster.mlir");
+  ASSERT_TRUE(bool(file));
+  std::string source = (*file)->getBuffer().str();
+  mlir::DialectRegistry registry;
+  mlir::fusion::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+  ASSERT_TRUE(module);
+  mlir::fusion::CompileOptions options;
+  options.emitCubin = false;
+  auto bytes = mlir::fusion::compileLoweredToModuleFile(
+      *module, "", "fusion.fusion @row_sum", options);
+  ASSERT_TRUE(mlir::succeeded(bytes));
+  auto exe = Executable::load(bytes->data(), bytes->size());
+  ASSERT_TRUE(exe.ok()) << exe.status().toString();
+  Tensor2D x = contiguous(37, 1000);
+  auto plan = (*exe)->plan({x.arg(0x100000, DType::F32)});
+  ASSERT_TRUE(plan.ok()) << plan.status().toString();
+  ASSERT_EQ(plan->launches.size(), 1u);
+  const LaunchConfig &launch = plan->launches[0];
+  EXPECT_TRUE(launch.hasCluster);
+  EXPECT_EQ(launch.cluster[0], 4u);
+  EXPECT_EQ(launch.cluster[1], 1u);
+  EXPECT_EQ(launch.grid[0], 4u);
+  EXPECT_EQ(launch.grid[1], 37u);
+}
+
 } // namespace
 
 // Note [Reduction heuristic table]: the launch shapes the schedulers choose

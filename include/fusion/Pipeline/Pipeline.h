@@ -76,6 +76,14 @@ std::string findCudaToolkit();
 
 void buildFusionToPTXPipeline(OpPassManager &pm,
                               const FusionToPTXOptions &options);
+
+/// The pipeline's tail from a lowered module (a host program of launches
+/// and gpu.modules of kernels that may use the kernel-level ops): the
+/// kernel-level ops lowered, the upstream NVVM lowering, PTX. The last part
+/// of buildFusionToPTXPipeline (chip and splitKernels are the options it
+/// reads).
+void buildKernelsToPTXPipeline(OpPassManager &pm,
+                               const FusionToPTXOptions &options);
 void registerFusionPipelines();
 
 } // namespace mlir::fusion

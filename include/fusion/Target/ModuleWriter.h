@@ -80,6 +80,16 @@ struct CompileOptions {
 /// Runs --fusion-to-ptx on `module` in place.
 LogicalResult lowerToPTX(ModuleOp module, const CompileOptions &options);
 
+/// A lowered module (a fusion's host program of launches, written by hand or
+/// by a scheduler under development, and the gpu.modules of its kernels,
+/// which may use the kernel-level ops) through the pipeline's tail
+/// (buildKernelsToPTXPipeline) to module file bytes holding `definition`,
+/// the fusion's definition (what fusion-run checks the kernels against).
+/// No compile cache.
+FailureOr<std::string>
+compileLoweredToModuleFile(ModuleOp module, StringRef fusionName,
+                           StringRef definition, const CompileOptions &options);
+
 /// The PTX text of every gpu.binary in a lowered module, concatenated.
 std::string collectPTX(ModuleOp module);
 

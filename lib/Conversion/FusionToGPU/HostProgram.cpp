@@ -101,9 +101,9 @@ void KernelLowering::createLaunch(OpBuilder &b, Location loc, HostBuilder &h,
   auto symbol = SymbolRefAttr::get(
       &getContext(), gpuModule.getName(),
       {FlatSymbolRefAttr::get(&getContext(), func.getName())});
-  auto launch =
-      LaunchOp::create(b, loc, symbol, guard, gridX, gridY, h.c(1), blockX,
-                       h.c(1), h.c(1), smem ? smem : h.c(0), args);
+  auto launch = LaunchOp::create(b, loc, symbol, guard, gridX, gridY, h.c(1),
+                                 blockX, h.c(1), h.c(1), smem ? smem : h.c(0),
+                                 /*cluster=*/ValueRange(), args);
   launch->setAttr("param_types", b.getTypeArrayAttr(func.getArgumentTypes()));
   if (fallbackFuncs.contains(func))
     launch->setAttr("fallback", b.getUnitAttr());

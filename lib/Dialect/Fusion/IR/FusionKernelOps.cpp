@@ -120,3 +120,10 @@ LogicalResult TensorMapOp::verify() {
     return emitOpError() << "fills with NaN, but its elements are " << element;
   return success();
 }
+
+LogicalResult LaunchOp::verify() {
+  if (!getCluster().empty() && getCluster().size() != 3)
+    return emitOpError() << "has " << getCluster().size()
+                         << " cluster dims; a cluster has 3 (x, y, z)";
+  return success();
+}

@@ -95,16 +95,22 @@ def Fusion_LaunchOp : Fusion_Op<"launch", [AttrSizedOperandSegments,
     outputs into them); index arguments pass as the kernel parameter's
     integer type. A launch with a `guard` runs only when the guard is
     non-zero; otherwise the next launch in the block (its fallback) runs.
+    With `cluster(x, y, z)` the blocks launch in thread block clusters of
+    that shape (sm_90+; the runtime checks that they tile the grid and can
+    be resident, Note [Cluster residency]).
   }];
   let arguments = (ins SymbolRefAttr:$kernel, Optional<Index>:$guard,
                        Index:$gridX, Index:$gridY, Index:$gridZ,
                        Index:$blockX, Index:$blockY, Index:$blockZ,
-                       Index:$smem, Variadic<AnyType>:$args);
+                       Index:$smem, Variadic<Index>:$cluster,
+                       Variadic<AnyType>:$args);
   let assemblyFormat = [{
     $kernel (`if` `(` $guard^ `)`)? `grid` `(` $gridX `,` $gridY `,` $gridZ `)`
     `block` `(` $blockX `,` $blockY `,` $blockZ `)` `smem` `(` $smem `)`
+    (`cluster` `(` $cluster^ `)`)?
     `args` `(` $args `)` attr-dict `:` type($args)
   }];
+  let hasVerifier = 1;
 }
 
 def Fusion_CheckOp : Fusion_Op<"check", [AttrSizedOperandSegments,
