@@ -807,23 +807,6 @@ Status Executable::Impl::prepareCluster(const CudaDriver &cu,
     kernels.nonPortableClusters[config.kernel] = true;
   }
   if (cu.cuOccupancyMaxActiveClusters) {
-    // The dynamic shared memory limit must be raised first: the query
-    // counts with the function's current attributes.
-    uint32_t &limit = kernels.dynamicSmemLimit[config.kernel];
-    if (config.dynamicSmem > limit &&
-        config.dynamicSmem <=
-            static_cast<uint32_t>(std::max(kernels.deviceSmemOptin, 0))) {
-      Status status = cu.check(
-          cu.cuFuncSetAttribute(function,
-                                CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                static_cast<int>(config.dynamicSmem)),
-          concat("cuFuncSetAttribute(max dynamic shared memory) for launch ",
-                 index, " (kernel ", name, ")")
-              .c_str());
-      if (!status.ok())
-        return status;
-      limit = config.dynamicSmem;
-    }
     CUlaunchAttribute attribute = {};
     attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
     attribute.value.clusterDim.x = config.cluster[0];
@@ -868,33 +851,35 @@ Status Executable::Impl::prepareKernels(const CudaDriver &cu,
       if (!status.ok())
         return status;
     }
+    uint32_t &limit = kernels.dynamicSmemLimit[config.kernel];
+    if (config.dynamicSmem > limit) {
+      const std::string &name = desc.kernels[config.kernel].name;
+      if (config.dynamicSmem >
+          static_cast<uint32_t>(std::max(kernels.deviceSmemOptin, 0)))
+        return Status(ErrorCode::InvalidLaunchValue,
+                      concat("launch ", l, " (kernel ", name,
+                             "): ", config.dynamicSmem,
+                             " bytes of dynamic shared memory exceed the "
+                             "device's limit of ",
+                             kernels.deviceSmemOptin));
+      Status status = cu.check(
+          cu.cuFuncSetAttribute(kernels.functions[config.kernel],
+                                CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                static_cast<int>(config.dynamicSmem)),
+          concat("cuFuncSetAttribute(max dynamic shared memory) for launch ", l,
+                 " (kernel ", name, ")")
+              .c_str());
+      if (!status.ok())
+        return status;
+      limit = config.dynamicSmem;
+    }
+    // After the shared memory limit: the residency query counts with the
+    // function's attributes.
     if (config.hasCluster) {
       Status status = prepareCluster(cu, kernels, config, l);
       if (!status.ok())
         return status;
     }
-    uint32_t &limit = kernels.dynamicSmemLimit[config.kernel];
-    if (config.dynamicSmem <= limit)
-      continue;
-    const std::string &name = desc.kernels[config.kernel].name;
-    if (config.dynamicSmem >
-        static_cast<uint32_t>(std::max(kernels.deviceSmemOptin, 0)))
-      return Status(ErrorCode::InvalidLaunchValue,
-                    concat("launch ", l, " (kernel ", name,
-                           "): ", config.dynamicSmem,
-                           " bytes of dynamic shared memory exceed the "
-                           "device's limit of ",
-                           kernels.deviceSmemOptin));
-    Status status = cu.check(
-        cu.cuFuncSetAttribute(kernels.functions[config.kernel],
-                              CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                              static_cast<int>(config.dynamicSmem)),
-        concat("cuFuncSetAttribute(max dynamic shared memory) for launch ", l,
-               " (kernel ", name, ")")
-            .c_str());
-    if (!status.ok())
-      return status;
-    limit = config.dynamicSmem;
   }
   return Status::success();
 }
@@ -1013,11 +998,8 @@ size_t Executable::Impl::packParams(const CachedPlan &cached, size_t index,
   if (paramSize) {
     std::memcpy(paramScratch.data() + offset, launch.params.data(), paramSize);
     applyParamPatches(cached.patches[index], slotPointers.data(), inputs,
+                      cached.encodedTensorMaps.data(),
                       paramScratch.data() + offset);
-    for (const ParamPatch &patch : cached.patches[index])
-      if (patch.kind == ParamKind::TensorMap)
-        std::memcpy(paramScratch.data() + offset + patch.offset,
-                    cached.encodedTensorMaps[patch.value].bytes, 128);
   }
   return paramSize;
 }
@@ -1432,7 +1414,7 @@ Expected<EvaluatedPlan> Executable::plan(const Argument *inputs,
           reinterpret_cast<uint64_t>(viewData(plan.buffers[b], inputs));
   for (size_t l = 0; l < plan.launches.size(); ++l)
     applyParamPatches((*found)->patches[l], slots.data(), inputs,
-                      plan.launches[l].params.data());
+                      /*tensorMaps=*/nullptr, plan.launches[l].params.data());
   return plan;
 }
 

@@ -426,7 +426,7 @@ Expected<CachedPlan> evaluateLaunchPlan(const ModuleDesc &desc,
 
 void applyParamPatches(const std::vector<ParamPatch> &patches,
                        const uint64_t *slotPointers, const Argument *inputs,
-                       uint8_t *params) {
+                       const EncodedTensorMap *tensorMaps, uint8_t *params) {
   for (const ParamPatch &patch : patches) {
     uint8_t *dst = params + patch.offset;
     switch (patch.kind) {
@@ -448,7 +448,10 @@ void applyParamPatches(const std::vector<ParamPatch> &patches,
     case ParamKind::I32:
       break; // Written at evaluation time.
     case ParamKind::TensorMap:
-      break; // Encoded per call by the executable (Note [Tensor maps]).
+      // Encoded per call by the executable (Note [Tensor maps]).
+      if (tensorMaps)
+        std::memcpy(dst, tensorMaps[patch.value].bytes, 128);
+      break;
     }
   }
 }

@@ -72,11 +72,12 @@ Expected<CachedPlan> evaluateLaunchPlan(const ModuleDesc &desc,
                                         const Argument *inputs,
                                         const uint8_t *ptrAligned);
 
-/// Writes per-call values (pointers of `slotPointers`, scalar inputs) into a
-/// launch's packed parameter buffer.
+/// Writes per-call values (pointers of `slotPointers`, scalar inputs, and
+/// the encoded tensor maps of `tensorMaps` where not null) into a launch's
+/// packed parameter buffer.
 void applyParamPatches(const std::vector<ParamPatch> &patches,
                        const uint64_t *slotPointers, const Argument *inputs,
-                       uint8_t *params);
+                       const EncodedTensorMap *tensorMaps, uint8_t *params);
 
 } // namespace fusion::runtime
 
