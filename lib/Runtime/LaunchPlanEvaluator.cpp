@@ -230,7 +230,9 @@ Status packParams(const VariantDesc &variant, const std::vector<int64_t> &r,
 /// Note [Tensor maps]: the copy engine's rules on the global tensor
 /// (cuTensorMapEncodeTiled's): a 16-byte aligned address, every size in
 /// [1, 2^32], the innermost stride 1, every other stride a multiple of 16
-/// bytes below 2^40 that steps over the dims inside it (no overlap).
+/// bytes below 2^40 that steps over the dims inside it (no overlap). The
+/// stride of a dim of size 1 is never used, so it is not checked (PyTorch
+/// gives such dims any stride): the map gets one that keeps the rules.
 TensorMapGeometry evaluateTensorMap(const TensorMapDesc &map,
                                     const std::vector<int64_t> &r,
                                     bool aligned) {
@@ -253,13 +255,16 @@ TensorMapGeometry evaluateTensorMap(const TensorMapDesc &map,
     g.dims[k] = static_cast<uint64_t>(size);
     g.box[k] = map.box[d];
     if (k == 0) {
-      if (stride != 1)
+      if (stride != 1 && size != 1)
         return fail(
             concat("the innermost dim has stride ", stride, " (it must be 1)"));
     } else {
       int64_t bytes = 0;
-      if (__builtin_mul_overflow(stride, element, &bytes) || bytes < inside ||
-          bytes % 16 != 0 || bytes >= (int64_t(1) << 40))
+      if (size == 1)
+        bytes = std::max<int64_t>((inside + 15) / 16 * 16, 16);
+      else if (__builtin_mul_overflow(stride, element, &bytes))
+        bytes = -1;
+      if (bytes < inside || bytes % 16 != 0 || bytes >= (int64_t(1) << 40))
         return fail(concat("dim ", d, " has a stride of ", stride * element,
                            " bytes (a multiple of 16 below 2^40, at least ",
                            inside, ")"));

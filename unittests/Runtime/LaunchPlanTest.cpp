@@ -208,6 +208,10 @@ TEST(LaunchPlanTest, TensorMapVariantsNeedTheCopyEnginesRules) {
   EXPECT_EQ(kernelOf(0x1000, {100, 64}, {1, 100}), "tile"); // transposed
   EXPECT_EQ(kernelOf(0x1000, {100, 64}, {32, 1}), "tile");  // overlapping
   EXPECT_EQ(kernelOf(0x1000, {100, 0}, {64, 1}), "tile");   // empty
+  // A dim of size 1 may have any stride (PyTorch's [1, n] views).
+  EXPECT_EQ(kernelOf(0x1000, {1, 64}, {1, 1}), "tile_tma");
+  EXPECT_EQ(kernelOf(0x1000, {100, 1}, {4, 7}), "tile_tma");
+  EXPECT_EQ(kernelOf(0x1000, {100, 1}, {1, 7}), "tile"); // rows 4 bytes apart
   int64_t huge = (int64_t(1) << 32) + 16;
   EXPECT_EQ(kernelOf(0x1000, {4, huge}, {huge, 1}), "tile");
 
