@@ -346,6 +346,29 @@ def test_paths_scalars_views_and_bf16(path):
         assert _native_hits(fd) >= 2 and _native_hits(g) >= 1
 
 
+def test_paths_slice_views(path):
+    """Returned slices of inputs are views from the slice's first element
+    (a storage offset), no kernel: on both paths, on inputs that are views
+    themselves, for a symbolic start."""
+    with FusionDefinition("sliced") as fd:
+        a = fd.define_tensor([-1, -1], DataType.Float32, name="a")
+        k = fd.define_scalar(dtype=DataType.Int64, name="k")
+        fd.add_output(fd.ops.slice(a, [1, k], None, [1, 2]))
+        fd.add_output(fd.ops.add(a, a))
+    base = torch.randn(7000, device="cuda")
+    for x in (base[:6000].view(60, 100), base[13:6013].view(60, 100),
+              base[:6000].view(100, 60).t()):
+        for start in (0, 3, 200):
+            for _ in range(2):  # the second call hits
+                s, twice = fd.execute([x, start])
+                expected = x[1:, start::2]
+                assert s.shape == expected.shape and s.stride() == expected.stride()
+                if expected.numel():
+                    assert s.data_ptr() == expected.data_ptr()
+                torch.testing.assert_close(s, expected)
+                torch.testing.assert_close(twice, x + x)
+
+
 def test_paths_executable_call_run_and_errors(path):
     from fusion import FusionError, runtime
     fd = tiny3_fd()
