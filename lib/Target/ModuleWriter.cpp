@@ -424,13 +424,19 @@ private:
     addCheck(emit({fb::ExprOp::Eq, count, expected}),
              "reshape of " + name + " must keep the number of elements");
     view.sizes = *sizes;
-    view.strides.assign(sizes->size(), 0);
-    int32_t stride = constant(1);
-    for (size_t d = sizes->size(); d-- > 0;) {
-      view.strides[d] = stride;
-      stride = emit({fb::ExprOp::Mul, stride, (*sizes)[d]});
-    }
+    view.strides = rowMajorStrides(view.sizes);
     return view;
+  }
+
+  /// Registers of the row-major strides of `sizes` (registers).
+  std::vector<int32_t> rowMajorStrides(const std::vector<int32_t> &sizes) {
+    std::vector<int32_t> strides(sizes.size(), 0);
+    int32_t stride = constant(1);
+    for (size_t d = sizes.size(); d-- > 0;) {
+      strides[d] = stride;
+      stride = emit({fb::ExprOp::Mul, stride, sizes[d]});
+    }
+    return strides;
   }
 
   /// A slice of `source`, as the interpreter takes it: along each dim the
@@ -549,12 +555,7 @@ private:
       if (failed(bufferSizes))
         return failure();
       sizes = *bufferSizes;
-      strides.assign(sizes.size(), 0);
-      int32_t stride = constant(1);
-      for (size_t d = sizes.size(); d-- > 0;) {
-        strides[d] = stride;
-        stride = emit({fb::ExprOp::Mul, stride, sizes[d]});
-      }
+      strides = rowMajorStrides(sizes);
     }
     std::vector<int32_t> box(op.getBox().begin(), op.getBox().end());
     auto index = static_cast<int32_t>(tensorMaps.size());
