@@ -16,8 +16,11 @@
 using namespace mlir;
 using namespace mlir::fusion;
 
-LogicalResult mlir::fusion::lowerToPTX(ModuleOp module,
-                                       const CompileOptions &options) {
+namespace {
+/// Runs `build`'s passes over `module` as the compile options ask: the IR
+/// after every pass with printStages, timed under options.timing.
+LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
+                          llvm::function_ref<void(OpPassManager &)> build) {
   PassManager pm(module.getContext());
   if (options.printStages) {
     module.getContext()->disableMultithreading();
@@ -28,6 +31,28 @@ LogicalResult mlir::fusion::lowerToPTX(ModuleOp module,
         /*printAfterOnlyOnFailure=*/false,
         options.stagesStream ? *options.stagesStream : llvm::errs());
   }
+  build(pm);
+  std::optional<TimingScope> timing;
+  if (options.timing) {
+    timing = options.timing->nest("pipeline");
+    pm.enableTiming(*timing);
+  }
+  return pm.run(module);
+}
+
+/// The module writer's options of a compile.
+ModuleWriterOptions writerOptions(const CompileOptions &options) {
+  ModuleWriterOptions writer;
+  writer.chip = options.chip;
+  writer.emitCubin = options.emitCubin;
+  writer.fallbackCubins = options.fallbackCubins;
+  writer.timing = options.timing;
+  return writer;
+}
+} // namespace
+
+LogicalResult mlir::fusion::lowerToPTX(ModuleOp module,
+                                       const CompileOptions &options) {
   FusionToPTXOptions pipeline;
   pipeline.chip = options.chip;
   pipeline.smCount = options.smCount;
@@ -41,13 +66,9 @@ LogicalResult mlir::fusion::lowerToPTX(ModuleOp module,
   pipeline.transposeTile = options.transposeTile;
   pipeline.splitKernels = options.splitKernels;
   pipeline.explain = options.explain;
-  buildFusionToPTXPipeline(pm, pipeline);
-  std::optional<TimingScope> timing;
-  if (options.timing) {
-    timing = options.timing->nest("pipeline");
-    pm.enableTiming(*timing);
-  }
-  return pm.run(module);
+  return runPipeline(module, options, [&](OpPassManager &pm) {
+    buildFusionToPTXPipeline(pm, pipeline);
+  });
 }
 
 FailureOr<std::string>
@@ -56,24 +77,15 @@ mlir::fusion::compileLoweredToModuleFile(ModuleOp module, StringRef fusionName,
                                          const CompileOptions &options) {
   if (failed(keepOnlyFusion(module, fusionName)))
     return failure();
-  PassManager pm(module.getContext());
   FusionToPTXOptions pipeline;
   pipeline.chip = options.chip;
   pipeline.splitKernels = options.splitKernels;
-  buildKernelsToPTXPipeline(pm, pipeline);
-  std::optional<TimingScope> timing;
-  if (options.timing) {
-    timing = options.timing->nest("pipeline");
-    pm.enableTiming(*timing);
-  }
-  if (failed(pm.run(module)))
+  if (failed(runPipeline(module, options, [&](OpPassManager &pm) {
+        buildKernelsToPTXPipeline(pm, pipeline);
+      })))
     return failure();
-  ModuleWriterOptions writer;
-  writer.chip = options.chip;
-  writer.emitCubin = options.emitCubin;
-  writer.fallbackCubins = options.fallbackCubins;
-  writer.timing = options.timing;
-  return writeModuleFile(module, fusionName, definition, writer);
+  return writeModuleFile(module, fusionName, definition,
+                         writerOptions(options));
 }
 
 std::string mlir::fusion::collectPTX(ModuleOp module) {
@@ -166,13 +178,8 @@ FailureOr<std::string> mlir::fusion::compileToModuleFile(
   }
   if (failed(lowerToPTX(module, options)))
     return failure();
-  ModuleWriterOptions writer;
-  writer.chip = options.chip;
-  writer.emitCubin = options.emitCubin;
-  writer.fallbackCubins = options.fallbackCubins;
-  writer.timing = options.timing;
   FailureOr<std::string> bytes =
-      writeModuleFile(module, fusionName, definition, writer);
+      writeModuleFile(module, fusionName, definition, writerOptions(options));
   if (succeeded(bytes) && cached) {
     std::string error;
     if (cache->store(report->key, *bytes, &error)) {
