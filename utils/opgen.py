@@ -677,8 +677,10 @@ def cmd_table(args):
 
 # --- the property test --------------------------------------------------------
 def compile_definition(tools, path):
+    # --verify-each: a pass that leaves invalid IR is named by the verifier.
     r = run_tool([str(tools / "fusion-translate"), str(path),
-                  "--fusion-to-ptx", "--no-cubin", "-o", os.devnull])
+                  "--fusion-to-ptx", "--no-cubin", "--verify-each",
+                  "-o", os.devnull])
     return None if r.returncode == 0 else first_error(r.stderr)
 
 

@@ -14,6 +14,7 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -126,6 +127,30 @@ struct CheckInputPass : PassWrapper<CheckInputPass, OperationPass<ModuleOp>> {
     return success();
   }
 };
+/// Note [Verification in the pipeline]: the compile entry points
+/// (lowerToPTX, the module compiles, the C API) run the pipeline with the
+/// pass manager's automatic verifier off, which verified the whole IR after
+/// every pass and cost about a tenth of a compile's CPU time. The IR is
+/// verified at three checkpoints instead, by this pass: after the
+/// fusion-level passes (decompose, segment, schedule); after the kernels are
+/// lowered and split (what this project's passes made); and each kernel
+/// module after the upstream conversions to NVVM and LLVM, once its target
+/// is attached, where the NVVM ops check that the chip has them. The passes
+/// between the checkpoints are not verified one by one.
+/// fusion-opt and `--verify-each` (FUSION_VERIFY_EACH=1, which the tests
+/// set) keep the verifier after every pass.
+struct VerifyPass : PassWrapper<VerifyPass, OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(VerifyPass)
+  StringRef getArgument() const override { return "fusion-verify"; }
+  StringRef getDescription() const override {
+    return "Verify the IR (the pipeline's checkpoint when the pass manager's "
+           "verifier is off)";
+  }
+  void runOnOperation() override {
+    if (failed(verify(getOperation())))
+      signalPassFailure();
+  }
+};
 } // namespace
 
 void mlir::fusion::buildFusionToPTXPipeline(OpPassManager &pm,
@@ -150,6 +175,7 @@ void mlir::fusion::buildFusionToPTXPipeline(OpPassManager &pm,
   schedule.innerStage = options.innerStage;
   schedule.computeBoundCost = options.computeBoundCost;
   perFusion.addPass(createFusionSchedule(schedule));
+  perFusion.addPass(std::make_unique<VerifyPass>());
   FusionLowerKernelsOptions lower;
   lower.innerMinBlocks = options.innerMinBlocks;
   lower.transposeTile = options.transposeTile;
@@ -166,6 +192,8 @@ void mlir::fusion::buildKernelsToPTXPipeline(
   // in parallel.
   if (options.splitKernels)
     pm.addPass(createFusionSplitKernelModules());
+  // Note [Verification in the pipeline].
+  pm.addPass(std::make_unique<VerifyPass>());
   // Per host program and per kernel module, so that the kernel modules are
   // cleaned up in parallel too.
   pm.addNestedPass<FusionOp>(createCanonicalizerPass());
@@ -185,6 +213,10 @@ void mlir::fusion::buildKernelsToPTXPipeline(
   target.chip = options.chip;
   target.optLevel = options.optLevel;
   pm.addPass(createGpuNVVMAttachTarget(target));
+  // Note [Verification in the pipeline]: with the target attached, the NVVM
+  // ops check that the chip has them (a cluster op for sm_80 is an error on
+  // the op here, an LLVM crash in the serializer otherwise).
+  pm.addNestedPass<gpu::GPUModuleOp>(std::make_unique<VerifyPass>());
   // gpu-module-to-binary (format isa), split in two: serialization is a
   // pass on gpu.module, which the pass manager runs in parallel.
   pm.addNestedPass<gpu::GPUModuleOp>(
@@ -194,6 +226,7 @@ void mlir::fusion::buildKernelsToPTXPipeline(
 
 void mlir::fusion::registerFusionPipelines() {
   registerFusionKernelModulePasses();
+  PassRegistration<VerifyPass>();
   PassPipelineRegistration<FusionToPTXOptions>(
       "fusion-to-ptx",
       "Decompose, segment, schedule and lower fusions to gpu.func, then to "

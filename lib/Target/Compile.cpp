@@ -13,6 +13,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <cstdlib>
+
 using namespace mlir;
 using namespace mlir::fusion;
 
@@ -32,6 +34,11 @@ LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
         options.stagesStream ? *options.stagesStream : llvm::errs());
   }
   build(pm);
+  // Note [Verification in the pipeline].
+  const char *verifyEach = std::getenv("FUSION_VERIFY_EACH");
+  pm.enableVerifier(options.verifyEach ||
+                    (verifyEach && StringRef(verifyEach) != "0" &&
+                     StringRef(verifyEach) != ""));
   std::optional<TimingScope> timing;
   if (options.timing) {
     timing = options.timing->nest("pipeline");

@@ -110,6 +110,12 @@ int main(int argc, char **argv) {
   cl::opt<bool> printStages("print-stages",
                             cl::desc("Print the IR after every pass"),
                             cl::init(false), cl::cat(category));
+  cl::opt<bool> verifyEach(
+      "verify-each",
+      cl::desc("Verify the IR after every pass of the pipeline (by default "
+               "only where the fusion passes leave it; FUSION_VERIFY_EACH=1 "
+               "does the same)"),
+      cl::init(false), cl::cat(category));
   cl::opt<bool> explain(
       "explain",
       cl::desc("Print the segmenter's and schedulers' decisions, with their "
@@ -182,6 +188,7 @@ int main(int argc, char **argv) {
     options.emitCubin = !noCubin;
     options.fallbackCubins = fallbackCubins;
     options.printStages = printStages;
+    options.verifyEach = verifyEach;
     options.explain = explain;
     // One PTX file with every entry, as ptxas and readers expect.
     options.splitKernels = mode != Mode::PTX;

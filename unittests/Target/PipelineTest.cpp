@@ -66,6 +66,20 @@ TEST(Pipeline, ModuleFilesNameTheirProducer) {
   EXPECT_EQ(exe->info().producer, "fusion " FUSION_VERSION_STRING);
 }
 
+// Note [Verification in the pipeline]: verifying only where the fusion
+// passes leave the IR, or after every pass, compiles the same module.
+TEST(Pipeline, VerifyingEveryPassChangesNothing) {
+  for (const char *name : {"normalization/softmax", "add_relu"}) {
+    std::string source = readExample(name);
+    mlir::fusion::CompileOptions checkpoints, everyPass;
+    everyPass.verifyEach = true;
+    std::string a = compileBytes(source, true, &checkpoints);
+    std::string b = compileBytes(source, true, &everyPass);
+    ASSERT_FALSE(a.empty()) << name;
+    EXPECT_TRUE(a == b) << name;
+  }
+}
+
 TEST(Pipeline, MisalignedOrOddSizesFallBackToScalar) {
   auto exe = compileExample("add_relu");
   ASSERT_TRUE(exe);

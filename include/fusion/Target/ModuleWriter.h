@@ -69,6 +69,9 @@ struct CompileOptions {
   /// (stderr when null).
   bool printStages = false;
   llvm::raw_ostream *stagesStream = nullptr;
+  /// Verify the IR after every pass of the pipeline, not only where this
+  /// project's passes leave it (Note [Verification in the pipeline]).
+  bool verifyEach = false;
   /// One gpu.module (PTX, cubin) per kernel variant; off, all variants of a
   /// fusion share one PTX (e.g. to print it as one ptxas-able file).
   bool splitKernels = true;
