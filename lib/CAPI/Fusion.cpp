@@ -93,6 +93,7 @@ void compileInto(Compilation &c, ModuleOp module,
   compile.innerItems = pipeline.innerItems;
   compile.innerBlock = pipeline.innerBlock;
   compile.innerStage = pipeline.innerStage;
+  compile.innerCluster = pipeline.innerCluster;
   compile.computeBoundCost = pipeline.computeBoundCost;
   compile.innerMinBlocks = pipeline.innerMinBlocks;
   compile.transposeTile = pipeline.transposeTile;

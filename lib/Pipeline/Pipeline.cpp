@@ -173,6 +173,7 @@ void mlir::fusion::buildFusionToPTXPipeline(OpPassManager &pm,
   schedule.innerItems = options.innerItems;
   schedule.innerBlock = options.innerBlock;
   schedule.innerStage = options.innerStage;
+  schedule.innerCluster = options.innerCluster;
   schedule.computeBoundCost = options.computeBoundCost;
   perFusion.addPass(createFusionSchedule(schedule));
   perFusion.addPass(std::make_unique<VerifyPass>());

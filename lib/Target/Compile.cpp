@@ -68,6 +68,7 @@ LogicalResult mlir::fusion::lowerToPTX(ModuleOp module,
   pipeline.innerItems = options.innerItems;
   pipeline.innerBlock = options.innerBlock;
   pipeline.innerStage = options.innerStage;
+  pipeline.innerCluster = options.innerCluster;
   pipeline.computeBoundCost = options.computeBoundCost;
   pipeline.innerMinBlocks = options.innerMinBlocks;
   pipeline.transposeTile = options.transposeTile;
@@ -131,7 +132,7 @@ mlir::fusion::compileCacheKey(ModuleOp module, const CompileOptions &options,
     os << "chip=" << options.chip << ";sm=" << options.smCount
        << ";unroll=" << options.unroll << ";bps=" << options.blocksPerSM
        << ";items=" << options.innerItems << ";block=" << options.innerBlock
-       << ";stage=" << options.innerStage
+       << ";stage=" << options.innerStage << ";cluster=" << options.innerCluster
        << ";computebound=" << options.computeBoundCost
        << ";minblocks=" << options.innerMinBlocks
        << ";tile=" << options.transposeTile << ";cubin=" << options.emitCubin

@@ -136,6 +136,19 @@ fusion.fusion @f10(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
 
 // -----
 
+// Clusters of 2, 4 or 8 blocks (Note [Cluster rows]).
+fusion.fusion @f10c(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  // expected-error @+1 {{#fusion.inner_reduction cluster = 16 is not a cluster size: expected 0 (none), 2, 4 or 8}}
+  %0 = fusion.kernel @f10c_k0 schedule = #fusion.inner_reduction<vector = 4, items = 1, block = 128, max_grid = 100, index64 = false, fast_math = false, cluster = 16> (%a) : (tensor<?x?xf32>) -> tensor<?x?xf32> {
+  ^bb0(%x: tensor<?x?xf32>):
+    %1 = fusion.neg %x : tensor<?x?xf32>
+    fusion.yield %1 : tensor<?x?xf32>
+  }
+  fusion.return %0 : tensor<?x?xf32>
+}
+
+// -----
+
 fusion.fusion @f11(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
   // expected-error @+1 {{#fusion.inner_reduction block = 0 is out of range: expected 1 to 1024}}
   %0 = fusion.kernel @f11_k0 schedule = #fusion.inner_reduction<vector = 4, items = 1, block = 0, max_grid = 100, index64 = false, fast_math = false> (%a) : (tensor<?x?xf32>) -> tensor<?x?xf32> {

@@ -126,6 +126,12 @@ static cl::opt<int64_t>
                cl::desc("Persistent inner reductions: keep the row in shared "
                         "memory (1), in registers (0), heuristic (-1)"),
                cl::init(-1), cl::cat(category));
+static cl::opt<int64_t> innerCluster(
+    "inner-cluster",
+    cl::desc("Inner reductions with per-element results: split few long "
+             "rows over thread block clusters of up to this many blocks (2, "
+             "4 or 8; 0: none)"),
+    cl::init(0), cl::cat(category));
 static cl::opt<int64_t> computeBoundCost(
     "compute-bound-cost",
     cl::desc("Kernels estimated above this many instructions per element "
@@ -587,6 +593,7 @@ int runTool() {
     options.chip = chip;
     options.smCount = smCount;
     options.innerStage = innerStage;
+    options.innerCluster = innerCluster;
     options.computeBoundCost = computeBoundCost;
     options.emitCubin = !noCubin;
     // Note [Compile cache].

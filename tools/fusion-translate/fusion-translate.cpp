@@ -79,6 +79,12 @@ int main(int argc, char **argv) {
       cl::desc("Persistent inner reductions: keep the row in shared memory "
                "across passes (1), in registers (0), heuristic (-1)"),
       cl::init(-1), cl::cat(category));
+  cl::opt<int64_t> innerCluster(
+      "inner-cluster",
+      cl::desc("Inner reductions with per-element results: split few long "
+               "rows over thread block clusters of up to this many blocks "
+               "(2, 4 or 8; 0: none; sm_90 and later)"),
+      cl::init(0), cl::cat(category));
   cl::opt<int64_t> computeBoundCost(
       "compute-bound-cost",
       cl::desc("Kernels estimated above this many instructions per element "
@@ -182,6 +188,7 @@ int main(int argc, char **argv) {
     options.innerItems = innerItems;
     options.innerBlock = innerBlock;
     options.innerStage = innerStage;
+    options.innerCluster = innerCluster;
     options.computeBoundCost = computeBoundCost;
     options.innerMinBlocks = innerMinBlocks;
     options.transposeTile = transposeTile;

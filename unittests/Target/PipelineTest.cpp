@@ -411,6 +411,97 @@ TEST(Pipeline, InnerReductionHeuristicTable) {
   }
 }
 
+// Note [Cluster rows]: with --inner-cluster=C, few long rows of a kernel
+// with per-element results take the cluster variant: a row per cluster of
+// cs blocks of 512 threads, cs the largest power of two up to C, the SMs
+// per row (132 / rows) and the row's chunks of 512 x 8 x 4 bf16 elements.
+TEST(Pipeline, FewLongRowsTakeClustersWhenAsked) {
+  struct Case {
+    const char *example;
+    int64_t cluster, rows, cols;
+    uintptr_t address;
+    const char *kernel;
+    uint32_t grid, clusterX;
+  };
+  const Case cases[] = {
+      {"normalization/softmax", 8, 16, 1000000, 0x100000, "softmax_k0_cv8_i32",
+       128, 8},
+      {"normalization/softmax", 4, 16, 1000000, 0x100000, "softmax_k0_cv8_i32",
+       64, 4},
+      // 132 / 40 SMs per row: clusters of 2.
+      {"normalization/softmax", 8, 40, 200000, 0x100000, "softmax_k0_cv8_i32",
+       80, 2},
+      // Rows of 3 chunks: clusters of 2.
+      {"normalization/softmax", 8, 4, 3 * 16384, 0x100000, "softmax_k0_cv8_i32",
+       8, 2},
+      // One chunk per row, rows enough for the SMs, a misaligned buffer or
+      // an odd row: the plain variants.
+      {"normalization/softmax", 8, 16, 16384, 0x100000, "softmax_k0_pv8_i32",
+       16, 1},
+      {"normalization/softmax", 8, 100, 1000000, 0x100000, "softmax_k0_v8_i32",
+       100, 1},
+      {"normalization/softmax", 8, 16, 1000000, 0x100002, "softmax_k0_s_i32",
+       16, 1},
+      {"normalization/softmax", 8, 16, 1000001, 0x100000, "softmax_k0_rv8_i32",
+       16, 1},
+      // Not asked: no cluster variant.
+      {"normalization/softmax", 0, 16, 1000000, 0x100000, "softmax_k0_v8_i32",
+       16, 1},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(std::string(c.example) + " cluster " +
+                 std::to_string(c.cluster) + " " + std::to_string(c.rows) +
+                 "x" + std::to_string(c.cols));
+    mlir::fusion::CompileOptions options;
+    options.innerCluster = c.cluster;
+    std::string bytes = compileBytes(readExample(c.example), true, &options);
+    ASSERT_FALSE(bytes.empty());
+    auto exe = Executable::load(bytes.data(), bytes.size());
+    ASSERT_TRUE(exe.ok()) << exe.status().toString();
+    bool hasCluster = false;
+    for (const auto &kernel : (*exe)->info().kernels)
+      hasCluster |= llvm::StringRef(kernel.name).contains("_cv8_");
+    EXPECT_EQ(hasCluster, c.cluster != 0);
+    Tensor2D x = contiguous(c.rows, c.cols);
+    auto plan = (*exe)->plan({x.arg(c.address, DType::BF16)});
+    ASSERT_TRUE(plan.ok()) << plan.status().toString();
+    ASSERT_EQ(plan->launches.size(), 1u);
+    const LaunchConfig &launch = plan->launches[0];
+    EXPECT_EQ(launchedKernel(**exe, *plan), c.kernel);
+    EXPECT_EQ(launch.grid[0], c.grid);
+    EXPECT_EQ(launch.cluster[0], c.clusterX);
+    if (c.clusterX > 1) {
+      EXPECT_EQ(launch.block[0], 512u);
+      // Threads per row: the whole block.
+      int32_t threads = 0;
+      std::memcpy(&threads, launch.params.data() + launch.params.size() - 4, 4);
+      EXPECT_EQ(threads, 512);
+    }
+  }
+  // Layer norm (a var_mean: a Welford state of 3 components) too.
+  mlir::fusion::CompileOptions eight;
+  eight.innerCluster = 8;
+  std::string norm =
+      compileBytes(readExample("normalization/layernorm"), true, &eight);
+  ASSERT_FALSE(norm.empty());
+  auto normExe = Executable::load(norm.data(), norm.size());
+  ASSERT_TRUE(normExe.ok());
+  EXPECT_TRUE(llvm::any_of((*normExe)->info().kernels, [](const auto &k) {
+    return k.name == "layernorm_k0_cv8_i32";
+  }));
+  // For a chip without clusters the schedule's cluster is ignored.
+  mlir::fusion::CompileOptions sm80;
+  sm80.innerCluster = 8;
+  sm80.chip = "sm_80";
+  std::string bytes =
+      compileBytes(readExample("normalization/softmax"), true, &sm80);
+  ASSERT_FALSE(bytes.empty());
+  auto exe = Executable::load(bytes.data(), bytes.size());
+  ASSERT_TRUE(exe.ok());
+  for (const auto &kernel : (*exe)->info().kernels)
+    EXPECT_FALSE(llvm::StringRef(kernel.name).contains("_cv8_")) << kernel.name;
+}
+
 // Note [Staged rows heuristic]: one-pass kernels without a var_mean stage
 // the row in shared memory (rms_norm: one sum pass); layer_norm (two sum
 // passes, Note [Norms as sums]) and var_mean epilogues keep it in

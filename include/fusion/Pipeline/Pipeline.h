@@ -39,6 +39,12 @@ struct FusionToPTXOptions : public PassPipelineOptions<FusionToPTXOptions> {
       llvm::cl::desc("Persistent inner reductions: row in shared memory (1), "
                      "in registers (0), heuristic (-1)"),
       llvm::cl::init(-1)};
+  PassOptions::Option<int64_t> innerCluster{
+      *this, "inner-cluster",
+      llvm::cl::desc("Inner reductions with per-element results: split few "
+                     "long rows over clusters of up to this many blocks (2, "
+                     "4 or 8; 0: none)"),
+      llvm::cl::init(0)};
   PassOptions::Option<int64_t> computeBoundCost{
       *this, "compute-bound-cost",
       llvm::cl::desc("Kernels estimated above this many instructions per "

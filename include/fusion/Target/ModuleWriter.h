@@ -56,6 +56,9 @@ struct CompileOptions {
   int64_t innerItems = -1;
   int64_t innerBlock = 0;
   int64_t innerStage = -1;
+  /// Inner reductions: the cluster variant's most blocks per cluster (0:
+  /// none; Note [Cluster rows]).
+  int64_t innerCluster = 0;
   /// Note [Compute-bound kernels] (0: never).
   int64_t computeBoundCost = kDefaultComputeBoundCost;
   int64_t innerMinBlocks = 0;

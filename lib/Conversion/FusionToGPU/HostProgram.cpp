@@ -54,8 +54,9 @@ FailureOr<KernelLowering::EmittedVariants> KernelLowering::emitVariants(
                         {static_cast<int32_t>(kMaxRowThreads), 1, 1}));
     if (failed(emitBody(emitter, func)))
       return failure();
+    // Cluster variants too while they are opt-in (Note [Cluster rows]).
     if ((variant.vector == 1 && anyVector) || (variant.index64 && any32) ||
-        variant.ragged)
+        variant.ragged || variant.cluster)
       fallbackFuncs.insert(func);
     if (variant.vector > 1)
       result.vectorLoaded = emitter.vectorLoadedInputs;
@@ -97,13 +98,13 @@ void KernelLowering::createLaunch(OpBuilder &b, Location loc, HostBuilder &h,
                                   gpu::GPUModuleOp gpuModule,
                                   gpu::GPUFuncOp func, Value guard, Value gridX,
                                   Value gridY, Value blockX, ValueRange args,
-                                  Value smem) {
+                                  Value smem, ValueRange cluster) {
   auto symbol = SymbolRefAttr::get(
       &getContext(), gpuModule.getName(),
       {FlatSymbolRefAttr::get(&getContext(), func.getName())});
-  auto launch = LaunchOp::create(b, loc, symbol, guard, gridX, gridY, h.c(1),
-                                 blockX, h.c(1), h.c(1), smem ? smem : h.c(0),
-                                 /*cluster=*/ValueRange(), args);
+  auto launch =
+      LaunchOp::create(b, loc, symbol, guard, gridX, gridY, h.c(1), blockX,
+                       h.c(1), h.c(1), smem ? smem : h.c(0), cluster, args);
   launch->setAttr("param_types", b.getTypeArrayAttr(func.getArgumentTypes()));
   if (fallbackFuncs.contains(func))
     launch->setAttr("fallback", b.getUnitAttr());

@@ -59,9 +59,10 @@ private:
 class KernelLowering {
 public:
   KernelLowering(ModuleOp module, int64_t innerMinBlocks, int64_t transposeTile,
-                 bool hardwareFp8)
+                 bool hardwareFp8, bool clusters)
       : module(module), innerMinBlocks(innerMinBlocks),
-        transposeTile(transposeTile), hardwareFp8(hardwareFp8) {}
+        transposeTile(transposeTile), hardwareFp8(hardwareFp8),
+        clusters(clusters) {}
 
   /// Replaces `kernel` with its gpu.func variants and host program, by its
   /// schedule.
@@ -96,11 +97,12 @@ public:
 
   /// A launch of `func` (guard null: always taken) with the kernel's
   /// parameter types recorded, for packing once the gpu.func has become a
-  /// binary.
+  /// binary; `cluster`, when given, is the cluster's 3 dims.
   void createLaunch(OpBuilder &b, Location loc, HostBuilder &h,
                     gpu::GPUModuleOp gpuModule, gpu::GPUFuncOp func,
                     Value guard, Value gridX, Value gridY, Value blockX,
-                    ValueRange args, Value smem = Value());
+                    ValueRange args, Value smem = Value(),
+                    ValueRange cluster = {});
 
   /// Kernels read fusion inputs and the buffers of kernels lowered before
   /// them (intermediates between the kernels of a multi-kernel fusion).
@@ -225,7 +227,7 @@ public:
   /// and the element types of the split rows' state buffers (each state
   /// component, then the i32 counters).
   struct RowVariants {
-    SmallVector<Variant> plain, split;
+    SmallVector<Variant> plain, split, cluster;
     SmallVector<Type> stateElements;
   };
   RowVariants rowVariants(const RowKernelInfo &info,
@@ -261,6 +263,13 @@ public:
                        const RowVariants &rv,
                        ArrayRef<gpu::GPUFuncOp> splitFuncs);
 
+  /// The cluster-row launches (Note [Cluster rows]): the cluster size, the
+  /// grid, the guards.
+  void launchClusterRows(OpBuilder &b, HostBuilder &h,
+                         InnerReductionScheduleAttr schedule,
+                         const RowLaunch &rl, ArrayRef<Variant> variants,
+                         ArrayRef<gpu::GPUFuncOp> funcs);
+
   /// The plain variants' launches: threads per row, rows per block, grid,
   /// dynamic shared memory of staged rows, guards.
   void launchRowVariants(OpBuilder &b, HostBuilder &h,
@@ -290,6 +299,8 @@ private:
   int64_t transposeTile;
   /// The target converts f32 to fp8 in hardware (sm_89 and later).
   bool hardwareFp8;
+  /// The target has thread block clusters (sm_90 and later).
+  bool clusters;
 };
 
 } // namespace mlir::fusion::lowering

@@ -72,6 +72,19 @@ KernelLowering::lowerRowKernel(KernelOp kernel,
       return failure();
     splitFuncs = emittedSplit->funcs;
   }
+  SmallVector<gpu::GPUFuncOp> clusterFuncs;
+  if (!rv.cluster.empty()) {
+    FailureOr<EmittedVariants> emittedCluster = emitVariants(
+        kernel, gpuModule, rv.cluster, iterType, /*block=*/std::nullopt,
+        [&](KernelEmitter &emitter, gpu::GPUFuncOp func) {
+          withExtents(emitter);
+          return emitRowVariant(kernel, *info, emitter, func);
+        },
+        numExtra);
+    if (failed(emittedCluster))
+      return failure();
+    clusterFuncs = emittedCluster->funcs;
+  }
   FailureOr<EmittedVariants> emitted = emitVariants(
       kernel, gpuModule, rv.plain, iterType, /*block=*/std::nullopt,
       [&](KernelEmitter &emitter, gpu::GPUFuncOp func) {
@@ -132,6 +145,8 @@ KernelLowering::lowerRowKernel(KernelOp kernel,
   RowLaunch rl{gpuModule, rank, rows, rowLength, &*launch, *extentArgs};
   if (!splitFuncs.empty())
     launchSplitRows(b, h, schedule, rl, rv, splitFuncs);
+  if (!clusterFuncs.empty())
+    launchClusterRows(b, h, schedule, rl, rv.cluster, clusterFuncs);
   launchRowVariants(b, h, schedule, rl, rv.plain, funcs);
   kernel.replaceAllUsesWith(*outputs);
   kernel.erase();
@@ -180,6 +195,15 @@ auto KernelLowering::rowVariants(const RowKernelInfo &info,
     variant.stage =
         variant.items > 0 && variant.vector > 1 && schedule.getStageRow();
     variant.maxBlock = std::max(schedule.getBlock(), kMaxRowThreads);
+  }
+  // Cluster rows (Note [Cluster rows]), tried first: vectorized streaming
+  // with 32-bit offsets, where the schedule asks and the chip has
+  // clusters.
+  if (schedule.getCluster() > 1 && clusters && info.hasFullResult() &&
+      vector > 1 && !index64) {
+    rv.cluster.push_back({vector, false, base + "_c" + vname + "_i32"});
+    rv.cluster.back().cluster = true;
+    rv.cluster.back().fastMath = schedule.getFastMath();
   }
   // Split-row variants, tried first (Note [Split rows]): per-row results
   // of one pass, 32-bit offsets.
@@ -329,6 +353,55 @@ void KernelLowering::launchSplitRows(OpBuilder &b, HostBuilder &h,
       guard = h.mul(guard, h.sub(h.c(1), launch.vecOk));
     createLaunch(b, loc, h, rl.gpuModule, func, guard, rows, splits,
                  h.c(kMaxRowThreads), splitArgs);
+  }
+}
+
+// Note [Cluster rows]: a kernel with per-element results (softmax, the
+// norms) over few long rows runs one block per row in the plain variants,
+// so 16 rows of a million elements keep 16 of the H200's 132 SMs busy. With
+// the schedule's `cluster = C` (--inner-cluster), a vectorized streaming
+// variant (`_cv8_i32`) takes such rows first: a row per thread block
+// cluster of `cs` blocks of 512 threads; the block of rank r streams the
+// r-th span of whole chunks of the row, reduces its state across the block
+// (fusion.block_reduce), then across the cluster through distributed
+// shared memory (fusion.cluster_reduce: every block gets the same bits),
+// once per pass, and writes the per-element results of its span; the
+// cluster's first block writes the per-row results. `cs` is the largest of
+// 8, 4 and 2 that is at most C, at most the SMs per row (the SMs counted as
+// max_grid / 16, the default blocks per SM) and at most the row's chunks
+// of 512 threads (each block gets one); the variant runs where `cs >= 2`,
+// with the vectorized variants' guards. The grid is rows * cs blocks, at
+// most the SM count, so every cluster is resident at once; the runtime
+// asks the driver that a cluster can be resident at all (Note [Cluster
+// residency]). Only on sm_90 and later, and (while it is opt-in) compiled
+// to PTX only, as the fallbacks are.
+void KernelLowering::launchClusterRows(OpBuilder &b, HostBuilder &h,
+                                       InnerReductionScheduleAttr schedule,
+                                       const RowLaunch &rl,
+                                       ArrayRef<Variant> variants,
+                                       ArrayRef<gpu::GPUFuncOp> funcs) {
+  Location loc = h.location();
+  const LaunchArgs &launch = *rl.launch;
+  Value rows = rl.rows, rowLength = rl.rowLength;
+  Value sms = h.c(std::max<int64_t>(schedule.getMaxGrid() / 16, 1));
+  for (auto [variant, func] : llvm::zip(variants, funcs)) {
+    Value chunk =
+        h.c(kMaxRowThreads * variant.vector * KernelEmitter::kStreamItems);
+    Value limit = h.min(h.floorDiv(sms, h.max(rows, h.c(1))),
+                        h.ceilDiv(rowLength, chunk));
+    Value size = h.c(1);
+    for (int64_t cs : {2, 4, 8})
+      if (cs <= schedule.getCluster())
+        size = h.select(h.lt(h.c(cs - 1), limit), h.c(cs), size);
+    Value guard = h.mul(h.mul(launch.vecOk, launch.fits32),
+                        h.mul(h.lt(h.c(1), size), h.lt(h.c(0), rows)));
+    SmallVector<Value> args(launch.args);
+    args.push_back(rows);
+    args.push_back(h.c(kMaxRowThreads));
+    args.append(rl.extents);
+    createLaunch(b, loc, h, rl.gpuModule, func, guard, h.mul(rows, size),
+                 h.c(1), h.c(kMaxRowThreads), args, h.c(0),
+                 ValueRange{size, h.c(1), h.c(1)});
   }
 }
 

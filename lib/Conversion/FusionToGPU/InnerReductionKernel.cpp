@@ -91,6 +91,9 @@ private:
   // The variant.
   int64_t v = 1;
   bool persistent = false, split = false;
+  /// Cluster rows (Note [Cluster rows] in InnerReduction.cpp): a row per
+  /// cluster, each block a span of it.
+  bool cluster = false;
   int64_t itemsPerChunk = 0;
   bool ragged = false;
 
@@ -103,9 +106,11 @@ private:
   SmallVector<RowPart> parts;
   Value lastFlag; // split rows: whether this block is its row's last
 
-  // Thread indexing.
+  // Thread indexing. Cluster rows: blockId and gridDim are the cluster's id
+  // and the number of clusters; clusterRank and clusterSize the block's place
+  // in its cluster and the cluster's size.
   Value threadId, blockId, blockDim, gridDim, tid, ty, rowsPerBlock, lane, warp,
-      warpsPerRow, multiWarp, slot0, rowBlocks;
+      warpsPerRow, multiWarp, slot0, rowBlocks, clusterRank, clusterSize;
 
   // The row loop and the prefetched values (Note [Row prefetch]).
   scf::ForOp rowLoop;
@@ -141,11 +146,14 @@ LogicalResult KernelEmitter::RowKernelWriter::write() {
   v = e.variant.vector;
   persistent = e.variant.items > 0;
   split = e.variant.split;
+  cluster = e.variant.cluster;
   itemsPerChunk = persistent ? e.variant.items : kStreamItems;
-  ragged = e.variant.ragged && !split && v > 1;
+  ragged = e.variant.ragged && !split && !cluster && v > 1;
   if (split && (persistent || info.numPasses != 1 || info.hasFullResult()))
     return e.kernel.emitOpError("a split row variant needs one streaming "
                                 "pass and per-row results only");
+  if (cluster && (persistent || split))
+    return e.kernel.emitOpError("a cluster row variant streams its rows");
   if (failed(makeParts()))
     return failure();
   emitThreadIndexing();
@@ -222,6 +230,16 @@ LogicalResult KernelEmitter::RowKernelWriter::makeParts() {
           loc));
     parts.push_back(part);
   }
+  // Cluster rows: each state component's slot for the cluster reduction.
+  if (cluster)
+    for (RowPart &part : parts)
+      for (size_t c = 0; c < part.width(); ++c)
+        part.clusterSlots.push_back(func.addWorkgroupAttribution(
+            MemRefType::get(
+                {1}, part.componentType(c, ctx), MemRefLayoutAttrInterface(),
+                gpu::AddressSpaceAttr::get(
+                    ctx, gpu::GPUDialect::getWorkgroupAddressSpace())),
+            loc));
   // Split rows: whether this block is its row's last (Note [Split rows]).
   if (split)
     lastFlag = func.addWorkgroupAttribution(
@@ -234,9 +252,21 @@ LogicalResult KernelEmitter::RowKernelWriter::makeParts() {
 
 void KernelEmitter::RowKernelWriter::emitThreadIndexing() {
   threadId = toIdx(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
-  blockId = toIdx(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
-  blockDim = toIdx(gpu::BlockDimOp::create(b, loc, gpu::Dimension::x));
-  gridDim = toIdx(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+  if (cluster) {
+    // Every block of a cluster takes the same rows, so all reach the
+    // cluster reductions equally often.
+    blockDim = toIdx(gpu::BlockDimOp::create(b, loc, gpu::Dimension::x));
+    blockId = toIdx(gpu::ClusterIdOp::create(b, loc, gpu::Dimension::x));
+    gridDim = toIdx(gpu::ClusterDimOp::create(b, loc, gpu::Dimension::x));
+    clusterRank =
+        toIdx(gpu::ClusterBlockIdOp::create(b, loc, gpu::Dimension::x));
+    clusterSize =
+        toIdx(gpu::ClusterDimBlocksOp::create(b, loc, gpu::Dimension::x));
+  } else {
+    blockId = toIdx(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+    blockDim = toIdx(gpu::BlockDimOp::create(b, loc, gpu::Dimension::x));
+    gridDim = toIdx(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+  }
   tid = arith::RemUIOp::create(b, loc, threadId, threadsPerRow);
   ty = arith::DivUIOp::create(b, loc, threadId, threadsPerRow);
   rowsPerBlock = arith::DivUIOp::create(b, loc, blockDim, threadsPerRow);
@@ -851,10 +881,15 @@ LogicalResult KernelEmitter::RowKernelWriter::emitStreaming() {
       arith::MulIOp::create(b, loc, threadsPerRow, constIdx(v * itemsPerChunk));
   Value begin = constIdx(0);
   Value end = arith::SelectOp::create(b, loc, valid, rowLength, constIdx(0));
-  if (split) {
-    // Block y of gridDim.y takes a span of whole chunks of the row.
-    Value splitId = toIdx(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
-    Value splits = toIdx(gpu::GridDimOp::create(b, loc, gpu::Dimension::y));
+  if (split || cluster) {
+    // Block y of gridDim.y (cluster rows: the block of rank r of the
+    // cluster's) takes a span of whole chunks of the row.
+    Value splitId =
+        cluster ? clusterRank
+                : toIdx(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
+    Value splits =
+        cluster ? clusterSize
+                : toIdx(gpu::GridDimOp::create(b, loc, gpu::Dimension::y));
     auto ceilDiv = [&](Value x, Value y) -> Value {
       return arith::DivUIOp::create(
           b, loc,
@@ -949,11 +984,19 @@ LogicalResult KernelEmitter::RowKernelWriter::emitStreamingPass(int64_t pass,
         return failure();
       state = e.combineState(*part, state, *local);
     }
-    if (split)
+    if (split) {
       splitStates.push_back(e.blockReduceState(*part, state, lane, warp, slot0,
                                                warpsPerRow, multiWarp));
-    else
+    } else if (cluster) {
+      // The block's state, then the cluster's: a block has one row.
+      RowState block = e.blockReduceState(*part, state, lane, warp, slot0,
+                                          warpsPerRow, multiWarp);
+      finish(*part, e.clusterReduceState(
+                        *part, block,
+                        cmp(arith::CmpIPredicate::eq, threadId, constIdx(0))));
+    } else {
       reduceRow(*part, state);
+    }
   }
   return success();
 }
@@ -982,6 +1025,10 @@ LogicalResult KernelEmitter::RowKernelWriter::storeRowResults() {
   }
   e.loadGuard = Value();
   Value first = andI(valid, cmp(arith::CmpIPredicate::eq, tid, constIdx(0)));
+  // Cluster rows: every block has the row's results; the first writes them.
+  if (cluster)
+    first =
+        andI(first, cmp(arith::CmpIPredicate::eq, clusterRank, constIdx(0)));
   auto ifFirst = scf::IfOp::create(b, loc, first, false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(ifFirst.thenBlock()->getTerminator());

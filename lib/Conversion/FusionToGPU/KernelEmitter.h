@@ -70,6 +70,10 @@ struct Variant {
   /// Streaming inner reductions: rows may start anywhere modulo the width
   /// and end mid-vector (Note [Ragged rows] in InnerReductionKernel.cpp).
   bool ragged = false;
+  /// Streaming inner reductions with per-element results: a row split over
+  /// the blocks of a thread block cluster (Note [Cluster rows] in
+  /// InnerReduction.cpp).
+  bool cluster = false;
 };
 
 /// Staged rows: the most dynamic shared memory a block's staged row may
@@ -132,6 +136,9 @@ public:
     bool isFloat = true;
     RedKind kind = RedKind::Sum;
     SmallVector<Value> shared; // one shared array per state component
+    /// Cluster rows: one one-element shared buffer per state component
+    /// (fusion.cluster_reduce's slots).
+    SmallVector<Value> clusterSlots;
     size_t width() const {
       return state == Simple ? 1 : state == Welford ? 3 : 2;
     }
@@ -159,6 +166,12 @@ public:
   RowState blockReduceState(RowPart &part, RowState x, Value lane, Value warp,
                             Value slot0, Value warpsPerRow, Value multiWarp,
                             Value width = {});
+
+  /// Folds a block's state (the same in all its threads) across the blocks
+  /// of the thread block cluster (fusion.cluster_reduce, through
+  /// `part.clusterSlots`; `leader` is one thread of the block), so every
+  /// block gets the cluster's state (Note [Cluster rows]).
+  RowState clusterReduceState(RowPart &part, RowState x, Value leader);
 
   /// The identity and combiner regions of a kernel-level reduction of
   /// `part`'s state (fusion.block_reduce).

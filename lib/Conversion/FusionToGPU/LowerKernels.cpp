@@ -36,14 +36,13 @@ LogicalResult KernelLowering::lower(KernelOp kernel) {
 
 namespace {
 
-/// sm_89 (Ada) and later have cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32; "sm_90a"
-/// and "sm_100" count, an empty or unknown chip does not.
-bool chipHasFp8Convert(StringRef chip) {
+/// The chip's SM version ("sm_90a": 90); 0 for an empty or unknown chip.
+unsigned chipVersion(StringRef chip) {
   unsigned sm = 0;
   if (!chip.consume_front("sm_"))
-    return false;
+    return 0;
   chip.consumeInteger(10, sm);
-  return sm >= 89;
+  return sm;
 }
 
 struct FusionLowerKernelsPass
@@ -63,8 +62,11 @@ struct FusionLowerKernelsPass
     }
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(&getContext()));
+    // sm_89 (Ada) and later have cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32;
+    // sm_90 and later have thread block clusters.
+    unsigned sm = chipVersion(chip);
     KernelLowering lowering(module, innerMinBlocks, transposeTile,
-                            chipHasFp8Convert(chip));
+                            /*hardwareFp8=*/sm >= 89, /*clusters=*/sm >= 90);
     for (KernelOp kernel : kernels)
       if (failed(lowering.lower(kernel)))
         return signalPassFailure();

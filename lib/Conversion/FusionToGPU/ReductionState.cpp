@@ -207,6 +207,14 @@ KernelEmitter::blockReduceState(RowPart &part, RowState x, Value lane,
   return RowState(op.getResults().begin(), op.getResults().end());
 }
 
+KernelEmitter::RowState
+KernelEmitter::clusterReduceState(RowPart &part, RowState x, Value leader) {
+  auto op = ClusterReduceOp::create(*builder, loc, ValueRange(x), leader,
+                                    part.clusterSlots);
+  buildStateRegions(part, op.getIdentity(), op.getCombiner());
+  return RowState(op.getResults().begin(), op.getResults().end());
+}
+
 void KernelEmitter::buildStateRegions(RowPart &part, Region &identity,
                                       Region &combiner) {
   RowPart *one[] = {&part};

@@ -74,15 +74,21 @@ PointwiseScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                  succeeded(checkBlockAndGrid(emitError, name, block, maxGrid)));
 }
 
-LogicalResult
-InnerReductionScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                   int64_t vector, int64_t items, int64_t block,
-                                   int64_t maxGrid, bool, bool, bool) {
+LogicalResult InnerReductionScheduleAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, int64_t vector, int64_t items,
+    int64_t block, int64_t maxGrid, bool, bool, bool, int64_t cluster) {
   StringRef name = "inner_reduction";
-  return success(succeeded(checkVector(emitError, name, vector)) &&
-                 succeeded(checkRange(emitError, name, "items", items, 0,
-                                      kMaxScheduleUnroll)) &&
-                 succeeded(checkBlockAndGrid(emitError, name, block, maxGrid)));
+  if (failed(checkVector(emitError, name, vector)) ||
+      failed(
+          checkRange(emitError, name, "items", items, 0, kMaxScheduleUnroll)) ||
+      failed(checkBlockAndGrid(emitError, name, block, maxGrid)))
+    return failure();
+  // Portable cluster sizes only: gpu.cluster_dim_blocks assumes at most 8.
+  if (cluster != 0 && cluster != 2 && cluster != 4 && cluster != 8)
+    return emitError() << "#fusion." << name << " cluster = " << cluster
+                       << " is not a cluster size: expected 0 (none), 2, 4 "
+                          "or 8";
+  return success();
 }
 
 LogicalResult

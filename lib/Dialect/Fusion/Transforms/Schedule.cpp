@@ -205,8 +205,14 @@ struct FusionSchedulePass
     bool stage =
         items > 0 &&
         (innerStage >= 0 ? innerStage > 0 : !welford && info.numPasses == 1);
+    // Note [Cluster rows]: only where asked (inner-cluster), for kernels
+    // with per-element results, vectors and 32-bit offsets.
+    int64_t cluster = info.hasFullResult() && vector > 1 && !index64
+                          ? innerCluster.getValue()
+                          : 0;
     return InnerReductionScheduleAttr::get(&getContext(), vector, items, block,
-                                           maxGrid, index64, fastMath, stage);
+                                           maxGrid, index64, fastMath, stage,
+                                           cluster);
   }
 
   // Note [Outer reduction heuristic]: 16-byte loads of the narrowest input

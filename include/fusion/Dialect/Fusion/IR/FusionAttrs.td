@@ -82,13 +82,21 @@ def Fusion_InnerReductionScheduleAttr
     slots) and recompute what depends on them in every pass: fewer
     registers per thread, so more rows in flight per SM.
 
+    With `cluster = C` (2, 4 or 8; sm_90 and later), kernels with
+    per-element results get a cluster variant for few long rows, tried
+    first: a row is split over a thread block cluster of up to `C` blocks,
+    each block streams its span of the row, and the blocks' states meet
+    through distributed shared memory (`fusion.cluster_reduce`) after each
+    pass, so a handful of rows fills the GPU (Note [Cluster rows]).
+
     Ranges: `vector` a power of two from 1 to 16, `items` 0 to 16, `block`
-    1 to 1024, `max_grid` 1 to 2^31 - 1.
+    1 to 1024, `max_grid` 1 to 2^31 - 1, `cluster` 0 (none), 2, 4 or 8.
   }];
   let parameters = (ins "int64_t":$vector, "int64_t":$items,
                         "int64_t":$block, "int64_t":$max_grid,
                         "bool":$index64, "bool":$fast_math,
-                        DefaultValuedParameter<"bool", "false">:$stage_row);
+                        DefaultValuedParameter<"bool", "false">:$stage_row,
+                        DefaultValuedParameter<"int64_t", "0">:$cluster);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

@@ -1,0 +1,69 @@
+// Note [Cluster rows]: with inner-cluster=C, an inner reduction with
+// per-element results gets a cluster variant for few long rows (tried
+// first, vectorized streaming, 32-bit offsets): every block of a cluster
+// takes the same rows (gpu.cluster_id), streams its span of the row
+// (gpu.cluster_block_id of gpu.cluster_dim_blocks), and reduces each pass's
+// state across the block, then across the cluster. The host launches it
+// with a cluster of 2, 4 or 8 blocks along x (chosen at launch) and 512
+// threads per row, before the plain variants; PTX only, as the fallbacks.
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-cluster=8" | FileCheck %s --check-prefix=SCHED
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-cluster=8" --fusion-lower-kernels="chip=sm_90a" | FileCheck %s
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-cluster=8" --fusion-lower-kernels="chip=sm_80" | FileCheck %s --check-prefix=SM80
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule | FileCheck %s --check-prefix=DEFAULT
+// The PTX passes ptxas for sm_90a:
+// RUN: fusion-translate %s --fusion=softmax --inner-cluster=8 --fusion-to-ptx --no-cubin -o %t.ptx
+// RUN: FileCheck %s --check-prefix=PTX < %t.ptx
+// RUN: %if ptxas %{ ptxas -arch=sm_90a %t.ptx -o %t.cubin %}
+// Other cluster sizes are refused where the schedule is made:
+// RUN: not fusion-translate %s --fusion=softmax --inner-cluster=3 --fusion-to-ptx --no-cubin -o %t.bad 2>&1 | FileCheck %s --check-prefix=BAD
+
+// SCHED-LABEL: @softmax
+// SCHED: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, stage_row = true, cluster = 8>
+// SCHED-LABEL: @row_sum
+// SCHED: #fusion.inner_reduction<vector = 4, items = 0, block = 256, max_grid = 2112, index64 = false, fast_math = false> (%arg0)
+// DEFAULT-NOT: cluster =
+
+// CHECK-LABEL: fusion.fusion @softmax
+// CHECK: launch @softmax_kernels::@softmax_k0_cv8_i32 if(%{{.*}}) grid(%{{.*}}, %c1{{.*}}, %c1{{.*}}) block(%c512{{.*}}, %c1{{.*}}, %c1{{.*}}) smem(%c0{{.*}}) cluster(%{{.*}}, %c1{{.*}}, %c1{{.*}}) args({{.*}}) {fallback
+// CHECK: launch @softmax_kernels::@softmax_k0_pv8_i32
+// CHECK-NOT: cluster(
+// CHECK-LABEL: fusion.fusion @row_sum
+// CHECK-NOT: _cv
+// CHECK: gpu.module @softmax_kernels
+// CHECK-LABEL: gpu.func @softmax_k0_cv8_i32
+// CHECK-SAME: workgroup(
+// CHECK-SAME: memref<1xf32, #gpu.address_space<workgroup>>, %{{.*}}: memref<1xf32, #gpu.address_space<workgroup>>)
+// CHECK-DAG: gpu.cluster_id x
+// CHECK-DAG: gpu.cluster_dim x
+// CHECK-DAG: gpu.cluster_block_id x
+// CHECK-DAG: gpu.cluster_dim_blocks x
+// CHECK: fusion.block_reduce
+// CHECK: fusion.cluster_reduce
+// CHECK: gpu.return
+// CHECK-LABEL: gpu.func @softmax_k0_pv8_i32
+// CHECK-NOT: gpu.cluster_id
+// CHECK: gpu.module @row_sum_kernels
+
+// SM80-NOT: _cv8_
+
+// PTX-LABEL: .entry softmax_k0_cv8_i32(
+// PTX: %clusterid.x
+// PTX: barrier.cluster.arrive
+// PTX: mapa.shared::cluster
+// PTX: ld.shared::cluster
+// PTX-LABEL: .entry softmax_k0_pv8_i32(
+// PTX-NOT: barrier.cluster
+// PTX: ret;
+
+// BAD: #fusion.inner_reduction cluster = 3 is not a cluster size: expected 0 (none), 2, 4 or 8
+
+fusion.fusion @softmax(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
+  %0 = fusion.softmax %x dim = 1 : tensor<?x?xbf16>
+  fusion.return %0 : tensor<?x?xbf16>
+}
+
+// A per-row result only: split rows serve it (Note [Split rows]).
+fusion.fusion @row_sum(%x: tensor<?x?xf32>) -> tensor<?x1xf32> {
+  %0 = fusion.sum %x [1] keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
+  fusion.return %0 : tensor<?x1xf32>
+}
