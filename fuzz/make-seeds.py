@@ -11,8 +11,11 @@
       Module files for fusion-fuzz-module: each fusion of examples/**/*.mlir
       and bench/cases/*.mlir through `fusion-translate --fusion-to-module`,
       with cubins (when ptxas is there) and without (--no-cubin), and each
-      fusion of test/GPU/*.mlir without cubins. Fusions the compiler rejects
-      are skipped.
+      fusion of test/GPU/*.mlir without cubins; the normalization examples
+      with the cluster rows variant too (--inner-cluster=8), and the
+      hand-written lowered modules of test/GPU (tma.mlir: tensor maps;
+      cluster.mlir: a cluster launch) through --lowered-to-module. Fusions
+      the compiler rejects are skipped.
 
 Each seed is named by the SHA-1 of its bytes, as libFuzzer names corpus files,
 so equal seeds are written once. OUT_DIR is created; files already there stay.
@@ -85,22 +88,39 @@ def compile_seeds(out: pathlib.Path) -> int:
     return count
 
 
+# Lowered modules of test/GPU and the definitions they are checked against
+# (fusion-translate --lowered-to-module, Note [Lowered modules]).
+LOWERED = [("test/GPU/tma.mlir", "test/GPU/Inputs/tma-double.mlir"),
+           ("test/GPU/cluster.mlir", "test/GPU/Inputs/row-sum.mlir")]
+
+
 def module_seeds(out: pathlib.Path, translate: str, jobs: int) -> int:
-    jobs_list = []  # (file, fusion, extra args)
+    jobs_list = []  # (file, fusion, mode and extra args)
+    module = ["--fusion-to-module"]
     for pattern in ("examples/**/*.mlir", "bench/cases/*.mlir"):
         for f in sorted(ROOT.glob(pattern)):
             for name in FUSION_RE.findall(f.read_text()):
-                jobs_list.append((f, name, []))
-                jobs_list.append((f, name, ["--no-cubin"]))
+                jobs_list.append((f, name, module))
+                jobs_list.append((f, name, module + ["--no-cubin"]))
+    for f in sorted(ROOT.glob("examples/normalization/*.mlir")):
+        for name in FUSION_RE.findall(f.read_text()):
+            jobs_list.append((f, name, module + ["--no-cubin",
+                                                 "--inner-cluster=8"]))
     for f in sorted(ROOT.glob("test/GPU/*.mlir")):
         for name in FUSION_RE.findall(f.read_text()):
-            jobs_list.append((f, name, ["--no-cubin"]))
+            jobs_list.append((f, name, module + ["--no-cubin"]))
+    for lowered, definition in LOWERED:
+        f = ROOT / lowered
+        # (Their fusions are indented: inside a module with the kernels.)
+        for name in re.findall(r"^\s*fusion\.fusion @(\w+)", f.read_text(), re.M):
+            jobs_list.append((f, name, ["--lowered-to-module", "--no-cubin",
+                                        f"--definition={ROOT / definition}"]))
     tmp = tempfile.TemporaryDirectory()
 
     def compile_one(index_job):
         index, (f, name, extra) = index_job
         result = pathlib.Path(tmp.name) / f"{index}.fusionmod"
-        cmd = [translate, "--fusion-to-module", str(f), f"--fusion={name}",
+        cmd = [translate, str(f), f"--fusion={name}",
                "-o", str(result)] + extra
         run = subprocess.run(cmd, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)

@@ -24,6 +24,10 @@
 // RMS: PASS rmsnorm_bf16 7x65536xbf16,65536xbf16 {{.*}}variant=rmsnorm_bf16_k0_cv8_i32
 // RUN: fusion-run %S/normalization.mlir --fusion=stats_f32 --inner-cluster=2 --atol=1e-3 --input=5x50000 | FileCheck %s --check-prefix=STATS
 // STATS: PASS stats_f32 5x50000xf32 {{.*}}variant=stats_f32_k0_cv4_i32
+// NaN rows: a max per row beside the softmax (NaN propagates across the
+// cluster's blocks as within a block).
+// RUN: fusion-run %S/normalization.mlir --fusion=nan_rows --inner-cluster=8 --input=4x40000 | FileCheck %s --check-prefix=NAN
+// NAN: PASS nan_rows 4x40000xf32 {{.*}}variant=nan_rows_k0_cv4_i32
 // Plain variants: many rows, an odd row, a misaligned buffer, one chunk.
 // RUN: fusion-run %S/normalization.mlir --fusion=softmax_bf16 --inner-cluster=8 --input=200x100000 | FileCheck %s --check-prefix=MANY
 // MANY: PASS softmax_bf16 200x100000xbf16 {{.*}}variant=softmax_bf16_k0_v8_i32
