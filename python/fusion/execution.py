@@ -19,7 +19,8 @@ _REPO_DIR = os.path.dirname(os.path.dirname(_PKG_DIR))
 # Schedule keys of execute(schedule=...): the pipeline option each sets
 # (chip and sm_count are compile options of their own).
 SCHEDULE_KEYS = {"unroll": "unroll", "blocks_per_sm": "blocks-per-sm",
-                 "chip": "chip", "sm_count": "sm-count"}
+                 "inner_cluster": "inner-cluster", "chip": "chip",
+                 "sm_count": "sm-count"}
 DUMP_KINDS = ("ir", "decisions", "stages", "plan", "ptx", "launch")
 
 

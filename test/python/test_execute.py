@@ -400,6 +400,25 @@ def test_dump_from_environment(capsys, monkeypatch):
     assert "fusion.relu" in capsys.readouterr().out
 
 
+def test_inner_cluster_schedule(capsys):
+    """Note [Cluster rows]: schedule={"inner_cluster": C} reaches the
+    compiler (the cluster variant is in the PTX); a size that is no cluster
+    size is the compiler's error (here, without a GPU, said by the dump; the
+    interpreter still answers)."""
+    with FusionDefinition("rows") as fd:
+        x = fd.define_tensor([-1, -1], D.Float32, name="x")
+        fd.add_output(fd.ops.softmax(x, dim=1))
+    inputs = [np.ones((2, 64), np.float32)]
+    (out,) = fd.execute(inputs, dump="ptx", schedule={"inner_cluster": 8})
+    np.testing.assert_allclose(out, np.full((2, 64), 1 / 64, np.float32), rtol=1e-6)
+    assert ".entry rows_k0_cv4_i32(" in capsys.readouterr().out
+    fd.execute(inputs, dump="ptx")
+    assert "_cv4_" not in capsys.readouterr().out
+    fd.execute(inputs, dump="ptx", schedule={"inner_cluster": 3})
+    assert ("#fusion.inner_reduction cluster = 3 is not a cluster size: expected "
+            "0 (none), 2, 4 or 8") in capsys.readouterr().out
+
+
 def test_bad_schedule_and_dump_keys():
     with pytest.raises(FusionError, match="unknown schedule key"):
         make_fd().execute([np.ones((2, 4), np.float32)], schedule={"unrol": 2})
