@@ -72,26 +72,24 @@ KernelLowering::lowerRowKernel(KernelOp kernel,
       return failure();
     splitFuncs = emittedSplit->funcs;
   }
-  SmallVector<gpu::GPUFuncOp> clusterFuncs;
-  if (!rv.cluster.empty()) {
-    FailureOr<EmittedVariants> emittedCluster = emitVariants(
-        kernel, gpuModule, rv.cluster, iterType, /*block=*/std::nullopt,
+  // The cluster rows variants (Note [Cluster rows]) and the plain ones.
+  auto emitRowVariants = [&](ArrayRef<Variant> variants) {
+    return emitVariants(
+        kernel, gpuModule, variants, iterType, /*block=*/std::nullopt,
         [&](KernelEmitter &emitter, gpu::GPUFuncOp func) {
           withExtents(emitter);
           return emitRowVariant(kernel, *info, emitter, func);
         },
         numExtra);
+  };
+  SmallVector<gpu::GPUFuncOp> clusterFuncs;
+  if (!rv.cluster.empty()) {
+    FailureOr<EmittedVariants> emittedCluster = emitRowVariants(rv.cluster);
     if (failed(emittedCluster))
       return failure();
     clusterFuncs = emittedCluster->funcs;
   }
-  FailureOr<EmittedVariants> emitted = emitVariants(
-      kernel, gpuModule, rv.plain, iterType, /*block=*/std::nullopt,
-      [&](KernelEmitter &emitter, gpu::GPUFuncOp func) {
-        withExtents(emitter);
-        return emitRowVariant(kernel, *info, emitter, func);
-      },
-      numExtra);
+  FailureOr<EmittedVariants> emitted = emitRowVariants(rv.plain);
   if (failed(emitted))
     return failure();
   SmallVector<gpu::GPUFuncOp> &funcs = emitted->funcs;

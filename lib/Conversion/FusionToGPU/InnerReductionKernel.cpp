@@ -207,6 +207,14 @@ LogicalResult KernelEmitter::RowKernelWriter::write() {
 /// max with its sum of exp(x - max) (max, sum); each state component gets a
 /// shared array for the block reduction. Split rows get a flag too.
 LogicalResult KernelEmitter::RowKernelWriter::makeParts() {
+  // A static 1-d workgroup buffer of `size` elements.
+  auto workgroupBuffer = [&](int64_t size, Type element) {
+    return func.addWorkgroupAttribution(
+        MemRefType::get({size}, element, MemRefLayoutAttrInterface(),
+                        gpu::AddressSpaceAttr::get(
+                            ctx, gpu::GPUDialect::getWorkgroupAddressSpace())),
+        loc);
+  };
   for (const RowReduction &r : info.reductions) {
     if (r.onlineMax)
       continue; // computed with its max
@@ -222,31 +230,18 @@ LogicalResult KernelEmitter::RowKernelWriter::makeParts() {
                  : r.onlineSum                   ? RowPart::Online
                                                  : RowPart::Simple;
     for (size_t c = 0; c < part.width(); ++c)
-      part.shared.push_back(func.addWorkgroupAttribution(
-          MemRefType::get(
-              {32}, part.componentType(c, ctx), MemRefLayoutAttrInterface(),
-              gpu::AddressSpaceAttr::get(
-                  ctx, gpu::GPUDialect::getWorkgroupAddressSpace())),
-          loc));
+      part.shared.push_back(workgroupBuffer(32, part.componentType(c, ctx)));
     parts.push_back(part);
   }
   // Cluster rows: each state component's slot for the cluster reduction.
   if (cluster)
     for (RowPart &part : parts)
       for (size_t c = 0; c < part.width(); ++c)
-        part.clusterSlots.push_back(func.addWorkgroupAttribution(
-            MemRefType::get(
-                {1}, part.componentType(c, ctx), MemRefLayoutAttrInterface(),
-                gpu::AddressSpaceAttr::get(
-                    ctx, gpu::GPUDialect::getWorkgroupAddressSpace())),
-            loc));
+        part.clusterSlots.push_back(
+            workgroupBuffer(1, part.componentType(c, ctx)));
   // Split rows: whether this block is its row's last (Note [Split rows]).
   if (split)
-    lastFlag = func.addWorkgroupAttribution(
-        MemRefType::get({1}, b.getI32Type(), MemRefLayoutAttrInterface(),
-                        gpu::AddressSpaceAttr::get(
-                            ctx, gpu::GPUDialect::getWorkgroupAddressSpace())),
-        loc);
+    lastFlag = workgroupBuffer(1, b.getI32Type());
   return success();
 }
 
