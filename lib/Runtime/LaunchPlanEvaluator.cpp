@@ -123,10 +123,15 @@ Status layoutBuffer(const ModuleDesc &desc, size_t index,
   } else {
     // Row-major; a size-0 or size-1 dim does not change the stride (PyTorch's
     // convention, so that caller-provided contiguous outputs compare equal).
+    // An empty buffer's element count cannot overflow, its strides can (the
+    // other dims' product): found by fusion-fuzz-module.
     int64_t stride = 1;
     for (int32_t d = layout.rank - 1; d >= 0; --d) {
       layout.strides[d] = stride;
-      stride *= std::max<int64_t>(layout.sizes[d], 1);
+      if (d > 0 && __builtin_mul_overflow(
+                       stride, std::max<int64_t>(layout.sizes[d], 1), &stride))
+        return invalid(concat("the row-major stride of dim ", d - 1,
+                              " overflows int64"));
     }
   }
   int64_t extent = stridedExtent(layout.rank, layout.sizes, layout.strides);

@@ -446,6 +446,29 @@ TEST(LaunchPlanTest, NegativeBufferSizeIsATypedError) {
             "output 0 (buffer 0): dim 0 has negative size -1");
 }
 
+// An empty buffer whose other dims' product overflows: its element count
+// is 0, its row-major strides would overflow (fusion-fuzz-module found the
+// signed overflow).
+TEST(LaunchPlanTest, RowMajorStridesThatOverflowAreATypedError) {
+  TestModule module = makeAddModule();
+  int32_t huge = module.constant(int64_t(1) << 62);
+  module.buffers[0].sizes = {module.constant(0), huge, huge};
+  std::unique_ptr<Executable> exe = load(module);
+  int64_t n = 4;
+  Expected<EvaluatedPlan> plan = exe->plan(addArgs(&n));
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), ErrorCode::InvalidLaunchValue);
+  EXPECT_EQ(plan.status().message(), "output 0 (buffer 0): the row-major "
+                                     "stride of dim 0 overflows int64");
+  // Strides that fit are kept, the empty dim's included.
+  module.buffers[0].sizes = {module.constant(0), huge, module.constant(1)};
+  exe = load(module);
+  plan = exe->plan(addArgs(&n));
+  ASSERT_TRUE(plan.ok()) << plan.status().toString();
+  EXPECT_EQ(plan->buffers[0].strides[0], int64_t(1) << 62);
+  EXPECT_EQ(plan->buffers[0].numElements, 0);
+}
+
 TEST(LaunchPlanTest, CacheHitsForTheSameSignature) {
   std::unique_ptr<Executable> exe = load(makeAddModule());
   int64_t n = 1000;
