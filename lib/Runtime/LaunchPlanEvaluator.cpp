@@ -130,8 +130,8 @@ Status layoutBuffer(const ModuleDesc &desc, size_t index,
       layout.strides[d] = stride;
       if (d > 0 && __builtin_mul_overflow(
                        stride, std::max<int64_t>(layout.sizes[d], 1), &stride))
-        return invalid(concat("the row-major stride of dim ", d - 1,
-                              " overflows int64"));
+        return invalid(
+            concat("the row-major stride of dim ", d - 1, " overflows int64"));
     }
   }
   int64_t extent = stridedExtent(layout.rank, layout.sizes, layout.strides);
