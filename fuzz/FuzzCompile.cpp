@@ -4,7 +4,8 @@
 // on demand), verified, and
 // each fusion of the module is lowered to PTX alone, the way
 // `fusion-translate --fusion-to-ptx --fusion=NAME` does (fusion::lowerToPTX,
-// then fusion::collectPTX). No ptxas runs. Every diagnostic goes to a handler
+// then fusion::collectPTX; inputs of odd length with --inner-cluster=8). No
+// ptxas runs. Every diagnostic goes to a handler
 // that drops it: a rejected input is a normal outcome, and only a crash,
 // a sanitizer report, a timeout or running out of memory is a finding.
 // See docs/fuzzing.md.
@@ -54,7 +55,7 @@ const DialectRegistry &registry() {
 
 /// Lowers each fusion of `module` to PTX on a clone holding that fusion only
 /// (fusion-translate --fusion-to-ptx --fusion=NAME).
-void compileEachFusion(ModuleOp module) {
+void compileEachFusion(ModuleOp module, int64_t innerCluster) {
   llvm::SmallVector<std::string> names;
   for (auto fusionOp : module.getBody()->getOps<fusion::FusionOp>())
     names.push_back(fusionOp.getSymName().str());
@@ -65,6 +66,7 @@ void compileEachFusion(ModuleOp module) {
         op.erase();
     fusion::CompileOptions options;
     options.emitCubin = false;
+    options.innerCluster = innerCluster;
     // One PTX text with every entry, as fusion-translate --fusion-to-ptx.
     options.splitKernels = false;
     if (succeeded(fusion::lowerToPTX(*copy, options))) {
@@ -98,7 +100,9 @@ int compileInput(llvm::StringRef text) {
     return 0;
   if (failed(verify(*module)))
     return 0;
-  compileEachFusion(*module);
+  // Every other input (by its length) also builds the cluster rows
+  // variants of its inner reductions (Note [Cluster rows]).
+  compileEachFusion(*module, text.size() % 2 ? 8 : 0);
   return 0;
 }
 
