@@ -593,6 +593,39 @@ TEST_F(FakeDriver, FailedLaunchZeroesKeptZeroCountersAgain) {
   EXPECT_EQ(recordedMemsets(), call->expectedMemsets(workspace.address, false));
 }
 
+// Note [Cluster rows]: the compiled cluster variant (PTX only, loaded at its
+// first launch) reaches cuLaunchKernelEx with its cluster attribute, after
+// the residency check (asked once); the parameter buffer is what its PTX
+// entry declares.
+TEST_F(FakeDriver, CompiledClusterRowsLaunchWithTheirCluster) {
+  mlir::fusion::CompileOptions options;
+  options.innerCluster = 8;
+  std::string bytes = fusion::testing::compileBytes(
+      fusion::testing::readExample("normalization/softmax"), true, &options);
+  ASSERT_FALSE(bytes.empty());
+  auto loaded = Executable::load(bytes.data(), bytes.size());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
+  std::unique_ptr<Executable> exe = std::move(loaded.value());
+  Tensor2D x(16, 1000000);
+  auto call = Call::make(*exe, {x.arg(0x100000, DType::BF16)});
+  ASSERT_TRUE(call);
+  Status status = call->run(*exe, kStream1);
+  ASSERT_TRUE(status.ok()) << status.toString();
+  std::vector<FakeCudaLaunch> launches = fake().launches();
+  ASSERT_EQ(launches.size(), 1u);
+  EXPECT_STREQ(launches[0].function, "softmax_k0_cv8_i32");
+  EXPECT_EQ(launches[0].grid[0], 128u);
+  EXPECT_EQ(launches[0].block[0], 512u);
+  EXPECT_EQ(launches[0].clusterDim[0], 8u);
+  EXPECT_EQ(launches[0].clusterDim[1], 1u);
+  EXPECT_EQ(int64_t(launches[0].paramSize), launches[0].ptxParamSize);
+  // A portable cluster: no non-portable attribute.
+  EXPECT_EQ(count("cuFuncSetAttribute"), 0);
+  EXPECT_EQ(count("cuOccupancyMaxActiveClusters"), 1);
+  // (A shape of which no cluster fits is refused before any launch:
+  // ClusterResidencyAndNonPortableClusters.)
+}
+
 // The plan's grid, block, dynamic shared memory and packed parameters (with
 // this call's pointers patched in) are what cuLaunchKernelEx gets.
 TEST_F(FakeDriver, LaunchParametersReachTheDriver) {
