@@ -56,6 +56,26 @@ void setLaunchShape(Config &config, const LaunchConfig &launch) {
   config.blockDimZ = launch.block[2];
   config.sharedMemBytes = launch.dynamicSmem;
 }
+// Note [Parameters by pointer]: the packed buffer (`extra`'s
+// CU_LAUNCH_PARAM_BUFFER_POINTER) is copied into the kernel's constant
+// bank as it is, so its layout must be the one the compiled kernel reads.
+// Parameters aligned to at most 16 bytes sit where the PTX's .param list
+// puts them (Note [Parameter packing]). A tensor map (`.align 64`) does
+// not: ptxas aligns it to 64 in the constant bank, whose parameter window
+// starts 16 bytes past a multiple of 64 on sm_90 (c[0x0][0x210]), so the
+// map lands 48 bytes into the buffer, and a map written at offset 0 makes
+// the bulk tensor copy read a garbage descriptor (an illegal instruction,
+// seen on the H200). The kernel's own layout is known to the driver only:
+// a launch with such a parameter passes one pointer per parameter
+// (kernelParams), each into the packed buffer, and the driver places them.
+void **paramPointers(const LaunchConfig &launch, uint8_t *params,
+                     std::vector<void *> &pointers) {
+  pointers.resize(launch.fields.size());
+  for (size_t p = 0; p < launch.fields.size(); ++p)
+    pointers[p] = params + launch.fields[p].offset;
+  return pointers.data();
+}
+
 // Above this, a kernel needs CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES.
 constexpr uint32_t kDefaultDynamicSmemLimit = 48 * 1024;
 
@@ -160,6 +180,7 @@ struct Executable::Impl {
   std::vector<CUdeviceptr> allocatedOutputs;
   CUdeviceptr pool = 0; // this call's intermediates (a stream workspace)
   std::vector<uint8_t> paramScratch;
+  std::vector<void *> paramPointerScratch; // Note [Parameters by pointer]
 
   // Note [Stream workspaces]: the intermediates of a call live in a
   // workspace per (context, stream), kept between calls: calls on one
@@ -976,9 +997,13 @@ Status Executable::Impl::launchKernel(const CudaDriver &cu,
   void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, paramScratch.data(),
                    CU_LAUNCH_PARAM_BUFFER_SIZE, &paramSize,
                    CU_LAUNCH_PARAM_END};
-  CUresult result =
-      cu.cuLaunchKernelEx(&config, kernels.functions[launch.kernel], nullptr,
-                          paramSize ? extra : nullptr);
+  void **kernelParams =
+      launch.byPointer
+          ? paramPointers(launch, paramScratch.data(), paramPointerScratch)
+          : nullptr;
+  CUresult result = cu.cuLaunchKernelEx(
+      &config, kernels.functions[launch.kernel], kernelParams,
+      paramSize && !kernelParams ? extra : nullptr);
   if (result == CUDA_SUCCESS)
     return Status::success();
   return cu.check(result,
@@ -1007,15 +1032,18 @@ size_t Executable::Impl::packParams(const CachedPlan &cached, size_t index,
 namespace {
 
 /// The node parameters of `launch`, its packed parameters at `params`.
-/// `extra` (5 entries) and `size` must outlive the driver call.
+/// `extra` (5 entries), `pointers` and `size` must outlive the driver call.
 CUDA_KERNEL_NODE_PARAMS nodeParams(const LaunchConfig &launch,
                                    CUfunction function, uint8_t *params,
-                                   size_t &size, void **extra) {
+                                   size_t &size, void **extra,
+                                   std::vector<void *> &pointers) {
   CUDA_KERNEL_NODE_PARAMS node = {};
   node.func = function;
   setLaunchShape(node, launch);
   size = launch.params.size();
-  if (size) {
+  if (launch.byPointer) {
+    node.kernelParams = paramPointers(launch, params, pointers);
+  } else if (size) {
     extra[0] = CU_LAUNCH_PARAM_BUFFER_POINTER;
     extra[1] = params;
     extra[2] = CU_LAUNCH_PARAM_BUFFER_SIZE;
@@ -1060,7 +1088,8 @@ Status Executable::Impl::buildGraph(const CudaDriver &cu,
     void *extra[5] = {};
     CUDA_KERNEL_NODE_PARAMS node =
         nodeParams(launch, kernels.functions[launch.kernel],
-                   entry.params.data() + entry.paramOffset[n], size, extra);
+                   entry.params.data() + entry.paramOffset[n], size, extra,
+                   paramPointerScratch);
     // Each launch after the one before, as on the stream.
     CUgraphNode added = nullptr;
     status = cu.check(cu.cuGraphAddKernelNode(&added, entry.graph,
@@ -1138,8 +1167,9 @@ Status Executable::Impl::launchGraph(const CudaDriver &cu,
       std::memcpy(now, wanted, bytes);
       size_t size = 0;
       void *extra[5] = {};
-      CUDA_KERNEL_NODE_PARAMS node = nodeParams(
-          launch, kernels.functions[launch.kernel], now, size, extra);
+      CUDA_KERNEL_NODE_PARAMS node =
+          nodeParams(launch, kernels.functions[launch.kernel], now, size, extra,
+                     paramPointerScratch);
       Status status = cu.check(cu.cuGraphExecKernelNodeSetParams(
                                    entry->exec, entry->nodes[n], &node),
                                "cuGraphExecKernelNodeSetParams");

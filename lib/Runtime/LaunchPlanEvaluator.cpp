@@ -207,6 +207,7 @@ Status packParams(const VariantDesc &variant, const std::vector<int64_t> &r,
     uint32_t align = paramAlignment(param.kind);
     offset = (offset + align - 1) / align * align;
     config.fields.push_back({param.kind, param.value, offset, size});
+    config.byPointer |= align > 16;
     offset += size;
   }
   config.params.assign(offset, 0);

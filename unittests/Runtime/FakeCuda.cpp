@@ -33,10 +33,18 @@ struct CUfunc_st {
   int maxDynamicSmem = 48 * 1024; // until cuFuncSetAttribute raises it
   bool nonPortableClusters = false;
   int64_t ptxParamSize = -1;
+  std::vector<std::pair<int64_t, int64_t>> ptxParams; // offset, bytes
+  int64_t ptxMaxAlign = 0;
+};
+// The parameters of a PTX .entry, as its .param list lays them out.
+struct PtxEntry {
+  int64_t size = 0; // -1: a type the fake does not understand
+  std::vector<std::pair<int64_t, int64_t>> params; // offset, bytes
+  int64_t maxAlign = 0;
 };
 struct CUmod_st {
-  std::map<std::string, int64_t> entries; // .entry name -> parameter bytes
-  bool cubin = false;                     // entries unknown: any name goes
+  std::map<std::string, PtxEntry> entries;
+  bool cubin = false; // entries unknown: any name goes
   std::map<std::string, std::unique_ptr<CUfunc_st>> functions;
 };
 // A kernel node as the driver keeps it: a copy of its parameters.
@@ -46,6 +54,7 @@ struct KernelNode {
   uint32_t block[3] = {};
   uint32_t sharedMemBytes = 0;
   std::vector<uint8_t> params;
+  bool byPointer = false; // given as kernelParams
 };
 struct CUgraphNode_st {
   KernelNode kernel;
@@ -185,10 +194,10 @@ thread_local CUcontext currentContext = &state().context;
   if (!s.initialized)                                                          \
     return CUDA_ERROR_NOT_INITIALIZED;
 
-/// The parameter bytes of each .entry of `ptx`, packed with natural
-/// alignment as the driver packs them; -1 where a type is not understood.
-std::map<std::string, int64_t> parsePtxEntries(const std::string &ptx) {
-  std::map<std::string, int64_t> entries;
+/// The parameters of each .entry of `ptx`, packed with natural alignment
+/// as its .param list declares them.
+std::map<std::string, PtxEntry> parsePtxEntries(const std::string &ptx) {
+  std::map<std::string, PtxEntry> entries;
   for (size_t at = ptx.find(".entry "); at != std::string::npos;
        at = ptx.find(".entry ", at + 1)) {
     size_t nameBegin = at + 7;
@@ -198,7 +207,7 @@ std::map<std::string, int64_t> parsePtxEntries(const std::string &ptx) {
         close < open) {
       // An entry without parameters: ".entry name\n{".
       size_t end = ptx.find_first_of(" \t\r\n{", nameBegin);
-      entries[ptx.substr(nameBegin, end - nameBegin)] = 0;
+      entries[ptx.substr(nameBegin, end - nameBegin)] = PtxEntry();
       continue;
     }
     std::string name = ptx.substr(nameBegin, open - nameBegin);
@@ -206,6 +215,7 @@ std::map<std::string, int64_t> parsePtxEntries(const std::string &ptx) {
     std::string list = ptx.substr(open + 1, close - open - 1);
     int64_t offset = 0;
     bool known = true;
+    PtxEntry entry;
     size_t pos = 0;
     while ((pos = list.find(".param", pos)) != std::string::npos) {
       size_t end = list.find(',', pos);
@@ -238,9 +248,13 @@ std::map<std::string, int64_t> parsePtxEntries(const std::string &ptx) {
         known = false;
         break;
       }
-      offset = (offset + align - 1) / align * align + size;
+      offset = (offset + align - 1) / align * align;
+      entry.params.push_back({offset, size});
+      entry.maxAlign = std::max(entry.maxAlign, align);
+      offset += size;
     }
-    entries[name] = known ? offset : -1;
+    entry.size = known ? offset : -1;
+    entries[name] = std::move(entry);
   }
   return entries;
 }
@@ -333,8 +347,29 @@ CUresult takeKernel(State &s, KernelNode &kernel, void **kernelParams,
   }
   if (extra && (!buffer || !sized))
     return CUDA_ERROR_INVALID_VALUE;
-  if (kernelParams)
-    return CUDA_ERROR_NOT_SUPPORTED; // the runtime packs a buffer
+  if (kernelParams) {
+    // One pointer per parameter: the fake lays them out as the PTX's
+    // .param list does (the real driver as the compiled kernel reads them).
+    // A cubin's list is unknown here.
+    if (function->ptxParamSize < 0)
+      return CUDA_ERROR_NOT_SUPPORTED;
+    kernel.params.assign(function->ptxParamSize, 0);
+    for (size_t p = 0; p < function->ptxParams.size(); ++p) {
+      if (!kernelParams[p])
+        return CUDA_ERROR_INVALID_VALUE;
+      std::memcpy(kernel.params.data() + function->ptxParams[p].first,
+                  kernelParams[p], function->ptxParams[p].second);
+    }
+    kernel.byPointer = true;
+    return CUDA_SUCCESS;
+  }
+  // Note [Parameters by pointer] (the runtime's Executable.cpp): the real
+  // driver copies a packed buffer as it is, and a parameter aligned to
+  // more than 16 bytes is not where the compiled kernel reads it; the
+  // kernel runs with a garbage parameter. The fake refuses such a launch.
+  if (extra && function->ptxMaxAlign > 16)
+    return CUDA_ERROR_INVALID_VALUE;
+  kernel.byPointer = false;
   // The kernel would read past the buffer.
   if (function->ptxParamSize > 0 &&
       static_cast<int64_t>(size) < function->ptxParamSize)
@@ -361,6 +396,7 @@ FakeCudaLaunch &record(State &s, const KernelNode &kernel, CUstream stream,
   launch.function = record->function.c_str();
   launch.params = record->params.data();
   launch.graph = graph ? 1 : 0;
+  launch.byPointer = kernel.byPointer ? 1 : 0;
   s.launches.push_back(std::move(record));
   return s.launches.back()->launch;
 }
@@ -569,7 +605,11 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction *function, CUmodule module,
     slot = std::make_unique<CUfunc_st>();
     slot->name = name;
     slot->module = module;
-    slot->ptxParamSize = module->cubin ? -1 : entry->second;
+    if (!module->cubin) {
+      slot->ptxParamSize = entry->second.size;
+      slot->ptxParams = entry->second.params;
+      slot->ptxMaxAlign = entry->second.maxAlign;
+    }
   }
   *function = slot.get();
   return CUDA_SUCCESS;

@@ -29,6 +29,9 @@ typedef struct FakeCudaLaunch {
   /* The size the entry's .param list in the PTX needs, -1 if unknown. */
   int64_t ptxParamSize;
   int32_t graph; /* 1: a node of a cuGraphLaunch, with the node's parameters */
+  /* 1: the parameters came as kernelParams (one pointer each), laid out in
+   * `params` as the PTX's .param list declares them. */
+  int32_t byPointer;
 } FakeCudaLaunch;
 
 /* The bytes the fake's cuTensorMapEncodeTiled writes into a CUtensorMap

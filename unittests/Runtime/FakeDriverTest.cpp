@@ -830,6 +830,9 @@ TEST_F(FakeDriver, TensorMapsAreEncodedPerPointer) {
   EXPECT_STREQ(launches[0].function, "tile_tma");
   ASSERT_EQ(launches[0].paramSize, 200u);
   EXPECT_EQ(launches[0].ptxParamSize, 200);
+  // Note [Parameters by pointer]: one pointer per parameter, so that the
+  // driver places the map where the compiled kernel reads it.
+  EXPECT_EQ(launches[0].byPointer, 1);
   FakeCudaTensorMap map;
   std::memcpy(&map, launches[0].params + 64, sizeof(map));
   EXPECT_EQ(map.address, 0x100000u);
@@ -882,6 +885,40 @@ TEST_F(FakeDriver, TensorMapsAreEncodedPerPointer) {
   ASSERT_TRUE(plain->run(*exe, kStream1).ok());
   EXPECT_EQ(count("cuTensorMapEncodeTiled"), 0);
   EXPECT_STREQ(fake().launches()[0].function, "tile");
+  EXPECT_EQ(fake().launches()[0].byPointer, 0); // the packed buffer
+}
+
+// Note [Parameters by pointer] in a launch graph: the kernel nodes of a
+// plan with tensor maps take their parameters as pointers too, when the
+// graph is built and when a call with another pointer updates them.
+TEST_F(FakeDriver, TensorMapsReachGraphNodesByPointer) {
+  auto exe = fusion::runtime::testing::load(
+      fusion::runtime::testing::makeTensorMapModule(/*launches=*/2));
+  ASSERT_TRUE(exe);
+  int64_t sizes[2] = {100, 64}, strides[2] = {64, 1};
+  auto callAt = [&](uintptr_t address) {
+    return Call::make(*exe, {Argument::tensor(reinterpret_cast<void *>(address),
+                                              DType::F32, sizes, 2, strides)});
+  };
+  for (uintptr_t address : {0x100000u, 0x100000u, 0x200000u}) {
+    fake().reset();
+    auto call = callAt(address);
+    ASSERT_TRUE(call);
+    ASSERT_TRUE(call->run(*exe, kStream1).ok());
+    std::vector<FakeCudaLaunch> launches = fake().launches();
+    ASSERT_EQ(launches.size(), 2u);
+    for (const FakeCudaLaunch &launch : launches) {
+      EXPECT_STREQ(launch.function, "tile_tma");
+      EXPECT_EQ(launch.byPointer, 1);
+      FakeCudaTensorMap map;
+      std::memcpy(&map, launch.params + 64, sizeof(map));
+      EXPECT_EQ(map.address, address);
+      EXPECT_EQ(map.dims[1], 100u);
+    }
+  }
+  LaunchGraphStats stats = exe->launchGraphStats();
+  EXPECT_EQ(stats.launches, 2u);    // the second and third calls
+  EXPECT_EQ(stats.nodeUpdates, 2u); // the third call's new map, per node
 }
 
 // A host program that maps its input for a kernel's bulk copies (the
@@ -974,6 +1011,7 @@ TEST_F(FakeDriver, CompiledTensorMapsReachTheKernel) {
   EXPECT_EQ(launches[0].paramSize, 128u + 5 * 8 + 8);
   EXPECT_EQ(launches[0].ptxParamSize,
             static_cast<int64_t>(launches[0].paramSize));
+  EXPECT_EQ(launches[0].byPointer, 1);
   FakeCudaTensorMap map;
   std::memcpy(&map, launches[0].params, sizeof(map));
   EXPECT_EQ(map.address, 0x100000u);

@@ -160,7 +160,7 @@ $L__done:
 }
 )";
 
-TestModule makeTensorMapModule() {
+TestModule makeTensorMapModule(int launches) {
   TestModule m;
   m.name = "tile_copy";
   m.inputs = {{"x", fb::ArgKind::Tensor, fb::DType::F32, {-1, -1}}};
@@ -217,7 +217,7 @@ TestModule makeTensorMapModule() {
   plain.params = {{fb::ParamKind::Pointer, 0},
                   {fb::ParamKind::Pointer, 1},
                   {fb::ParamKind::I64, cols}};
-  m.launches = {{tma, plain}};
+  m.launches.assign(launches, {tma, plain});
   return m;
 }
 

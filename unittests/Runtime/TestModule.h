@@ -124,8 +124,9 @@ TestModule makeAxpyModule();
 /// Note [Tensor maps]: out = f(x) for x [m, n] f32, one launch of two
 /// variants: "tile_tma" (params: out pointer, a tensor map of x with a box
 /// of 8 x 64, n as i64) and the plain "tile" (x and out pointers, n). Not
-/// runnable PTX: for the launch path without a GPU.
-TestModule makeTensorMapModule();
+/// runnable PTX: for the launch path without a GPU. `launches` > 1 repeats
+/// the launch (a plan that runs as a launch graph).
+TestModule makeTensorMapModule(int launches = 1);
 
 /// `launches` (>= 2) plain launches of axpy_f32 in a chain, the k-th
 /// computing x_k = x_{k-1} + alpha * b with x_0 = a, through two

@@ -147,6 +147,9 @@ struct LaunchConfig {
   /// 0 for buffers the runtime allocates).
   std::vector<uint8_t> params;
   std::vector<ParamField> fields;
+  /// Passed to the driver one pointer per parameter instead of as the
+  /// packed buffer: a tensor map's (Note [Parameters by pointer]).
+  bool byPointer = false;
 };
 
 /// The evaluated shape of one buffer.
