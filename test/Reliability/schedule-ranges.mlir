@@ -149,6 +149,19 @@ fusion.fusion @f10c(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
 
 // -----
 
+// A second staged buffer needs the first (Note [Async staged rows]).
+fusion.fusion @f10s(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  // expected-error @+1 {{#fusion.inner_reduction async_stage needs stage_row: it copies the next row into the staged row's second buffer}}
+  %0 = fusion.kernel @f10s_k0 schedule = #fusion.inner_reduction<vector = 4, items = 1, block = 128, max_grid = 100, index64 = false, fast_math = false, async_stage = true> (%a) : (tensor<?x?xf32>) -> tensor<?x?xf32> {
+  ^bb0(%x: tensor<?x?xf32>):
+    %1 = fusion.neg %x : tensor<?x?xf32>
+    fusion.yield %1 : tensor<?x?xf32>
+  }
+  fusion.return %0 : tensor<?x?xf32>
+}
+
+// -----
+
 fusion.fusion @f11(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
   // expected-error @+1 {{#fusion.inner_reduction block = 0 is out of range: expected 1 to 1024}}
   %0 = fusion.kernel @f11_k0 schedule = #fusion.inner_reduction<vector = 4, items = 1, block = 0, max_grid = 100, index64 = false, fast_math = false> (%a) : (tensor<?x?xf32>) -> tensor<?x?xf32> {

@@ -124,7 +124,8 @@ static cl::opt<int64_t> smCount("sm-count",
 static cl::opt<int64_t>
     innerStage("inner-stage",
                cl::desc("Persistent inner reductions: keep the row in shared "
-                        "memory (1), in registers (0), heuristic (-1)"),
+                        "memory (1; 2: and copy the next row there with "
+                        "cp.async), in registers (0), heuristic (-1)"),
                cl::init(-1), cl::cat(category));
 static cl::opt<int64_t> innerCluster(
     "inner-cluster",

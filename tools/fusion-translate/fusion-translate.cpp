@@ -77,7 +77,8 @@ int main(int argc, char **argv) {
   cl::opt<int64_t> innerStage(
       "inner-stage",
       cl::desc("Persistent inner reductions: keep the row in shared memory "
-               "across passes (1), in registers (0), heuristic (-1)"),
+               "across passes (1; 2: and copy the next row there with "
+               "cp.async), in registers (0), heuristic (-1)"),
       cl::init(-1), cl::cat(category));
   cl::opt<int64_t> innerCluster(
       "inner-cluster",

@@ -108,19 +108,12 @@ void KernelEmitter::store(Gen gen, Type element, Value memref, Value offset) {
   }
 }
 
-Gen KernelEmitter::load(BlockArgument arg, ArrayRef<int64_t> map) {
+Value KernelEmitter::elementOffset(BlockArgument arg, ArrayRef<int64_t> map,
+                                   int64_t &innerDim) {
   OpBuilder &b = *builder;
-  if (recordLoads) {
-    auto entry = std::make_pair(arg.getArgNumber(),
-                                SmallVector<int64_t>(map.begin(), map.end()));
-    if (!llvm::is_contained(loadLog, entry))
-      loadLog.push_back(entry);
-  }
   TensorParam &param = tensors[arg];
-  auto tensor = cast<RankedTensorType>(arg.getType());
-  Type element = tensor.getElementType();
   Value offset = constIdx(0);
-  int64_t innerDim = -1;
+  innerDim = -1;
   for (auto [d, it] : llvm::enumerate(map)) {
     if (it < 0)
       continue;
@@ -132,6 +125,56 @@ Gen KernelEmitter::load(BlockArgument arg, ArrayRef<int64_t> map) {
         b, loc, offset,
         arith::MulIOp::create(b, loc, iterIndex[it], param.strides[d]));
   }
+  return offset;
+}
+
+bool KernelEmitter::loadsAlignedVectors(BlockArgument arg,
+                                        ArrayRef<int64_t> map) const {
+  auto tensor = cast<RankedTensorType>(arg.getType());
+  if (variant.vector == 1 || laneStep != 1 || !innerAligned || laneMask ||
+      tensor.getElementType().isInteger(1) || variant.ragged)
+    return false;
+  int64_t innerDim = -1;
+  for (auto [d, it] : llvm::enumerate(map)) {
+    if (it < 0)
+      continue;
+    if (isShifted(it))
+      return false;
+    if (it == rank - 1)
+      innerDim = d;
+  }
+  return innerDim >= 0 && innerDim == tensor.getRank() - 1;
+}
+
+void KernelEmitter::stageCopy(BlockArgument arg, ArrayRef<int64_t> map,
+                              Value at) {
+  OpBuilder &b = *builder;
+  TensorParam &param = tensors[arg];
+  Type element = cast<RankedTensorType>(arg.getType()).getElementType();
+  int64_t innerDim = -1;
+  Value offset = elementOffset(arg, map, innerDim);
+  vectorLoadedInputs.insert(arg.getArgNumber());
+  Value valid = loadGuard
+                    ? loadGuard
+                    : arith::ConstantIntOp::create(b, loc, 1, 1).getResult();
+  StageCopyOp::create(
+      b, loc, param.memref, toIndex(offset), at, valid,
+      b.getI64IntegerAttr(variant.vector * storageBytes(element)));
+}
+
+Gen KernelEmitter::load(BlockArgument arg, ArrayRef<int64_t> map) {
+  OpBuilder &b = *builder;
+  if (recordLoads) {
+    auto entry = std::make_pair(arg.getArgNumber(),
+                                SmallVector<int64_t>(map.begin(), map.end()));
+    if (!llvm::is_contained(loadLog, entry))
+      loadLog.push_back(entry);
+  }
+  TensorParam &param = tensors[arg];
+  auto tensor = cast<RankedTensorType>(arg.getType());
+  Type element = tensor.getElementType();
+  int64_t innerDim = -1;
+  Value offset = elementOffset(arg, map, innerDim);
   auto fromStorage = [&](Value v) -> Value {
     if (!element.isInteger(1))
       return v;
@@ -161,6 +204,7 @@ Gen KernelEmitter::load(BlockArgument arg, ArrayRef<int64_t> map) {
   }
   if (innerDim == tensor.getRank() - 1 && laneStep == 1) {
     // Contiguous innermost dim (the run-time guard checked stride 1).
+    // loadsAlignedVectors() mirrors this branch's conditions.
     vectorLoadedInputs.insert(arg.getArgNumber());
     // Lanes shifted by an index op (Note [Index contexts]) may start
     // anywhere: only the element's own alignment is known. So may the

@@ -59,10 +59,10 @@ private:
 class KernelLowering {
 public:
   KernelLowering(ModuleOp module, int64_t innerMinBlocks, int64_t transposeTile,
-                 bool hardwareFp8, bool clusters)
+                 bool hardwareFp8, bool clusters, bool asyncCopies)
       : module(module), innerMinBlocks(innerMinBlocks),
         transposeTile(transposeTile), hardwareFp8(hardwareFp8),
-        clusters(clusters) {}
+        clusters(clusters), asyncCopies(asyncCopies) {}
 
   /// Replaces `kernel` with its gpu.func variants and host program, by its
   /// schedule.
@@ -301,6 +301,8 @@ private:
   bool hardwareFp8;
   /// The target has thread block clusters (sm_90 and later).
   bool clusters;
+  /// The target has cp.async (sm_80 and later).
+  bool asyncCopies;
 };
 
 } // namespace mlir::fusion::lowering

@@ -192,6 +192,8 @@ auto KernelLowering::rowVariants(const RowKernelInfo &info,
     variant.fastMath = schedule.getFastMath();
     variant.stage =
         variant.items > 0 && variant.vector > 1 && schedule.getStageRow();
+    variant.asyncStage =
+        variant.stage && schedule.getAsyncStage() && asyncCopies;
     variant.maxBlock = std::max(schedule.getBlock(), kMaxRowThreads);
   }
   // Cluster rows (Note [Cluster rows]), tried first: vectorized streaming

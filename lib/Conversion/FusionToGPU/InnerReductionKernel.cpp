@@ -50,14 +50,19 @@ private:
   Value itemCol(int64_t r);
   SmallVector<Value> loadRow(Value r);
   SmallVector<Value> loadItems(Value base, Value ok, Value end,
-                               Value lo = Value(), Value frame = Value());
+                               Value lo = Value(), Value frame = Value(),
+                               Value copyBuffer = Value());
+  bool wantsAsyncStage();
+  void copyRow(Value r, Value buffer);
   SmallVector<Value> loadChunk(Value chunkBase, Value end);
   scf::ForOp chunkLoop(Value begin, Value end, Value chunk,
                        SmallVector<Value> inits);
   void endChunkLoop(scf::ForOp loop, ArrayRef<Value> states = {});
   Type elementOf(unsigned k);
+  int64_t stagedBytesPerThread();
+  bool stageable(int64_t copies);
   void planStaging();
-  Value stageOffset(unsigned j, int64_t item);
+  Value stageOffset(unsigned j, int64_t item, Value buffer = Value());
   std::vector<Item> makeItems(Value chunkBase);
   Value shiftOf(Value r);
   Value wholeEnd(Value stop);
@@ -120,6 +125,11 @@ private:
   // Staged rows (Note [Staged rows]).
   bool stage = false;
   SmallVector<Value> stageBases; // byte offset of each prefetched input
+  // Async staged rows (Note [Async staged rows]): two buffers of
+  // `stageBufferBytes`, the current row in buffer `parity`.
+  bool asyncStage = false;
+  Value stageBufferBytes, parity;
+  SmallVector<Type> stageTypes; // each prefetched input's vector
 
   SmallVector<RowState> splitStates; // split rows: each part's block state
 
@@ -160,23 +170,44 @@ LogicalResult KernelEmitter::RowKernelWriter::write() {
   for (int64_t d = 0; d < rank; ++d)
     identity.push_back(d);
 
-  prefetched = loadRow(rowOf(blockId));
-  rowLoop = scf::ForOp::create(b, loc, blockId, rowBlocks, gridDim, prefetched);
-  if (prefetched.empty())
-    b.setInsertionPoint(rowLoop.getBody()->getTerminator());
-  else
+  asyncStage = wantsAsyncStage();
+  if (asyncStage) {
+    // Note [Async staged rows]: this block's first row into buffer 0; each
+    // iteration copies the next row into the other buffer and waits for
+    // all but that copy.
+    stage = true;
+    planStaging();
+    copyRow(rowOf(blockId), constIdx(0));
+    StageCommitOp::create(b, loc);
+    rowLoop = scf::ForOp::create(b, loc, blockId, rowBlocks, gridDim,
+                                 ValueRange{constIdx(0)});
     b.setInsertionPointToStart(rowLoop.getBody());
-  current.assign(rowLoop.getRegionIterArgs().begin(),
-                 rowLoop.getRegionIterArgs().end());
-  planStaging();
-  if (!prefetched.empty())
-    next = loadRow(rowOf(
-        arith::AddIOp::create(b, loc, rowLoop.getInductionVar(), gridDim)));
+    parity = rowLoop.getRegionIterArgs()[0];
+    copyRow(rowOf(arith::AddIOp::create(b, loc, rowLoop.getInductionVar(),
+                                        gridDim)),
+            arith::SubIOp::create(b, loc, constIdx(1), parity));
+    StageCommitOp::create(b, loc);
+    StageWaitOp::create(b, loc, 1);
+  } else {
+    prefetched = loadRow(rowOf(blockId));
+    rowLoop =
+        scf::ForOp::create(b, loc, blockId, rowBlocks, gridDim, prefetched);
+    if (prefetched.empty())
+      b.setInsertionPoint(rowLoop.getBody()->getTerminator());
+    else
+      b.setInsertionPointToStart(rowLoop.getBody());
+    current.assign(rowLoop.getRegionIterArgs().begin(),
+                   rowLoop.getRegionIterArgs().end());
+    planStaging();
+    if (!prefetched.empty())
+      next = loadRow(rowOf(
+          arith::AddIOp::create(b, loc, rowLoop.getInductionVar(), gridDim)));
+  }
   row = rowOf(rowLoop.getInductionVar());
   valid = cmp(arith::CmpIPredicate::ult, row, rows);
   setOuter(row);
   e.reduced.clear();
-  if (stage) {
+  if (stage && !asyncStage) {
     for (int64_t item = 0; item < e.variant.items; ++item)
       for (unsigned j = 0; j < e.prefetch.size(); ++j) {
         Value x = current[item * e.prefetch.size() + j];
@@ -196,6 +227,15 @@ LogicalResult KernelEmitter::RowKernelWriter::write() {
   if (!prefetched.empty()) {
     b.setInsertionPointToEnd(rowLoop.getBody());
     scf::YieldOp::create(b, loc, next);
+  }
+  if (asyncStage) {
+    b.setInsertionPointToEnd(rowLoop.getBody());
+    scf::YieldOp::create(
+        b, loc, ValueRange{arith::SubIOp::create(b, loc, constIdx(1), parity)});
+    // The last iteration's copy (of a row past the end: zeros) lands
+    // before the block exits.
+    b.setInsertionPointAfter(rowLoop);
+    StageWaitOp::create(b, loc, 0);
   }
   b.setInsertionPointToEnd(&func.getBody().front());
   gpu::ReturnOp::create(b, loc);
@@ -335,9 +375,8 @@ SmallVector<Value> KernelEmitter::RowKernelWriter::loadRow(Value r) {
 /// being below `end` (and from `lo`, when set); ragged rows (Note [Ragged
 /// rows]) count positions in the frame shifted by `frame` (none: the
 /// current row's); the memo is left as it was.
-SmallVector<Value>
-KernelEmitter::RowKernelWriter::loadItems(Value base, Value ok, Value end,
-                                          Value lo, Value frame) {
+SmallVector<Value> KernelEmitter::RowKernelWriter::loadItems(
+    Value base, Value ok, Value end, Value lo, Value frame, Value copyBuffer) {
   SmallVector<Value> values;
   Memo saved;
   std::swap(saved, e.memo);
@@ -352,9 +391,13 @@ KernelEmitter::RowKernelWriter::loadItems(Value base, Value ok, Value end,
     e.loadGuard = andI(ok, cmp(arith::CmpIPredicate::ult, col, end));
     if (lo)
       e.loadGuard = andI(e.loadGuard, cmp(arith::CmpIPredicate::uge, col, lo));
-    for (auto &[k, map] : e.prefetch) {
+    for (auto [j, entry] : llvm::enumerate(e.prefetch)) {
       e.memo.clear();
-      values.push_back(e.load(kernelBody.getArgument(k), map).value);
+      BlockArgument arg = kernelBody.getArgument(entry.first);
+      if (copyBuffer)
+        e.stageCopy(arg, entry.second, stageOffset(j, item, copyBuffer));
+      else
+        values.push_back(e.load(arg, entry.second).value);
     }
   }
   e.loadGuard = Value();
@@ -424,20 +467,33 @@ Type KernelEmitter::RowKernelWriter::elementOf(unsigned k) {
 // instead of held in registers across the row's reductions.
 // The slots are written and read with fusion.stage_store and
 // fusion.stage_load, volatile accesses of the dynamic shared memory.
-void KernelEmitter::RowKernelWriter::planStaging() {
+int64_t KernelEmitter::RowKernelWriter::stagedBytesPerThread() {
   int64_t bytesPerThread = 0;
   for (auto &entry : e.prefetch)
     bytesPerThread +=
         e.variant.items * v * storageBytes(elementOf(entry.first));
-  stage = e.variant.stage && persistent && !current.empty() &&
-          bytesPerThread * e.variant.maxBlock <= kMaxStageBytes &&
-          llvm::none_of(e.prefetch, [&](auto &entry) {
-            return elementOf(entry.first).isInteger(1);
-          });
+  return bytesPerThread;
+}
+
+/// Whether the row can be staged in `copies` buffers of dynamic shared
+/// memory.
+bool KernelEmitter::RowKernelWriter::stageable(int64_t copies) {
+  return e.variant.stage && persistent &&
+         copies * stagedBytesPerThread() * e.variant.maxBlock <=
+             kMaxStageBytes &&
+         llvm::none_of(e.prefetch, [&](auto &entry) {
+           return elementOf(entry.first).isInteger(1);
+         });
+}
+
+void KernelEmitter::RowKernelWriter::planStaging() {
+  if (!asyncStage)
+    stage = stageable(1) && !current.empty();
   if (!stage)
     return;
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(rowLoop);
+  if (!asyncStage)
+    b.setInsertionPoint(rowLoop);
   Value count =
       arith::MulIOp::create(b, loc, blockDim, constIdx(e.variant.items * v));
   Value offset = constIdx(0);
@@ -446,20 +502,60 @@ void KernelEmitter::RowKernelWriter::planStaging() {
     stageBases.push_back(offset);
     offset = arith::AddIOp::create(
         b, loc, offset, arith::MulIOp::create(b, loc, count, constIdx(bytes)));
+    stageTypes.push_back(
+        VectorType::get({v}, storageType(elementOf(entry.first))));
   }
-  func->setAttr("fusion.stage_bytes_per_thread",
-                b.getI64IntegerAttr(bytesPerThread));
+  stageBufferBytes = offset;
+  func->setAttr(
+      "fusion.stage_bytes_per_thread",
+      b.getI64IntegerAttr((asyncStage ? 2 : 1) * stagedBytesPerThread()));
 }
 
-Value KernelEmitter::RowKernelWriter::stageOffset(unsigned j, int64_t item) {
-  // Byte offset: base_j + ((item * blockDim + threadId) * v) * bytes.
+// Note [Async staged rows]: a staged persistent variant (Note [Staged
+// rows]) still loads the next row into registers a row ahead (Note [Row
+// prefetch]), and those registers limit the blocks per SM. With
+// `async_stage`, each thread instead copies its own vectors of the next
+// row straight into its slots of a second buffer (fusion.stage_copy:
+// cp.async, no registers), and waits for the current row's copies at the
+// top of each iteration. Only the copying thread reads a slot, so its own
+// wait is all the synchronization there is: no barrier, no mbarrier. It
+// needs every prefetched load to be whole aligned vectors (no ragged rows,
+// no gathers) and twice the staged bytes.
+bool KernelEmitter::RowKernelWriter::wantsAsyncStage() {
+  if (!e.variant.asyncStage || !persistent || ragged || split || cluster ||
+      e.prefetch.empty() || !stageable(2))
+    return false;
+  return llvm::all_of(e.prefetch, [&](auto &entry) {
+    return e.loadsAlignedVectors(kernelBody.getArgument(entry.first),
+                                 entry.second);
+  });
+}
+
+/// Issues the copies of row `r` into buffer `buffer` (0 or 1).
+void KernelEmitter::RowKernelWriter::copyRow(Value r, Value buffer) {
+  setOuter(r);
+  Value rowOk = cmp(arith::CmpIPredicate::ult, r, rows);
+  loadItems(Value(), rowOk, rowLength, Value(), Value(), buffer);
+  e.memo.clear();
+}
+
+Value KernelEmitter::RowKernelWriter::stageOffset(unsigned j, int64_t item,
+                                                  Value buffer) {
+  // Byte offset: base_j + ((item * blockDim + threadId) * v) * bytes, in
+  // buffer `buffer` (async staged rows), else the current one.
   Value slot = arith::MulIOp::create(
       b, loc,
       arith::AddIOp::create(
           b, loc, arith::MulIOp::create(b, loc, constIdx(item), blockDim),
           threadId),
       constIdx(v * storageBytes(elementOf(e.prefetch[j].first))));
-  return arith::AddIOp::create(b, loc, stageBases[j], slot);
+  Value offset = arith::AddIOp::create(b, loc, stageBases[j], slot);
+  if (!asyncStage)
+    return offset;
+  return arith::AddIOp::create(b, loc, offset,
+                               arith::MulIOp::create(b, loc,
+                                                     buffer ? buffer : parity,
+                                                     stageBufferBytes));
 }
 
 auto KernelEmitter::RowKernelWriter::makeItems(Value chunkBase)
@@ -583,10 +679,15 @@ void KernelEmitter::RowKernelWriter::activate(Item &item) {
   e.loadGuard = item.inBounds;
   e.laneMask = item.laneMask;
   std::swap(e.memo, item.memo);
-  if (item.index >= 0 && !current.empty())
+  if (item.index >= 0 && (!current.empty() || asyncStage))
     for (auto [j, entry] : llvm::enumerate(e.prefetch)) {
-      Value x = current[item.index * e.prefetch.size() + j];
-      if (stage)
+      Value x;
+      if (asyncStage)
+        x = StageLoadOp::create(b, loc, stageTypes[j],
+                                stageOffset(j, item.index));
+      else
+        x = current[item.index * e.prefetch.size() + j];
+      if (stage && !asyncStage)
         x = StageLoadOp::create(b, loc, x.getType(),
                                 stageOffset(j, item.index));
       e.stagedSlots[kernelBody.getArgument(entry.first)] = {

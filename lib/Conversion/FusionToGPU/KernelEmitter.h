@@ -67,6 +67,9 @@ struct Variant {
   /// `maxBlock` threads.
   bool stage = false;
   int64_t maxBlock = 0;
+  /// Staged rows: the next row is copied into a second buffer with
+  /// cp.async (Note [Async staged rows] in InnerReductionKernel.cpp).
+  bool asyncStage = false;
   /// Streaming inner reductions: rows may start anywhere modulo the width
   /// and end mid-vector (Note [Ragged rows] in InnerReductionKernel.cpp).
   bool ragged = false;
@@ -315,6 +318,14 @@ private:
   void store(Gen gen, Type element, Value memref, Value offset);
 
   Gen load(BlockArgument arg, ArrayRef<int64_t> map);
+  /// Whether `load(arg, map)` reads whole, aligned vectors of contiguous
+  /// elements (no lane mask), so a stage copy can take it instead.
+  bool loadsAlignedVectors(BlockArgument arg, ArrayRef<int64_t> map) const;
+  /// Note [Async staged rows]: instead of `load(arg, map)`, copies the
+  /// vector to byte `offset` of the dynamic shared memory with
+  /// fusion.stage_copy (zeros where the load guard is false). Needs
+  /// loadsAlignedVectors(arg, map).
+  void stageCopy(BlockArgument arg, ArrayRef<int64_t> map, Value offset);
 
   FailureOr<Gen> generate(Value value, ArrayRef<int64_t> map);
 
@@ -407,6 +418,11 @@ private:
   int64_t rank;
   OpBuilder *builder = nullptr;
   Location loc = UnknownLoc::get(kernel.getContext());
+  /// The element offset of `arg` at the current iteration index through
+  /// `map`, and the dim of `arg` the innermost iteration dim walks (-1:
+  /// none); records the access for the run-time guards.
+  Value elementOffset(BlockArgument arg, ArrayRef<int64_t> map,
+                      int64_t &innerDim);
   DenseMap<Value, TensorParam> tensors;
   DenseMap<Value, Value> scalars;
   SmallVector<Value> iterIndex;

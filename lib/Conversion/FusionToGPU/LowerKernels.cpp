@@ -63,10 +63,11 @@ struct FusionLowerKernelsPass
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(&getContext()));
     // sm_89 (Ada) and later have cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32;
-    // sm_90 and later have thread block clusters.
+    // sm_90 and later have thread block clusters; sm_80 and later cp.async.
     unsigned sm = chipVersion(chip);
     KernelLowering lowering(module, innerMinBlocks, transposeTile,
-                            /*hardwareFp8=*/sm >= 89, /*clusters=*/sm >= 90);
+                            /*hardwareFp8=*/sm >= 89, /*clusters=*/sm >= 90,
+                            /*asyncCopies=*/sm >= 80);
     for (KernelOp kernel : kernels)
       if (failed(lowering.lower(kernel)))
         return signalPassFailure();

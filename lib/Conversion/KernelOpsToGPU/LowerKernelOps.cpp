@@ -392,6 +392,73 @@ struct LowerStageLoad : OpRewritePattern<StageLoadOp> {
   }
 };
 
+// Note [Async staged rows] (FusionDeviceOps.td): each piece of at most 16
+// bytes is one cp.async; a source size of 0 where `valid` is false fills
+// the slot with zeros and reads nothing.
+struct LowerStageCopy : OpRewritePattern<StageCopyOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(StageCopyOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto source = cast<MemRefType>(op.getSource().getType());
+    int64_t elementBytes = source.getElementTypeBitWidth() / 8;
+    Value base =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, op.getSource());
+    Value address = arith::AddIOp::create(
+        b, loc, base,
+        arith::MulIOp::create(
+            b, loc, op.getIndex(),
+            arith::ConstantIndexOp::create(b, loc, elementBytes)));
+    Value address64 =
+        arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
+    auto global = LLVM::LLVMPointerType::get(
+        b.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::Global));
+    Value src = LLVM::IntToPtrOp::create(b, loc, global, address64);
+    Value dst = dynamicSmemAt(b, loc, op.getOffset());
+    int64_t bytes = op.getBytes();
+    int64_t piece = std::min<int64_t>(bytes, 16);
+    Value full = LLVM::ConstantOp::create(b, loc, b.getI32Type(), piece);
+    Value none = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 0);
+    Value size = arith::SelectOp::create(b, loc, op.getValid(), full, none);
+    auto modifier = piece == 16 ? NVVM::LoadCacheModifierKind::CG
+                                : NVVM::LoadCacheModifierKind::CA;
+    for (int64_t at = 0; at < bytes; at += piece) {
+      Value to = dst, from = src;
+      if (at) {
+        to = LLVM::GEPOp::create(b, loc, dst.getType(), b.getI8Type(), dst,
+                                 ArrayRef<LLVM::GEPArg>{at});
+        from = LLVM::GEPOp::create(b, loc, src.getType(), b.getI8Type(), src,
+                                   ArrayRef<LLVM::GEPArg>{at});
+      }
+      NVVM::CpAsyncOp::create(
+          b, loc, to, from, b.getI32IntegerAttr(piece),
+          NVVM::LoadCacheModifierKindAttr::get(b.getContext(), modifier), size);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct LowerStageCommit : OpRewritePattern<StageCommitOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(StageCommitOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncCommitGroupOp>(op);
+    return success();
+  }
+};
+
+struct LowerStageWait : OpRewritePattern<StageWaitOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(StageWaitOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncWaitGroupOp>(
+        op, static_cast<int32_t>(op.getPending()));
+    return success();
+  }
+};
+
 // Note [Bulk copies] (FusionDeviceOps.td): the tiles and barriers are
 // workgroup memrefs; NVVM's bulk-copy and mbarrier ops take shared-window
 // pointers (address space 3), made from the memref's aligned pointer.
@@ -617,7 +684,7 @@ void declareDynamicSmem(Operation *root) {
   root->walk([](gpu::GPUModuleOp module) {
     bool stages = false;
     module.walk([&](Operation *op) {
-      if (isa<StageStoreOp, StageLoadOp>(op)) {
+      if (isa<StageStoreOp, StageLoadOp, StageCopyOp>(op)) {
         stages = true;
         return WalkResult::interrupt();
       }
@@ -641,8 +708,9 @@ struct FusionLowerKernelOpsPass
     RewritePatternSet patterns(&getContext());
     patterns
         .add<LowerWarpReduce, LowerBlockReduce, LowerGridArrive,
-             LowerGridReduce, LowerStageStore, LowerStageLoad,
-             LowerMBarrierInit, LowerMBarrierArriveExpectTx, LowerMBarrierWait,
+             LowerGridReduce, LowerStageStore, LowerStageLoad, LowerStageCopy,
+             LowerStageCommit, LowerStageWait, LowerMBarrierInit,
+             LowerMBarrierArriveExpectTx, LowerMBarrierWait,
              LowerBulkTensorLoad, LowerBulkTensorStore, LowerBulkCommitGroup,
              LowerBulkWaitGroup, LowerFenceAsyncShared, LowerPrefetchTensorMap,
              LowerClusterRank, LowerClusterReduce>(&getContext());

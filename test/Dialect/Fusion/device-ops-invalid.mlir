@@ -424,3 +424,61 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+func.func @stage_copy_outside_gpu_module(%x: memref<?xf32>, %i: index, %at: i32, %ok: i1) {
+  // expected-error @+1 {{must be inside a gpu.module: it addresses the module's dynamic shared memory}}
+  fusion.stage_copy %x[%i] to %at if %ok {bytes = 16} : memref<?xf32>, i32
+  return
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @stage_copy_bytes(%x: memref<?xf32>, %i: index, %at: i32, %ok: i1) kernel {
+    // expected-error @+1 {{copies 4, 8 or a multiple of 16 bytes, got 12}}
+    fusion.stage_copy %x[%i] to %at if %ok {bytes = 12} : memref<?xf32>, i32
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @stage_copy_partial(%x: memref<?xf64>, %i: index, %at: i32, %ok: i1) kernel {
+    // expected-error @+1 {{copies whole elements: 4 bytes of 'f64'}}
+    fusion.stage_copy %x[%i] to %at if %ok {bytes = 4} : memref<?xf64>, i32
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @stage_copy_shared(%x: memref<?xf32, #gpu.address_space<workgroup>>, %i: index, %at: i32, %ok: i1) kernel {
+    // expected-error @+1 {{copies from global memory, got 'memref<?xf32, #gpu.address_space<workgroup>>'}}
+    fusion.stage_copy %x[%i] to %at if %ok {bytes = 16} : memref<?xf32, #gpu.address_space<workgroup>>, i32
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @stage_wait_range() kernel {
+    // expected-error @+1 {{attribute 'pending' failed to satisfy constraint}}
+    fusion.stage_wait {pending = 9}
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @stage_copy_bits(%x: memref<?xi1>, %i: index, %at: i32, %ok: i1) kernel {
+    // expected-error @+1 {{copies integers or floats of whole bytes, got 'i1'}}
+    fusion.stage_copy %x[%i] to %at if %ok {bytes = 4} : memref<?xi1>, i32
+    gpu.return
+  }
+}

@@ -228,6 +228,33 @@ LogicalResult StageLoadOp::verify() {
   return verifyStagedType(*this, getResult().getType());
 }
 
+LogicalResult StageCopyOp::verify() {
+  if (!getOperation()->getParentOfType<gpu::GPUModuleOp>())
+    return emitOpError("must be inside a gpu.module: it addresses the "
+                       "module's dynamic shared memory");
+  auto source = cast<MemRefType>(getSource().getType());
+  if (source.getMemorySpace() &&
+      !isa<gpu::AddressSpaceAttr>(source.getMemorySpace()))
+    return emitOpError() << "copies from global memory, got " << source;
+  if (auto space =
+          dyn_cast_or_null<gpu::AddressSpaceAttr>(source.getMemorySpace());
+      space && space.getValue() != gpu::AddressSpace::Global)
+    return emitOpError() << "copies from global memory, got " << source;
+  Type element = source.getElementType();
+  if (!isa<IntegerType, FloatType>(element) ||
+      element.getIntOrFloatBitWidth() % 8 != 0)
+    return emitOpError() << "copies integers or floats of whole bytes, got "
+                         << element;
+  int64_t bytes = getBytes();
+  if (bytes != 4 && bytes != 8 && (bytes <= 0 || bytes % 16 != 0))
+    return emitOpError() << "copies 4, 8 or a multiple of 16 bytes, got "
+                         << bytes;
+  if (bytes % (element.getIntOrFloatBitWidth() / 8) != 0)
+    return emitOpError() << "copies whole elements: " << bytes << " bytes of "
+                         << element;
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Bulk copies and mbarriers (Note [Bulk copies] in FusionDeviceOps.td).
 //===----------------------------------------------------------------------===//

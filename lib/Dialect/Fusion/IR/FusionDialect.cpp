@@ -74,9 +74,11 @@ PointwiseScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                  succeeded(checkBlockAndGrid(emitError, name, block, maxGrid)));
 }
 
-LogicalResult InnerReductionScheduleAttr::verify(
-    function_ref<InFlightDiagnostic()> emitError, int64_t vector, int64_t items,
-    int64_t block, int64_t maxGrid, bool, bool, bool, int64_t cluster) {
+LogicalResult
+InnerReductionScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   int64_t vector, int64_t items, int64_t block,
+                                   int64_t maxGrid, bool, bool, bool stageRow,
+                                   int64_t cluster, bool asyncStage) {
   StringRef name = "inner_reduction";
   if (failed(checkVector(emitError, name, vector)) ||
       failed(
@@ -88,6 +90,10 @@ LogicalResult InnerReductionScheduleAttr::verify(
     return emitError() << "#fusion." << name << " cluster = " << cluster
                        << " is not a cluster size: expected 0 (none), 2, 4 "
                           "or 8";
+  if (asyncStage && !stageRow)
+    return emitError() << "#fusion." << name
+                       << " async_stage needs stage_row: it copies the next "
+                          "row into the staged row's second buffer";
   return success();
 }
 

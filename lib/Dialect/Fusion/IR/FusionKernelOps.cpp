@@ -57,7 +57,8 @@ LogicalResult KernelOp::verify() {
     if (auto s = dyn_cast<InnerReductionScheduleAttr>(*schedule))
       return InnerReductionScheduleAttr::verify(
           emit, s.getVector(), s.getItems(), s.getBlock(), s.getMaxGrid(),
-          s.getIndex64(), s.getFastMath(), s.getStageRow(), s.getCluster());
+          s.getIndex64(), s.getFastMath(), s.getStageRow(), s.getCluster(),
+          s.getAsyncStage());
     if (auto s = dyn_cast<OuterReductionScheduleAttr>(*schedule))
       return OuterReductionScheduleAttr::verify(
           emit, s.getVector(), s.getUnroll(), s.getTargetBlocks(),

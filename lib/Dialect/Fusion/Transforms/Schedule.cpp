@@ -210,9 +210,12 @@ struct FusionSchedulePass
     int64_t cluster = info.hasFullResult() && vector > 1 && !index64
                           ? innerCluster.getValue()
                           : 0;
+    // Note [Async staged rows]: inner-stage=2 copies the next row with
+    // cp.async instead of loading it into registers.
+    bool asyncStage = stage && innerStage == 2;
     return InnerReductionScheduleAttr::get(&getContext(), vector, items, block,
                                            maxGrid, index64, fastMath, stage,
-                                           cluster);
+                                           cluster, asyncStage);
   }
 
   // Note [Outer reduction heuristic]: 16-byte loads of the narrowest input

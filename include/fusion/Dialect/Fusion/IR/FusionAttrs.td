@@ -80,7 +80,10 @@ def Fusion_InnerReductionScheduleAttr
     With `stage_row`, the persistent variants keep the row's loaded values
     in dynamic shared memory instead of registers (each thread its own
     slots) and recompute what depends on them in every pass: fewer
-    registers per thread, so more rows in flight per SM.
+    registers per thread, so more rows in flight per SM. With
+    `async_stage` too (sm_80 and later), the next row is copied into a
+    second buffer with `cp.async` while the current one is reduced, instead
+    of being loaded into registers a row ahead (Note [Async staged rows]).
 
     With `cluster = C` (2, 4 or 8; sm_90 and later), kernels with
     per-element results get a cluster variant for few long rows, tried
@@ -96,7 +99,8 @@ def Fusion_InnerReductionScheduleAttr
                         "int64_t":$block, "int64_t":$max_grid,
                         "bool":$index64, "bool":$fast_math,
                         DefaultValuedParameter<"bool", "false">:$stage_row,
-                        DefaultValuedParameter<"int64_t", "0">:$cluster);
+                        DefaultValuedParameter<"int64_t", "0">:$cluster,
+                        DefaultValuedParameter<"bool", "false">:$async_stage);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

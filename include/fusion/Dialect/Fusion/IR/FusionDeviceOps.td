@@ -176,6 +176,61 @@ def Fusion_StageLoadOp : Fusion_Op<"stage_load", [
   let hasVerifier = 1;
 }
 
+def Fusion_StageCopyOp : Fusion_Op<"stage_copy", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Copies global memory into the block's dynamic shared memory, asynchronously";
+  let description = [{
+    Note [Async staged rows]: `bytes` bytes (4, 8, 16 or a multiple of 16)
+    of the 1-d global `source`, from its element `index` on, are copied to
+    byte `offset` of the block's dynamic shared memory without passing
+    through registers (`cp.async`, sm_80 and later; 16-byte pieces bypass
+    L1). Where `valid` is false the slot is filled with zeros and nothing is
+    read. The copy is complete for the thread that issued it once a
+    `fusion.stage_wait` leaves no more than the groups committed after it
+    pending (`fusion.stage_commit` closes a group); other threads see it
+    only after a barrier. The element's address and `offset` must be
+    multiples of the copy's piece size (the smaller of `bytes` and 16).
+
+    ```mlir
+    fusion.stage_copy %x[%i] to %offset if %ok {bytes = 16} : memref<?xbf16>, i32
+    ```
+  }];
+  let arguments = (ins MemRefRankOf<[AnyType], [1]>:$source, Index:$index,
+                       AnySignlessInteger:$offset, I1:$valid,
+                       I64Attr:$bytes);
+  let assemblyFormat = [{
+    $source `[` $index `]` `to` $offset `if` $valid attr-dict `:`
+    type($source) `,` type($offset)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fusion_StageCommitOp : Fusion_Op<"stage_commit", [
+    MemoryEffects<[MemWrite<DefaultResource>]>]> {
+  let summary = "Closes the thread's group of asynchronous stage copies";
+  let description = [{
+    The `fusion.stage_copy` ops this thread issued since the last commit
+    form one group (`cp.async.commit_group`).
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Fusion_StageWaitOp : Fusion_Op<"stage_wait", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Waits for the thread's older groups of stage copies";
+  let description = [{
+    Waits until at most `pending` of this thread's committed groups of
+    `fusion.stage_copy` ops are still in flight (`cp.async.wait_group`):
+    with 1, every group but the newest has landed.
+
+    ```mlir
+    fusion.stage_wait {pending = 1}
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<7>]>:$pending);
+  let assemblyFormat = "attr-dict";
+}
+
 def Fusion_GridReduceOp : Fusion_Op<"grid_reduce", [AttrSizedOperandSegments,
     AllTypesMatch<["base", "stride", "split", "splits", "thread", "group",
                    "first", "step"]>,
