@@ -8,13 +8,15 @@
 // (fusion.stage_load) in every pass: no row travels in registers, so the
 // loop carries only the buffer's parity. The launch asks for two buffers
 // (128 bytes per thread for 4 vectors of 8 bf16); the last copy is waited
-// for after the loop. A row whose two buffers would not fit (two staged
-// inputs: 2 x 128 bytes x 512 threads) keeps the register prefetch and
-// one buffer; the ragged variant (rows of any length) keeps it too, and a
-// chip without cp.async (or none named) copies nothing. (async_stage
+// for after the loop. Two buffers may take 192 KB on sm_90, 96 KB before:
+// two staged inputs (2 x 128 bytes x 512 threads) copy on sm_90a and keep
+// the register prefetch and one buffer on sm_80; the ragged variant (rows
+// of any length) keeps it too, and a chip without cp.async (or none
+// named) copies nothing. (async_stage
 // without stage_row is refused: test/Reliability/schedule-ranges.mlir.)
 // RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-stage=2" | FileCheck %s --check-prefix=SCHED
 // RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-stage=2" --fusion-lower-kernels="chip=sm_90a" | FileCheck %s
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-stage=2" --fusion-lower-kernels="chip=sm_80" | FileCheck %s --check-prefix=SM80
 // RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-stage=2" --fusion-lower-kernels="chip=sm_75" | FileCheck %s --check-prefix=OLD
 // RUN: fusion-translate %s --fusion=softmax --inner-stage=2 --fusion-to-ptx --no-cubin -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
@@ -52,14 +54,24 @@
 // CHECK-LABEL: gpu.func @softmax_k0_ps_i32
 // CHECK-NOT: fusion.stage_
 // CHECK: gpu.return
-// Two staged inputs: 2 x 128 bytes per thread would pass 96 KB at 512
-// threads: one buffer, the row loaded a row ahead in registers.
+// Two staged inputs: 2 x 128 bytes per thread, 128 KB at 512 threads.
 // CHECK-LABEL: gpu.func @add_rmsnorm_k0_pv8_i32
-// CHECK-SAME: fusion.stage_bytes_per_thread = 128
-// CHECK-NOT: fusion.stage_copy
-// CHECK: scf.for {{.*}} -> (vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>)
-// CHECK-COUNT-8: fusion.stage_store
+// CHECK-SAME: fusion.stage_bytes_per_thread = 256
+// CHECK-COUNT-8: fusion.stage_copy
+// CHECK-NEXT: fusion.stage_commit
 // CHECK: gpu.return
+
+// On sm_80 that passes 96 KB: one buffer, the row loaded a row ahead in
+// registers; softmax still copies.
+// SM80-LABEL: gpu.func @softmax_k0_pv8_i32
+// SM80-SAME: fusion.stage_bytes_per_thread = 128
+// SM80: fusion.stage_copy
+// SM80-LABEL: gpu.func @add_rmsnorm_k0_pv8_i32
+// SM80-SAME: fusion.stage_bytes_per_thread = 128
+// SM80-NOT: fusion.stage_copy
+// SM80: scf.for {{.*}} -> (vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>)
+// SM80-COUNT-8: fusion.stage_store
+// SM80: gpu.return
 
 // OLD-LABEL: gpu.func @softmax_k0_pv8_i32
 // OLD-SAME: fusion.stage_bytes_per_thread = 64

@@ -60,7 +60,7 @@ private:
   void endChunkLoop(scf::ForOp loop, ArrayRef<Value> states = {});
   Type elementOf(unsigned k);
   int64_t stagedBytesPerThread();
-  bool stageable(int64_t copies);
+  bool stageable(int64_t copies, int64_t limit = kMaxStageBytes);
   void planStaging();
   Value stageOffset(unsigned j, int64_t item, Value buffer = Value());
   std::vector<Item> makeItems(Value chunkBase);
@@ -476,11 +476,10 @@ int64_t KernelEmitter::RowKernelWriter::stagedBytesPerThread() {
 }
 
 /// Whether the row can be staged in `copies` buffers of dynamic shared
-/// memory.
-bool KernelEmitter::RowKernelWriter::stageable(int64_t copies) {
+/// memory of at most `limit` bytes.
+bool KernelEmitter::RowKernelWriter::stageable(int64_t copies, int64_t limit) {
   return e.variant.stage && persistent &&
-         copies * stagedBytesPerThread() * e.variant.maxBlock <=
-             kMaxStageBytes &&
+         copies * stagedBytesPerThread() * e.variant.maxBlock <= limit &&
          llvm::none_of(e.prefetch, [&](auto &entry) {
            return elementOf(entry.first).isInteger(1);
          });
@@ -520,10 +519,11 @@ void KernelEmitter::RowKernelWriter::planStaging() {
 // top of each iteration. Only the copying thread reads a slot, so its own
 // wait is all the synchronization there is: no barrier, no mbarrier. It
 // needs every prefetched load to be whole aligned vectors (no ragged rows,
-// no gathers) and twice the staged bytes.
+// no gathers) and twice the staged bytes: up to 192 KB per block on sm_90
+// (one block per SM), 96 KB before.
 bool KernelEmitter::RowKernelWriter::wantsAsyncStage() {
   if (!e.variant.asyncStage || !persistent || ragged || split || cluster ||
-      e.prefetch.empty() || !stageable(2))
+      e.prefetch.empty() || !stageable(2, e.variant.maxAsyncStageBytes))
     return false;
   return llvm::all_of(e.prefetch, [&](auto &entry) {
     return e.loadsAlignedVectors(kernelBody.getArgument(entry.first),

@@ -52,6 +52,10 @@ struct Gen {
 };
 
 /// One kernel variant: vector width and index width.
+/// Staged rows: the most dynamic shared memory a block's staged row may
+/// take (two such blocks fit an H100/H200 SM's 228 KB).
+inline constexpr int64_t kMaxStageBytes = 96 * 1024;
+
 struct Variant {
   int64_t vector;
   bool index64;
@@ -60,6 +64,10 @@ struct Variant {
   bool fastMath = false;
   /// Inner reductions: vectors per thread kept in registers (0: streaming).
   int64_t items = 0;
+  /// Persistent inner reductions: the variant with twice the schedule's
+  /// items, for rows the first one cannot hold (Note [Long persistent
+  /// rows] in InnerReduction.cpp).
+  bool longRows = false;
   /// Inner reductions: rows split over gridDim.y blocks (Note [Split rows]).
   bool split = false;
   /// Persistent inner reductions: the row's loaded values are kept in
@@ -68,8 +76,10 @@ struct Variant {
   bool stage = false;
   int64_t maxBlock = 0;
   /// Staged rows: the next row is copied into a second buffer with
-  /// cp.async (Note [Async staged rows] in InnerReductionKernel.cpp).
+  /// cp.async (Note [Async staged rows] in InnerReductionKernel.cpp), if
+  /// both buffers take at most `maxAsyncStageBytes`.
   bool asyncStage = false;
+  int64_t maxAsyncStageBytes = kMaxStageBytes;
   /// Streaming inner reductions: rows may start anywhere modulo the width
   /// and end mid-vector (Note [Ragged rows] in InnerReductionKernel.cpp).
   bool ragged = false;
@@ -78,10 +88,6 @@ struct Variant {
   /// InnerReduction.cpp).
   bool cluster = false;
 };
-
-/// Staged rows: the most dynamic shared memory a block's staged row may
-/// take (two such blocks fit an H100/H200 SM's 228 KB).
-inline constexpr int64_t kMaxStageBytes = 96 * 1024;
 
 /// Writes the body of one gpu.func: one variant of a kernel of any
 /// schedule. The schedulers' lowerings (Pointwise.cpp, InnerReduction.cpp,
