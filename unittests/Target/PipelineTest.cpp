@@ -349,8 +349,10 @@ TEST(Pipeline, InnerReductionHeuristicTable) {
       // bf16 softmax: 32 elements per thread kept in registers.
       {"normalization/softmax", DType::BF16, 32768, 4096, 0x100000,
        "softmax_k0_pv8_i32", 256, 2112, 128, 256 * 64},
+      // Rows that 4 vectors per thread would give 512 threads: softmax
+      // takes 8 vectors and 256 threads (Note [Long persistent rows]).
       {"normalization/softmax", DType::BF16, 8192, 16384, 0x100000,
-       "softmax_k0_pv8_i32", 512, 2112, 512, 512 * 64},
+       "softmax_k0_plv8_i32", 256, 2112, 256, 256 * 128},
       // Short rows: a warp per row, 8 rows per block.
       {"normalization/softmax", DType::BF16, 262144, 1024, 0x100000,
        "softmax_k0_pv8_i32", 256, 2112, 32, 256 * 64},
@@ -422,9 +424,10 @@ TEST(Pipeline, InnerReductionHeuristicTable) {
 // cs blocks of 512 threads, cs the largest power of two up to C, the SMs
 // per row (132 / rows) and the row's chunks of 512 x 8 x 4 bf16 elements.
 // Note [Long persistent rows]: rows longer than the persistent variant
-// holds (512 threads x 4 vectors of 8 bf16) and at most twice that take
-// the second persistent variant, with the threads the row needs; longer
-// rows and odd ones stream; shorter ones keep the first.
+// holds (512 threads x 4 vectors of 8 bf16; 256 threads for softmax) and
+// at most twice that take the second persistent variant, with the threads
+// the row needs; longer rows and odd ones stream; shorter ones keep the
+// first.
 TEST(Pipeline, LongRowsTakeTheLongPersistentVariant) {
   struct Case {
     const char *example;
@@ -433,8 +436,13 @@ TEST(Pipeline, LongRowsTakeTheLongPersistentVariant) {
     uint32_t block;
   };
   const Case cases[] = {
-      {"normalization/softmax", 100, 16384, "softmax_k0_pv8_i32", 512},
+      {"normalization/softmax", 100, 8192, "softmax_k0_pv8_i32", 256},
+      {"normalization/softmax", 100, 8200, "softmax_k0_plv8_i32", 160},
+      {"normalization/softmax", 100, 16384, "softmax_k0_plv8_i32", 256},
       {"normalization/softmax", 100, 16392, "softmax_k0_plv8_i32", 288},
+      // Odd rows up to 512 threads' worth: the persistent ragged variant.
+      {"normalization/softmax", 100, 16383, "softmax_k0_prv8_i32", 512},
+      {"normalization/layernorm", 100, 16384, "layernorm_k0_pv8_i32", 512},
       {"normalization/softmax", 100, 32768, "softmax_k0_plv8_i32", 512},
       {"normalization/softmax", 100, 32776, "softmax_k0_v8_i32", 0},
       {"normalization/softmax", 100, 20001, "softmax_k0_rv8_i32", 0},
@@ -484,7 +492,7 @@ TEST(Pipeline, FewLongRowsTakeClustersWhenAsked) {
        8, 2},
       // One chunk per row, rows enough for the SMs, a misaligned buffer or
       // an odd row: the plain variants.
-      {"normalization/softmax", 8, 16, 16384, 0x100000, "softmax_k0_pv8_i32",
+      {"normalization/softmax", 8, 16, 16384, 0x100000, "softmax_k0_plv8_i32",
        16, 1},
       {"normalization/softmax", 8, 100, 1000000, 0x100000, "softmax_k0_v8_i32",
        100, 1},

@@ -440,11 +440,14 @@ struct LowerStageCopy : OpRewritePattern<StageCopyOp> {
   }
 };
 
-struct LowerStageCommit : OpRewritePattern<StageCommitOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(StageCommitOp op,
+/// An op without operands that is one NVVM op without operands (the
+/// commits of copy groups).
+template <typename From, typename To>
+struct LowerToNvvm : OpRewritePattern<From> {
+  using OpRewritePattern<From>::OpRewritePattern;
+  LogicalResult matchAndRewrite(From op,
                                 PatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<NVVM::CpAsyncCommitGroupOp>(op);
+    rewriter.replaceOpWithNewOp<To>(op);
     return success();
   }
 };
@@ -559,15 +562,6 @@ struct LowerBulkTensorStore : OpRewritePattern<BulkTensorStoreOp> {
     rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(
         op, op.getTensorMap(), tile, coordinates, /*l2CacheHint=*/Value(),
         NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
-    return success();
-  }
-};
-
-struct LowerBulkCommitGroup : OpRewritePattern<BulkCommitGroupOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(BulkCommitGroupOp op,
-                                PatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkCommitGroupOp>(op);
     return success();
   }
 };
@@ -709,9 +703,10 @@ struct FusionLowerKernelOpsPass
     patterns
         .add<LowerWarpReduce, LowerBlockReduce, LowerGridArrive,
              LowerGridReduce, LowerStageStore, LowerStageLoad, LowerStageCopy,
-             LowerStageCommit, LowerStageWait, LowerMBarrierInit,
-             LowerMBarrierArriveExpectTx, LowerMBarrierWait,
-             LowerBulkTensorLoad, LowerBulkTensorStore, LowerBulkCommitGroup,
+             LowerToNvvm<StageCommitOp, NVVM::CpAsyncCommitGroupOp>,
+             LowerStageWait, LowerMBarrierInit, LowerMBarrierArriveExpectTx,
+             LowerMBarrierWait, LowerBulkTensorLoad, LowerBulkTensorStore,
+             LowerToNvvm<BulkCommitGroupOp, NVVM::CpAsyncBulkCommitGroupOp>,
              LowerBulkWaitGroup, LowerFenceAsyncShared, LowerPrefetchTensorMap,
              LowerClusterRank, LowerClusterReduce>(&getContext());
     // A walk, not the greedy driver: the ops are rewritten in place, in
