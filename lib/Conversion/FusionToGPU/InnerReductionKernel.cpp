@@ -461,12 +461,7 @@ Type KernelEmitter::RowKernelWriter::elementOf(unsigned k) {
       .getElementType();
 }
 
-// Note [Staged rows]: each thread stores its vectors of the current row
-// into its own slots of dynamic shared memory and reads them back in
-// every pass, so values derived from them are recomputed per pass
-// instead of held in registers across the row's reductions.
-// The slots are written and read with fusion.stage_store and
-// fusion.stage_load, volatile accesses of the dynamic shared memory.
+/// The bytes a thread stages: every prefetched input's vectors.
 int64_t KernelEmitter::RowKernelWriter::stagedBytesPerThread() {
   int64_t bytesPerThread = 0;
   for (auto &entry : e.prefetch)
@@ -485,6 +480,12 @@ bool KernelEmitter::RowKernelWriter::stageable(int64_t copies, int64_t limit) {
          });
 }
 
+// Note [Staged rows]: each thread stores its vectors of the current row
+// into its own slots of dynamic shared memory and reads them back in
+// every pass, so values derived from them are recomputed per pass
+// instead of held in registers across the row's reductions.
+// The slots are written and read with fusion.stage_store and
+// fusion.stage_load, volatile accesses of the dynamic shared memory.
 void KernelEmitter::RowKernelWriter::planStaging() {
   if (!asyncStage)
     stage = stageable(1) && !current.empty();
