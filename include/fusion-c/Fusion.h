@@ -12,6 +12,7 @@
 #include "mlir-c/Support.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -148,6 +149,26 @@ fusionCompilationGetNumDiagnostics(FusionCompilation result);
 MLIR_CAPI_EXPORTED FusionDiagnostic
 fusionCompilationGetDiagnostic(FusionCompilation result, intptr_t index);
 MLIR_CAPI_EXPORTED void fusionCompilationDestroy(FusionCompilation result);
+
+/* Receives a kernel build's outcome: ok = 1 and the module file's bytes, or
+ * ok = 0 and an error message (not NUL-terminated). The same type as the
+ * runtime's fusion_kernel_build_result (fusion_runtime.h). */
+typedef void (*FusionKernelBuildResult)(void *result, int ok, const void *data,
+                                        size_t size);
+
+/* Builds the deferred kernel `kernel` of the module file `module` (compiled
+ * with the pipeline option defer-kernels=fallbacks or all; docs/cache.md,
+ * "Deferred kernels") and passes the module file with that kernel built to
+ * `setResult` with `result`, before returning 0 (1 on failure, after
+ * passing the error message). Stores the result in the compile cache the
+ * environment configures. Thread-safe (a context per call). Its signature is
+ * the runtime's kernel builder's: register it with
+ * fusion_set_kernel_builder(fusionBuildDeferredKernel, NULL). `user` is
+ * ignored. */
+MLIR_CAPI_EXPORTED int
+fusionBuildDeferredKernel(void *user, const void *module, size_t size,
+                          const char *kernel, void *result,
+                          FusionKernelBuildResult setResult);
 
 #ifdef __cplusplus
 }

@@ -82,23 +82,17 @@ void compileInto(Compilation &c, ModuleOp module,
   fusion::FusionToPTXOptions pipeline;
   std::string error;
   if (failed(pipelineOptions(o, pipeline, error))) {
-    emitError(module.getLoc()) << "bad compile options: " << error;
+    // A value the option's parser refuses is reported on stderr by LLVM's
+    // option library, not in `error`: name the options in any case.
+    emitError(module.getLoc())
+        << "bad compile options '" << unwrap(o.pipelineOptions) << "'"
+        << (error.empty()
+                ? std::string(" (a value is not one the option takes)")
+                : ": " + error);
     return;
   }
   fusion::CompileOptions compile;
-  compile.chip = pipeline.chip;
-  compile.smCount = pipeline.smCount;
-  compile.unroll = pipeline.unroll;
-  compile.blocksPerSM = pipeline.blocksPerSM;
-  compile.innerItems = pipeline.innerItems;
-  compile.innerBlock = pipeline.innerBlock;
-  compile.innerStage = pipeline.innerStage;
-  compile.innerCluster = pipeline.innerCluster;
-  compile.computeBoundCost = pipeline.computeBoundCost;
-  compile.innerMinBlocks = pipeline.innerMinBlocks;
-  compile.transposeTile = pipeline.transposeTile;
-  compile.splitKernels = pipeline.splitKernels;
-  compile.explain = pipeline.explain;
+  fusion::applyPipelineOptions(pipeline, compile);
   compile.emitCubin = o.emitCubin;
   if (kind != FusionOutputModuleFile) {
     // Text of one fusion: the others are dropped before the pipeline runs.
@@ -265,4 +259,32 @@ FusionDiagnostic fusionCompilationGetDiagnostic(FusionCompilation result,
 
 void fusionCompilationDestroy(FusionCompilation result) {
   delete unwrapCompilation(result);
+}
+
+int fusionBuildDeferredKernel(void *user, const void *module, size_t size,
+                              const char *kernel, void *result,
+                              FusionKernelBuildResult setResult) {
+  (void)user;
+  auto report = [&](bool ok, const std::string &bytes) {
+    if (setResult)
+      setResult(result, ok ? 1 : 0, bytes.data(), bytes.size());
+    return ok ? 0 : 1;
+  };
+  if (!module || !kernel)
+    return report(false, "no module or no kernel name");
+  // A context of its own: the runtime calls this from any thread.
+  MLIRContext context;
+  appendAllDialects(&context);
+  std::optional<fusion::CompileCache> cache;
+  fusion::CompileCacheConfig config =
+      fusion::CompileCacheConfig::fromEnvironment();
+  if (config.enabled)
+    cache.emplace(std::move(config));
+  std::string error;
+  FailureOr<std::string> built = fusion::buildDeferredKernel(
+      &context, StringRef(static_cast<const char *>(module), size), kernel,
+      cache ? &*cache : nullptr, error);
+  if (failed(built))
+    return report(false, error);
+  return report(true, *built);
 }

@@ -219,6 +219,20 @@ std::optional<std::string> CompileCache::store(llvm::StringRef key,
     fs::remove(temporary);
     return fail("cannot rename " + temporary + ": " + ec.message());
   }
+  // A store replaces the key's older entries (a module file with more
+  // kernels built, Note [Deferred kernels]); lookups take the newest anyway.
+  // Only older ones: two processes storing the key at once keep one entry.
+  fs::file_status mine;
+  if (!fs::status(entry, mine))
+    for (const std::string &file : filesIn(folder.str().str())) {
+      fs::file_status status;
+      if (file == entry.str() ||
+          !llvm::StringRef(file).ends_with(kEntrySuffix) ||
+          fs::status(file, status) ||
+          status.getLastModificationTime() >= mine.getLastModificationTime())
+        continue;
+      fs::remove(file);
+    }
   if (config_.maxBytes && totalBytes() > config_.maxBytes)
     prune(config_.maxBytes);
   return entry.str().str();

@@ -193,6 +193,11 @@ void mlir::fusion::buildKernelsToPTXPipeline(
   // in parallel.
   if (options.splitKernels)
     pm.addPass(createFusionSplitKernelModules());
+  // Note [Deferred kernels]: before anything is spent on them.
+  if (options.deferKernels != DeferKernels::None ||
+      !options.buildKernels.empty())
+    pm.addPass(
+        createFusionDeferKernels(options.deferKernels, options.buildKernels));
   // Note [Verification in the pipeline].
   pm.addPass(std::make_unique<VerifyPass>());
   // Per host program and per kernel module, so that the kernel modules are

@@ -5,6 +5,8 @@
 
 #include "fusion/Runtime/Executable.h"
 
+#include "Format.h"
+
 #include <cstddef>
 #include <cstring>
 #include <limits>
@@ -49,6 +51,8 @@ static_assert(FUSION_MAX_RANK == kMaxRank);
 static_assert(FUSION_ERROR_CUDA == static_cast<int>(ErrorCode::CudaError));
 static_assert(FUSION_ERROR_MISALIGNED_POINTER ==
               static_cast<int>(ErrorCode::MisalignedPointer));
+static_assert(FUSION_ERROR_KERNEL_NOT_BUILT ==
+              static_cast<int>(ErrorCode::KernelNotBuilt));
 static_assert(FUSION_ERROR_WRONG_OUTPUT ==
               static_cast<int>(ErrorCode::WrongOutput));
 static_assert(FUSION_DTYPE_F8E5M2 == static_cast<int>(DType::F8E5M2));
@@ -289,6 +293,52 @@ int fusion_executable_kernel(const fusion_executable *exe, int index,
   info->ptx_size = kernels[index].ptxSize;
   info->cubin_size = kernels[index].cubinSize;
   return FUSION_OK;
+}
+
+int fusion_executable_kernel_built(const fusion_executable *exe, int index) {
+  if (!exe || index < 0 ||
+      static_cast<size_t>(index) >= exe->executable->info().kernels.size())
+    return -1;
+  return exe->executable->kernelBuilt(static_cast<size_t>(index)) ? 1 : 0;
+}
+
+namespace {
+/// What a C kernel builder hands back through fusion_kernel_build_result.
+struct BuildOutcome {
+  bool called = false;
+  bool ok = false;
+  std::string bytes;
+};
+
+void setBuildOutcome(void *result, int ok, const void *data, size_t size) {
+  auto *outcome = static_cast<BuildOutcome *>(result);
+  outcome->called = true;
+  outcome->ok = ok != 0;
+  outcome->bytes.assign(static_cast<const char *>(data), data ? size : 0);
+}
+} // namespace
+
+void fusion_set_kernel_builder(fusion_kernel_builder builder, void *user) {
+  if (!builder) {
+    setKernelBuilder(nullptr);
+    return;
+  }
+  setKernelBuilder([builder, user](const void *module, size_t size,
+                                   const std::string &kernel,
+                                   std::string &built) -> Status {
+    BuildOutcome outcome;
+    int rc =
+        builder(user, module, size, kernel.c_str(), &outcome, setBuildOutcome);
+    if (rc == 0 && outcome.called && outcome.ok) {
+      built = std::move(outcome.bytes);
+      return Status::success();
+    }
+    return Status(ErrorCode::KernelNotBuilt,
+                  outcome.called && !outcome.ok
+                      ? outcome.bytes
+                      : concat("the kernel builder returned ", rc,
+                               outcome.called ? "" : " without a result"));
+  });
 }
 
 int fusion_executable_infer_outputs(fusion_executable *exe,

@@ -150,7 +150,8 @@ ModuleInfo describeModule(const ModuleDesc &desc) {
   }
   for (const KernelDesc &kernel : desc.kernels)
     info.kernels.push_back({kernel.name, !kernel.cubin.empty(),
-                            kernel.ptx.size(), kernel.cubin.size()});
+                            kernel.ptx.size(), kernel.cubin.size(),
+                            kernel.deferred});
   info.numLaunches = desc.launches.size();
   info.numBuffers = desc.buffers.size();
   info.numExprs = desc.exprs.size();
@@ -163,6 +164,10 @@ struct Executable::Impl {
   ModuleDesc desc;
   ModuleInfo info;
   std::mutex mutex;
+  // Note [Deferred kernels]: the module file's bytes, kept (with the code
+  // of the kernels built since) only when it has deferred kernels.
+  std::string moduleBytes;
+  uint64_t kernelsBuilt = 0;
 
   // The plan cache, keyed by the input signature (see bindSignature).
   std::unordered_map<std::vector<int64_t>, std::unique_ptr<CachedPlan>,
@@ -273,6 +278,8 @@ struct Executable::Impl {
   Expected<LoadedKernels *> kernelsForCurrentContext(const CudaDriver &cu);
   Status loadKernel(const CudaDriver &cu, LoadedKernels &kernels,
                     int32_t index);
+  /// Note [Deferred kernels]: has the kernel builder build kernel `index`.
+  Status buildKernel(int32_t index);
   Status prepareKernels(const CudaDriver &cu, const CachedPlan &cached,
                         LoadedKernels &kernels);
   Status prepareCluster(const CudaDriver &cu, LoadedKernels &kernels,
@@ -681,6 +688,11 @@ Executable::Impl::kernelsForCurrentContext(const CudaDriver &cu) {
 // (and its compute cache keeps the result across processes).
 Status Executable::Impl::loadKernel(const CudaDriver &cu,
                                     LoadedKernels &kernels, int32_t index) {
+  if (desc.kernels[index].ptx.empty() && desc.kernels[index].cubin.empty()) {
+    Status built = buildKernel(index);
+    if (!built.ok())
+      return built;
+  }
   const KernelDesc &kernel = desc.kernels[index];
   CUmodule module = nullptr;
   CUresult result = CUDA_ERROR_INVALID_IMAGE;
@@ -705,6 +717,85 @@ Status Executable::Impl::loadKernel(const CudaDriver &cu,
   kernels.modules[index] = module;
   kernels.functions[index] = function;
   return Status();
+}
+
+namespace {
+std::mutex builderMutex;
+KernelBuilder &processKernelBuilder() {
+  static KernelBuilder builder;
+  return builder;
+}
+} // namespace
+
+void setKernelBuilder(KernelBuilder builder) {
+  std::lock_guard<std::mutex> lock(builderMutex);
+  processKernelBuilder() = std::move(builder);
+}
+
+bool hasKernelBuilder() {
+  std::lock_guard<std::mutex> lock(builderMutex);
+  return static_cast<bool>(processKernelBuilder());
+}
+
+// Note [Deferred kernels] (lib/Target/Compile.cpp): the builder returns the
+// whole module file with the kernel built. It is verified as any file is,
+// and must be this module (the same kernels by name, the same launches);
+// the executable takes the code of every kernel it still lacks from it and
+// keeps its bytes for the next build. Plans do not change: a kernel's code
+// is not part of them.
+Status Executable::Impl::buildKernel(int32_t index) {
+  const std::string &name = desc.kernels[index].name;
+  KernelBuilder builder;
+  {
+    std::lock_guard<std::mutex> lock(builderMutex);
+    builder = processKernelBuilder();
+  }
+  if (!builder || moduleBytes.empty())
+    return Status(
+        ErrorCode::KernelNotBuilt,
+        concat("kernel ", name,
+               " is deferred (the module was compiled with defer-kernels) "
+               "and this process has no kernel builder: load the compiler "
+               "(fusion_set_kernel_builder with fusionBuildDeferredKernel), "
+               "or compile the module with defer-kernels=none"));
+  std::string bytes;
+  Status status = builder(moduleBytes.data(), moduleBytes.size(), name, bytes);
+  if (!status.ok())
+    return Status(
+        ErrorCode::KernelNotBuilt,
+        concat("building deferred kernel ", name, ": ", status.message()));
+  std::vector<uint64_t> aligned((bytes.size() + 7) / 8);
+  if (!bytes.empty())
+    std::memcpy(aligned.data(), bytes.data(), bytes.size());
+  Expected<ModuleDesc> fresh = verifyAndDecodeModule(
+      reinterpret_cast<const uint8_t *>(aligned.data()), bytes.size());
+  if (!fresh)
+    return Status(ErrorCode::KernelNotBuilt,
+                  concat("the kernel builder returned an invalid module for ",
+                         name, ": ", fresh.status().toString()));
+  bool same = fresh->kernels.size() == desc.kernels.size() &&
+              fresh->launches.size() == desc.launches.size() &&
+              fresh->definition == desc.definition;
+  for (size_t k = 0; same && k < desc.kernels.size(); ++k)
+    same = fresh->kernels[k].name == desc.kernels[k].name;
+  if (!same)
+    return Status(ErrorCode::KernelNotBuilt,
+                  concat("the kernel builder returned another module for ",
+                         name, " (other kernels, launches or definition)"));
+  KernelDesc &built = fresh->kernels[index];
+  if (built.ptx.empty() && built.cubin.empty())
+    return Status(ErrorCode::KernelNotBuilt,
+                  concat("the kernel builder did not build kernel ", name));
+  for (size_t k = 0; k < desc.kernels.size(); ++k) {
+    KernelDesc &mine = desc.kernels[k];
+    if (!mine.ptx.empty() || !mine.cubin.empty())
+      continue;
+    mine.ptx = std::move(fresh->kernels[k].ptx);
+    mine.cubin = std::move(fresh->kernels[k].cubin);
+  }
+  moduleBytes = std::move(bytes);
+  ++kernelsBuilt;
+  return Status::success();
 }
 
 // Note [Tensor maps]: a kernel's bulk tensor copies read a CUtensorMap (the
@@ -1305,8 +1396,19 @@ Expected<std::unique_ptr<Executable>> Executable::load(const void *data,
       reinterpret_cast<const uint8_t *>(aligned.data()), size);
   if (!desc)
     return desc.status();
-  return std::unique_ptr<Executable>(
-      new Executable(std::make_unique<Impl>(std::move(*desc))));
+  return makeExecutable(std::move(*desc),
+                        reinterpret_cast<const char *>(aligned.data()), size);
+}
+
+std::unique_ptr<Executable>
+Executable::makeExecutable(ModuleDesc desc, const char *bytes, size_t size) {
+  bool deferred = false;
+  for (const KernelDesc &kernel : desc.kernels)
+    deferred |= kernel.deferred;
+  auto impl = std::make_unique<Impl>(std::move(desc));
+  if (deferred)
+    impl->moduleBytes.assign(bytes, size);
+  return std::unique_ptr<Executable>(new Executable(std::move(impl)));
 }
 
 namespace {
@@ -1417,11 +1519,24 @@ Executable::loadFile(const std::string &path) {
       verifyAndDecodeModule(bytes, kModuleHeaderBytes + *rest);
   if (!desc)
     return withPath(desc.status());
-  return std::unique_ptr<Executable>(
-      new Executable(std::make_unique<Impl>(std::move(*desc))));
+  return makeExecutable(std::move(*desc), reinterpret_cast<const char *>(bytes),
+                        kModuleHeaderBytes + *rest);
 }
 
 const ModuleInfo &Executable::info() const { return impl_->info; }
+
+bool Executable::kernelBuilt(size_t index) const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  if (index >= impl_->desc.kernels.size())
+    return false;
+  const KernelDesc &kernel = impl_->desc.kernels[index];
+  return !kernel.ptx.empty() || !kernel.cubin.empty();
+}
+
+uint64_t Executable::kernelsBuiltSinceLoad() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->kernelsBuilt;
+}
 
 Expected<EvaluatedPlan> Executable::plan(const Argument *inputs,
                                          size_t numInputs) {

@@ -109,6 +109,8 @@ struct KernelDesc {
   std::string ptx;
   std::vector<uint8_t> cubin;
   int32_t sharedBytesStatic = 0;
+  /// Note [Deferred kernels]: no code yet; the kernel builder makes it.
+  bool deferred = false;
 };
 
 struct CheckDesc {
@@ -119,6 +121,7 @@ struct CheckDesc {
 struct ModuleDesc {
   uint32_t version = 0;
   std::string name, target, definition, producer;
+  std::string compileOptions; // Note [Deferred kernels]
   std::vector<InputDesc> inputs;
   std::vector<ExprInstDesc> exprs;
   std::vector<BufferDesc> buffers;

@@ -320,6 +320,7 @@ public:
     desc_.target = toString(module_.target());
     desc_.definition = toString(module_.definition());
     desc_.producer = toString(module_.producer());
+    desc_.compileOptions = toString(module_.compile_options());
     for (Status (ModuleDecoder::*step)() :
          {&ModuleDecoder::decodeInputs, &ModuleDecoder::decodeExprs,
           &ModuleDecoder::decodeBuffers, &ModuleDecoder::decodeOutputs,
@@ -650,8 +651,23 @@ private:
           return invalidModule(what + problem);
         kernel.cubin.assign(spec->cubin()->begin(), spec->cubin()->end());
       }
-      if (kernel.ptx.empty() && kernel.cubin.empty())
+      kernel.deferred = spec->deferred();
+      if (kernel.deferred) {
+        // Note [Deferred kernels]: built from the definition and the
+        // compile options, which a version 3 runtime would not know to do.
+        if (!kernel.ptx.empty() || !kernel.cubin.empty())
+          return invalidModule(what + "is deferred but has code");
+        if (desc_.version < 4)
+          return invalidModule(concat(what,
+                                      "deferred kernels need module format "
+                                      "version 4, the file has ",
+                                      desc_.version));
+        if (desc_.definition.empty())
+          return invalidModule(what + "is deferred but the module has no "
+                                      "definition to build it from");
+      } else if (kernel.ptx.empty() && kernel.cubin.empty()) {
         return invalidModule(what + "no PTX and no cubin");
+      }
       kernel.sharedBytesStatic = spec->shared_bytes_static();
       desc_.kernels.push_back(std::move(kernel));
     }

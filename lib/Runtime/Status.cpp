@@ -45,6 +45,8 @@ const char *errorCodeName(ErrorCode code) {
     return "CudaError";
   case ErrorCode::MisalignedPointer:
     return "MisalignedPointer";
+  case ErrorCode::KernelNotBuilt:
+    return "KernelNotBuilt";
   }
   return "Unknown";
 }

@@ -8,15 +8,20 @@
 
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "fusion/Pipeline/Pipeline.h"
+#include "fusion/Runtime/fusion_module_generated.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 
 #include <cstdlib>
+#include <cstring>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::fusion;
+namespace fb = ::fusion::fb;
 
 namespace {
 /// Runs `build`'s passes over `module` as the compile options ask: the IR
@@ -54,13 +59,73 @@ ModuleWriterOptions writerOptions(const CompileOptions &options) {
   writer.emitCubin = options.emitCubin;
   writer.fallbackCubins = options.fallbackCubins;
   writer.timing = options.timing;
+  writer.compileOptions = compileOptionsText(options);
   return writer;
+}
+
+StringRef deferKernelsName(DeferKernels mode) {
+  switch (mode) {
+  case DeferKernels::None:
+    return "none";
+  case DeferKernels::Fallbacks:
+    return "fallbacks";
+  case DeferKernels::All:
+    return "all";
+  }
+  return "none";
 }
 } // namespace
 
-LogicalResult mlir::fusion::lowerToPTX(ModuleOp module,
-                                       const CompileOptions &options) {
-  FusionToPTXOptions pipeline;
+// Note [Deferred kernels]: a fusion compiles to several kernels, most of
+// them variants that run only for some inputs (odd sizes, misaligned or
+// strided inputs, 2^31 elements and more), and most of a compile's CPU time
+// is LLVM and ptxas over them (softmax: 7 variants, 256 KB of PTX). With
+// `defer-kernels` (fallbacks: the kernels only fallback launches use; all:
+// every kernel) the compile lowers every variant to a gpu.func, as always,
+// then drops the deferred ones' gpu.modules before the NVVM conversion
+// (--fusion-defer-kernels) and writes them to the module file by name,
+// without code (Kernel.deferred, format version 4), with the compile
+// options as text (Module.compile_options) beside the definition the file
+// always holds. The launch plan is the complete one: the runtime picks
+// variants as before. When a launch first takes a deferred kernel, the
+// runtime calls the kernel builder that the process registered
+// (fusion::runtime::setKernelBuilder, fusion_set_kernel_builder; the
+// compiler's is buildDeferredKernel, which fusion-run and the Python package
+// register), once per kernel and executable. The builder parses the
+// definition, compiles it again with the recorded options and
+// `build-kernels=<kernel>` (every other kernel deferred, its code taken from
+// the file when it was built before: no kernel is built twice), and
+// returns the whole module file; the runtime verifies it, checks that it is
+// the same module (kernel names, launches) and takes the new code. The
+// kernel is byte-for-byte the one a compile without deferral makes (the
+// same pipeline on the same definition; tested). The builder also stores
+// the file in the compile cache under the key of the compile that made the
+// original, so the next process that compiles the fusion gets the kernels
+// built so far. A process without a builder (a runtime-only host) gets a
+// KernelNotBuilt error naming the kernel when a launch needs a deferred
+// one: files meant for such hosts are compiled without deferral (the
+// default of fusion-translate and of the compiler's APIs).
+
+std::string mlir::fusion::compileOptionsText(const CompileOptions &o) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  auto flag = [](bool b) { return b ? "true" : "false"; };
+  os << "chip=" << o.chip << " sm-count=" << o.smCount << " unroll=" << o.unroll
+     << " blocks-per-sm=" << o.blocksPerSM << " inner-items=" << o.innerItems
+     << " inner-block=" << o.innerBlock << " inner-stage=" << o.innerStage
+     << " inner-cluster=" << o.innerCluster
+     << " compute-bound-cost=" << o.computeBoundCost
+     << " inner-min-blocks=" << o.innerMinBlocks
+     << " transpose-tile=" << o.transposeTile
+     << " split-kernels=" << flag(o.splitKernels)
+     << " defer-kernels=" << deferKernelsName(o.deferKernels)
+     << " emit-cubin=" << flag(o.emitCubin)
+     << " fallback-cubins=" << flag(o.fallbackCubins);
+  return text;
+}
+
+void mlir::fusion::fillPipelineOptions(const CompileOptions &options,
+                                       FusionToPTXOptions &pipeline) {
   pipeline.chip = options.chip;
   pipeline.smCount = options.smCount;
   pipeline.unroll = options.unroll;
@@ -74,6 +139,64 @@ LogicalResult mlir::fusion::lowerToPTX(ModuleOp module,
   pipeline.transposeTile = options.transposeTile;
   pipeline.splitKernels = options.splitKernels;
   pipeline.explain = options.explain;
+  pipeline.deferKernels = options.deferKernels;
+  pipeline.buildKernels = options.buildKernels;
+}
+
+void mlir::fusion::applyPipelineOptions(const FusionToPTXOptions &pipeline,
+                                        CompileOptions &options) {
+  options.chip = pipeline.chip;
+  options.smCount = pipeline.smCount;
+  options.unroll = pipeline.unroll;
+  options.blocksPerSM = pipeline.blocksPerSM;
+  options.innerItems = pipeline.innerItems;
+  options.innerBlock = pipeline.innerBlock;
+  options.innerStage = pipeline.innerStage;
+  options.innerCluster = pipeline.innerCluster;
+  options.computeBoundCost = pipeline.computeBoundCost;
+  options.innerMinBlocks = pipeline.innerMinBlocks;
+  options.transposeTile = pipeline.transposeTile;
+  options.splitKernels = pipeline.splitKernels;
+  options.explain = pipeline.explain;
+  options.deferKernels = pipeline.deferKernels;
+  options.buildKernels.assign(pipeline.buildKernels.begin(),
+                              pipeline.buildKernels.end());
+}
+
+LogicalResult mlir::fusion::parseCompileOptionsText(StringRef text,
+                                                    CompileOptions &options,
+                                                    std::string &error) {
+  // The module writer's flags; the rest is the pipeline's textual form.
+  SmallVector<StringRef> words;
+  text.split(words, ' ', -1, /*KeepEmpty=*/false);
+  std::string rest;
+  for (StringRef word : words) {
+    auto [key, value] = word.split('=');
+    if (key == "emit-cubin" || key == "fallback-cubins") {
+      bool &field =
+          key == "emit-cubin" ? options.emitCubin : options.fallbackCubins;
+      if (value != "true" && value != "false") {
+        error = ("bad value '" + value + "' of " + key).str();
+        return failure();
+      }
+      field = value == "true";
+      continue;
+    }
+    rest += word.str() + " ";
+  }
+  FusionToPTXOptions pipeline;
+  fillPipelineOptions(options, pipeline);
+  llvm::raw_string_ostream os(error);
+  if (failed(pipeline.parseFromString(rest, os)))
+    return failure();
+  applyPipelineOptions(pipeline, options);
+  return success();
+}
+
+LogicalResult mlir::fusion::lowerToPTX(ModuleOp module,
+                                       const CompileOptions &options) {
+  FusionToPTXOptions pipeline;
+  fillPipelineOptions(options, pipeline);
   return runPipeline(module, options, [&](OpPassManager &pm) {
     buildFusionToPTXPipeline(pm, pipeline);
   });
@@ -125,20 +248,10 @@ mlir::fusion::compileCacheKey(ModuleOp module, const CompileOptions &options,
     llvm::raw_string_ostream os(definition);
     copy->print(os);
   }
-  // Every option that changes the bytes (printStages and timing do not).
-  std::string settings;
-  {
-    llvm::raw_string_ostream os(settings);
-    os << "chip=" << options.chip << ";sm=" << options.smCount
-       << ";unroll=" << options.unroll << ";bps=" << options.blocksPerSM
-       << ";items=" << options.innerItems << ";block=" << options.innerBlock
-       << ";stage=" << options.innerStage << ";cluster=" << options.innerCluster
-       << ";computebound=" << options.computeBoundCost
-       << ";minblocks=" << options.innerMinBlocks
-       << ";tile=" << options.transposeTile << ";cubin=" << options.emitCubin
-       << ";fallbackcubins=" << options.fallbackCubins
-       << ";split=" << options.splitKernels;
-  }
+  // Every option that changes the bytes (printStages and timing do not;
+  // buildKernels is the kernel builder's, which stores under the key of the
+  // compile that wrote the file).
+  std::string settings = compileOptionsText(options);
   // The cubin is ptxas's: another ptxas (or none) is another entry; the
   // math calls link libdevice's bitcode.
   std::string ptxas = "none";
@@ -148,7 +261,7 @@ mlir::fusion::compileCacheKey(ModuleOp module, const CompileOptions &options,
   std::string libdevice = "none";
   if (std::string toolkit = findCudaToolkit(); !toolkit.empty())
     libdevice = fileIdentity(toolkit + "/nvvm/libdevice/libdevice.10.bc");
-  return hashParts({"fusion-compile-cache-1", compilerId, settings, ptxas,
+  return hashParts({"fusion-compile-cache-2", compilerId, settings, ptxas,
                     libdevice, definition});
 }
 
@@ -198,4 +311,92 @@ FailureOr<std::string> mlir::fusion::compileToModuleFile(
     }
   }
   return bytes;
+}
+
+FailureOr<std::string>
+mlir::fusion::buildDeferredKernel(MLIRContext *context, StringRef moduleBytes,
+                                  StringRef kernel, const CompileCache *cache,
+                                  std::string &error) {
+  auto fail = [&](const Twine &why) -> FailureOr<std::string> {
+    error = why.str();
+    return failure();
+  };
+  // FlatBuffers reads scalars in place: an 8-byte aligned copy.
+  std::vector<uint64_t> aligned((moduleBytes.size() + 7) / 8);
+  std::memcpy(aligned.data(), moduleBytes.data(), moduleBytes.size());
+  const auto *bytes = reinterpret_cast<const uint8_t *>(aligned.data());
+  flatbuffers::Verifier verifier(bytes, moduleBytes.size());
+  if (!fb::ModuleBufferHasIdentifier(bytes) ||
+      !fb::VerifyModuleBuffer(verifier))
+    return fail("not a valid module file");
+  const fb::Module *file = fb::GetModule(bytes);
+  if (!file->definition() || !file->compile_options())
+    return fail("the module file records no definition or compile options "
+                "(it has no deferred kernels)");
+  CompileOptions original;
+  if (failed(parseCompileOptionsText(file->compile_options()->string_view(),
+                                     original, error)))
+    return fail("the module file's compile options do not parse: " + error);
+  if (file->target() && file->target()->string_view() != original.chip)
+    return fail("the module file's target does not match its compile options");
+  // The kernels built before keep their code; `kernel` must be deferred.
+  ModuleWriterOptions writer = writerOptions(original);
+  writer.compileOptions = file->compile_options()->str();
+  bool found = false;
+  if (file->kernels())
+    for (const fb::Kernel *k : *file->kernels()) {
+      if (!k->name())
+        continue;
+      if (StringRef(k->name()->c_str(), k->name()->size()) == kernel) {
+        if (!k->deferred())
+          return fail("kernel " + kernel + " is not deferred");
+        found = true;
+        continue;
+      }
+      if (k->deferred())
+        continue;
+      ModuleWriterOptions::KernelCode &code =
+          writer.prebuiltKernels[k->name()->string_view()];
+      if (k->ptx())
+        code.ptx = k->ptx()->str();
+      if (k->cubin())
+        code.cubin.assign(k->cubin()->begin(), k->cubin()->end());
+    }
+  if (!found)
+    return fail("the module file has no kernel named " + kernel);
+
+  // The definition, compiled again: everything deferred but `kernel`.
+  std::string diagnostics;
+  ScopedDiagnosticHandler collect(context, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      diagnostics += (diagnostics.empty() ? "" : "; ") + diag.str();
+    return success();
+  });
+  StringRef definition = file->definition()->string_view();
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(definition, ParserConfig(context));
+  if (!module)
+    return fail("the module file's definition does not parse: " + diagnostics);
+  FailureOr<FusionOp> fusion = selectFusion(*module, "");
+  if (failed(fusion))
+    return fail(diagnostics);
+  std::optional<std::string> key;
+  if (cache && cache->config().enabled)
+    if (FailureOr<std::string> k =
+            compileCacheKey(*module, original, cache->config().compilerId);
+        succeeded(k))
+      key = *k;
+  CompileOptions build = original;
+  build.deferKernels = DeferKernels::All;
+  build.buildKernels = {kernel.str()};
+  if (failed(lowerToPTX(*module, build)))
+    return fail("building kernel " + kernel + ": " + diagnostics);
+  FailureOr<std::string> result =
+      writeModuleFile(*module, "", definition, writer);
+  if (failed(result))
+    return fail("writing the module with kernel " + kernel + ": " +
+                diagnostics);
+  if (key)
+    (void)cache->store(*key, *result);
+  return result;
 }

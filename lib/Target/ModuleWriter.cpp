@@ -122,7 +122,8 @@ public:
         options.chip.c_str(), &inputs, &exprOffsets, &buffers, &outputs,
         &kernels, &launches, &checks, definition.str().c_str(),
         "fusion " FUSION_VERSION_STRING,
-        tensorMaps.empty() ? nullptr : &tensorMaps);
+        tensorMaps.empty() ? nullptr : &tensorMaps,
+        anyDeferred ? options.compileOptions.c_str() : nullptr);
     fb::FinishModuleBuffer(fbb, moduleOffset);
     return std::string(reinterpret_cast<const char *>(fbb.GetBufferPointer()),
                        fbb.GetSize());
@@ -573,6 +574,24 @@ private:
     auto it = kernelIndices.find(key);
     if (it != kernelIndices.end())
       return it->second;
+    if (launch->hasAttr(kDeferredKernelAttr)) {
+      // Note [Deferred kernels]: code built earlier, or none yet.
+      int32_t index = kernels.size();
+      auto built = options.prebuiltKernels.find(key);
+      if (built != options.prebuiltKernels.end()) {
+        kernels.push_back(fb::CreateKernelDirect(fbb, key.c_str(),
+                                                 built->second.ptx.c_str(),
+                                                 &built->second.cubin, 0));
+      } else {
+        kernels.push_back(fb::CreateKernelDirect(fbb, key.c_str(), nullptr,
+                                                 nullptr, 0,
+                                                 /*deferred=*/true));
+        anyDeferred = true;
+        formatVersion = std::max<uint32_t>(formatVersion, 4);
+      }
+      kernelIndices[key] = index;
+      return index;
+    }
     auto binary = module.lookupSymbol<gpu::BinaryOp>(symbol.getRootReference());
     if (!binary)
       return launch.emitOpError()
@@ -817,6 +836,7 @@ private:
   /// The lowest format version whose features the file uses
   /// (ModuleFormat.h).
   uint32_t formatVersion = 1;
+  bool anyDeferred = false;
   std::vector<flatbuffers::Offset<fb::TensorMapSpec>> tensorMaps;
   DenseMap<Operation *, int32_t> tensorMapIndices;
 };

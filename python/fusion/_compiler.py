@@ -88,6 +88,39 @@ _lib = None
 _lib_lock = threading.Lock()
 
 
+# fusion_kernel_build_result / FusionKernelBuildResult.
+_BUILD_RESULT = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p,
+                                 ctypes.c_size_t)
+
+
+def build_deferred_kernel(module, kernel):
+    """Note [Deferred kernels]: the module file `module` (bytes) with its
+    deferred kernel `kernel` built, as the runtime's kernel builder makes it
+    when a launch first needs the kernel (and stored in the compile cache).
+    Raises FusionCompileError with the reason."""
+    lib = _load()
+    outcome = {}
+
+    def receive(_, ok, data, size):
+        outcome["ok"] = bool(ok)
+        outcome["bytes"] = ctypes.string_at(data, size) if size else b""
+
+    callback = _BUILD_RESULT(receive)
+    data = bytes(module)
+    lib.fusionBuildDeferredKernel(None, data, len(data), kernel.encode(), None, callback)
+    if not outcome.get("ok"):
+        raise FusionCompileError(
+            f"cannot build kernel {kernel}: "
+            + outcome.get("bytes", b"no result").decode(errors="replace"))
+    return outcome["bytes"]
+
+
+def builder_address():
+    """The address of the compiler's kernel builder (fusionBuildDeferredKernel),
+    for the runtime's fusion_set_kernel_builder."""
+    return ctypes.cast(_load().fusionBuildDeferredKernel, ctypes.c_void_p).value
+
+
 def library_path():
     """The path libfusion_compiler.so was loaded from (loads it)."""
     return _load()._fusion_path
@@ -145,6 +178,10 @@ def _declare(lib):
         getattr(lib, prefix + "GetDiagnostic").argtypes = [_Result, ctypes.c_ssize_t]
         getattr(lib, prefix + "Destroy").restype = None
         getattr(lib, prefix + "Destroy").argtypes = [_Result]
+    lib.fusionBuildDeferredKernel.restype = ctypes.c_int
+    lib.fusionBuildDeferredKernel.argtypes = [
+        ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+        ctypes.c_void_p, _BUILD_RESULT]
     lib.fusionCompilationCacheHit.restype = ctypes.c_bool
     lib.fusionCompilationCacheHit.argtypes = [_Result]
     lib.fusionCompilationGetBytes.restype = sr

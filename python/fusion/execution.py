@@ -724,6 +724,29 @@ def _dump_launches(fd, launches):
     _write_dump(fd, [("launch", "".join(lines))])
 
 
+_DEFER_MODES = ("none", "fallbacks", "all")
+_builder_installed = False
+
+
+def _with_deferral(pipeline):
+    """Note [Deferred kernels]: FUSION_DEFER_KERNELS=fallbacks|all compiles
+    with those kernels left to be built when a launch first needs one (the
+    compiler is this process's kernel builder then); unset or none builds
+    every kernel at compile time."""
+    global _builder_installed
+    mode = os.environ.get("FUSION_DEFER_KERNELS", "none") or "none"
+    if mode not in _DEFER_MODES:
+        raise FusionError(f"FUSION_DEFER_KERNELS must be one of {', '.join(_DEFER_MODES)}, "
+                          f"got {mode!r}")
+    if mode == "none":
+        return pipeline
+    if not _builder_installed:
+        from . import runtime
+        runtime.install_kernel_builder()
+        _builder_installed = True
+    return (pipeline + f" defer-kernels={mode}").strip()
+
+
 def _execute_gpu(fd, inputs, ir, schedule, options, kinds=frozenset()):
     import torch
     from . import runtime, _compiler
@@ -739,7 +762,8 @@ def _execute_gpu(fd, inputs, ir, schedule, options, kinds=frozenset()):
             with _Range(torch, f"fusion compile @{fd.name}"):
                 data, cached = _compiler.compile(
                     ir, _source_name(fd), chip=options["chip"],
-                    sm_count=options["sm_count"], pipeline_options=options["pipeline"])
+                    sm_count=options["sm_count"],
+                    pipeline_options=_with_deferral(options["pipeline"]))
             entry = _CacheEntry(runtime.Executable(data), data, cached)
             _cache[key] = entry
     # Scalars are passed as Python numbers: the module's input dtypes are the

@@ -194,6 +194,10 @@ def load_library(path=None):
     lib.fusion_executable_cache_stats.argtypes = [vp, vp]
     lib.fusion_executable_graph_stats.argtypes = [vp, vp]
     lib.fusion_executable_set_launch_graphs.argtypes = [vp, ctypes.c_int]
+    lib.fusion_executable_kernel_built.argtypes = [vp, ctypes.c_int]
+    lib.fusion_executable_num_kernels.argtypes = [vp]
+    lib.fusion_set_kernel_builder.argtypes = [vp, vp]
+    lib.fusion_set_kernel_builder.restype = None
     lib.fusion_driver_status.argtypes = []
     lib.fusion_stream_synchronize.argtypes = [vp]
     _lib = lib
@@ -396,6 +400,15 @@ class _Signature:
                  "device_index", "device", "out_key_records")
 
 
+def install_kernel_builder(library=None):
+    """Note [Deferred kernels]: makes the compiler (libfusion_compiler.so)
+    the builder of deferred kernels in this process, so that modules compiled
+    with defer-kernels build a kernel when a launch first needs it. The
+    frontend does this when FUSION_DEFER_KERNELS asks for deferral."""
+    from . import _compiler
+    load_library(library).fusion_set_kernel_builder(_compiler.builder_address(), None)
+
+
 class Executable:
     """A loaded module file (a path, or the file's bytes); call it on torch
     CUDA tensors.
@@ -462,6 +475,16 @@ class Executable:
         if getattr(self, "_handle", None):
             self._lib.fusion_executable_destroy(self._handle)
             self._handle = None
+
+    def kernels(self):
+        """Per kernel of the module: {'name', 'built'} ('built' False for a
+        deferred kernel no launch has needed yet)."""
+        info, out = _KernelInfo(), []
+        for k in range(self._lib.fusion_executable_num_kernels(self._handle)):
+            _check(self._lib.fusion_executable_kernel(self._handle, k, ctypes.byref(info)))
+            out.append({"name": (info.name or b"").decode(),
+                        "built": self._lib.fusion_executable_kernel_built(self._handle, k) == 1})
+        return out
 
     # -- labels and errors --
 

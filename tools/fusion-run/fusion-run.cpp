@@ -133,6 +133,16 @@ static cl::opt<int64_t> innerCluster(
              "rows over thread block clusters of up to this many blocks (2, "
              "4 or 8; 0: none)"),
     cl::init(0), cl::cat(category));
+static cl::opt<fc::DeferKernels> deferKernels(
+    "defer-kernels",
+    cl::desc("Compile a definition with its kernels deferred: each is built "
+             "when a launch first needs it (docs/cache.md)"),
+    cl::init(fc::DeferKernels::None),
+    cl::values(clEnumValN(fc::DeferKernels::None, "none", "build every kernel"),
+               clEnumValN(fc::DeferKernels::Fallbacks, "fallbacks",
+                          "defer the kernels only fallback launches use"),
+               clEnumValN(fc::DeferKernels::All, "all", "defer every kernel")),
+    cl::cat(category));
 static cl::opt<int64_t> computeBoundCost(
     "compute-bound-cost",
     cl::desc("Kernels estimated above this many instructions per element "
@@ -506,7 +516,42 @@ std::vector<InputDesc> tinyInputs(const std::vector<InputDesc> &inputs,
   return tiny;
 }
 
+/// Note [Deferred kernels]: this process has the compiler, so it builds the
+/// deferred kernels of what it runs (a definition compiled with
+/// --defer-kernels, or a module file that has some).
+void installKernelBuilder() {
+  rt::setKernelBuilder([](const void *module, size_t size,
+                          const std::string &kernel,
+                          std::string &built) -> rt::Status {
+    DialectRegistry registry;
+    fc::registerAllDialects(registry);
+    MLIRContext context(registry);
+    std::optional<fc::CompileCache> cache;
+    if (!noCache) {
+      fc::CompileCacheConfig config = fc::CompileCacheConfig::fromEnvironment();
+      if (config.enabled)
+        cache.emplace(std::move(config));
+    }
+    std::string error;
+    auto start = std::chrono::steady_clock::now();
+    FailureOr<std::string> bytes = fc::buildDeferredKernel(
+        &context, llvm::StringRef(static_cast<const char *>(module), size),
+        kernel, cache ? &*cache : nullptr, error);
+    if (failed(bytes))
+      return rt::Status(rt::ErrorCode::KernelNotBuilt, error);
+    note("built deferred kernel " + kernel + " in " +
+         fixed(std::chrono::duration<double, std::milli>(
+                   std::chrono::steady_clock::now() - start)
+                   .count(),
+               1) +
+         " ms");
+    built = std::move(*bytes);
+    return rt::Status::success();
+  });
+}
+
 int runTool() {
+  installKernelBuilder();
   // Read the file; a module file is recognized by its identifier.
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
   if (!buffer)
@@ -597,6 +642,7 @@ int runTool() {
     options.innerCluster = innerCluster;
     options.computeBoundCost = computeBoundCost;
     options.emitCubin = !noCubin;
+    options.deferKernels = deferKernels;
     // Note [Compile cache].
     std::optional<fc::CompileCache> cache;
     if (!noCache) {

@@ -114,6 +114,19 @@ int main(int argc, char **argv) {
                "index); without it they keep PTX only and the driver "
                "compiles one when a launch first needs it"),
       cl::init(false), cl::cat(category));
+  cl::opt<fusion::DeferKernels> deferKernels(
+      "defer-kernels",
+      cl::desc("With --fusion-to-module: kernels left out of the file, to be "
+               "built by the compiler when a launch first needs one "
+               "(fusion-run, the Python package; docs/cache.md)"),
+      cl::init(fusion::DeferKernels::None),
+      cl::values(
+          clEnumValN(fusion::DeferKernels::None, "none",
+                     "build every kernel (a file any runtime can run)"),
+          clEnumValN(fusion::DeferKernels::Fallbacks, "fallbacks",
+                     "defer the kernels only fallback launches use"),
+          clEnumValN(fusion::DeferKernels::All, "all", "defer every kernel")),
+      cl::cat(category));
   cl::opt<bool> printStages("print-stages",
                             cl::desc("Print the IR after every pass"),
                             cl::init(false), cl::cat(category));
@@ -195,6 +208,12 @@ int main(int argc, char **argv) {
     options.transposeTile = transposeTile;
     options.emitCubin = !noCubin;
     options.fallbackCubins = fallbackCubins;
+    if (deferKernels != fusion::DeferKernels::None && mode != Mode::Module) {
+      llvm::errs() << "fusion-translate: --defer-kernels needs "
+                      "--fusion-to-module\n";
+      return 1;
+    }
+    options.deferKernels = deferKernels;
     options.printStages = printStages;
     options.verifyEach = verifyEach;
     options.explain = explain;

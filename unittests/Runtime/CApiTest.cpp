@@ -256,7 +256,7 @@ TEST(CApiTest, DTypeHelpers) {
   EXPECT_EQ(dtype, FUSION_DTYPE_F8E4M3);
   EXPECT_EQ(fusion_dtype_parse("float", &dtype), FUSION_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(fusion_last_error_message(), "unknown dtype 'float'");
-  EXPECT_EQ(fusion_module_format_version(), 3u);
+  EXPECT_EQ(fusion_module_format_version(), 4u);
   // MAJOR.MINOR.PATCH, as CMake's project() VERSION gives it.
   std::string version = std::to_string(FUSION_VERSION_MAJOR) + "." +
                         std::to_string(FUSION_VERSION_MINOR) + "." +

@@ -12,6 +12,7 @@
 
 #include "fusion/Runtime/Executable.h"
 #include "fusion/Runtime/fusion_runtime.h"
+#include "fusion/Target/CompileCache.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -20,8 +21,11 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include "llvm/Support/FileSystem.h"
+
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <set>
 #include <utility>
 
@@ -1478,6 +1482,369 @@ TEST_F(FakeDriver, LaunchGraphsThroughTheCApi) {
   EXPECT_EQ(fusion_executable_set_launch_graphs(nullptr, 1),
             FUSION_ERROR_INVALID_ARGUMENT);
   fusion_executable_destroy(exe);
+}
+
+//===----------------------------------------------------------------------===//
+// Deferred kernels (Note [Deferred kernels] in lib/Target/Compile.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The module file of examples/<name>.mlir compiled with `mode` (PTX only).
+std::string compileDeferred(const std::string &name,
+                            mlir::fusion::DeferKernels mode) {
+  mlir::fusion::CompileOptions options;
+  options.emitCubin = false;
+  options.deferKernels = mode;
+  return fusion::testing::compileBytes(fusion::testing::readExample(name), true,
+                                       &options);
+}
+
+/// The compiler as the process's kernel builder, counting its calls; with a
+/// cache when given one. Removed again when it goes out of scope.
+struct CompilerAsBuilder {
+  int calls = 0;
+  std::vector<std::string> kernels;
+  explicit CompilerAsBuilder(
+      const mlir::fusion::CompileCache *cache = nullptr) {
+    setKernelBuilder([this, cache](const void *module, size_t size,
+                                   const std::string &kernel,
+                                   std::string &built) -> Status {
+      ++calls;
+      kernels.push_back(kernel);
+      mlir::DialectRegistry registry;
+      mlir::fusion::registerAllDialects(registry);
+      mlir::MLIRContext context(registry);
+      std::string error;
+      mlir::FailureOr<std::string> bytes = mlir::fusion::buildDeferredKernel(
+          &context, llvm::StringRef(static_cast<const char *>(module), size),
+          kernel, cache, error);
+      if (mlir::failed(bytes))
+        return Status(ErrorCode::KernelNotBuilt, error);
+      built = std::move(*bytes);
+      return Status::success();
+    });
+  }
+  ~CompilerAsBuilder() { setKernelBuilder(nullptr); }
+};
+
+/// Kernel `name`'s fields in a module file.
+const fb::Kernel *kernelIn(const std::string &bytes, const std::string &name) {
+  const fb::Module *module = fb::GetModule(bytes.data());
+  if (!module->kernels())
+    return nullptr;
+  for (const fb::Kernel *kernel : *module->kernels())
+    if (kernel->name() && kernel->name()->str() == name)
+      return kernel;
+  return nullptr;
+}
+
+// A module compiled with every kernel deferred holds the launch plan and no
+// code; a launch builds the kernel it needs (once), another shape the one it
+// needs, and without a builder the launch is a typed error naming the
+// kernel, before anything reaches the driver.
+TEST_F(FakeDriver, DeferredKernelsAreBuiltWhenALaunchFirstNeedsThem) {
+  std::string bytes =
+      compileDeferred("normalization/softmax", mlir::fusion::DeferKernels::All);
+  ASSERT_FALSE(bytes.empty());
+  auto loaded = Executable::load(bytes.data(), bytes.size());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
+  std::unique_ptr<Executable> exe = std::move(loaded.value());
+  EXPECT_EQ(exe->info().version, 4u);
+  ASSERT_EQ(exe->info().kernels.size(), 7u);
+  for (size_t k = 0; k < exe->info().kernels.size(); ++k) {
+    EXPECT_TRUE(exe->info().kernels[k].deferred) << k;
+    EXPECT_EQ(exe->info().kernels[k].ptxSize, 0u) << k;
+    EXPECT_FALSE(exe->kernelBuilt(k)) << k;
+  }
+
+  Tensor2D aligned(64, 1024), odd(64, 1001);
+  auto call = Call::make(*exe, {aligned.arg(0x100000, DType::BF16)});
+  ASSERT_TRUE(call);
+  int32_t kernel = call->plan.launches[0].kernel;
+  EXPECT_EQ(exe->info().kernels[kernel].name, "softmax_k0_pv8_i32");
+
+  ASSERT_FALSE(hasKernelBuilder());
+  Status status = call->run(*exe, kStream1);
+  EXPECT_EQ(status.code(), ErrorCode::KernelNotBuilt);
+  EXPECT_NE(status.message().find("kernel softmax_k0_pv8_i32 is deferred"),
+            std::string::npos)
+      << status.message();
+  EXPECT_EQ(count("cuModuleLoadData"), 0);
+  EXPECT_EQ(count("cuLaunchKernelEx"), 0);
+
+  CompilerAsBuilder builder;
+  for (int i = 0; i < 3; ++i) {
+    status = call->run(*exe, kStream1);
+    ASSERT_TRUE(status.ok()) << status.toString();
+  }
+  EXPECT_EQ(builder.calls, 1);
+  EXPECT_EQ(builder.kernels, std::vector<std::string>{"softmax_k0_pv8_i32"});
+  EXPECT_EQ(count("cuModuleLoadData"), 1);
+  EXPECT_EQ(count("cuLaunchKernelEx"), 3);
+  std::vector<FakeCudaLaunch> launches = fake().launches();
+  ASSERT_EQ(launches.size(), 3u);
+  EXPECT_STREQ(launches[0].function, "softmax_k0_pv8_i32");
+  // The fake read the entry's parameter list from the built PTX.
+  EXPECT_EQ(launches[0].ptxParamSize,
+            static_cast<int64_t>(launches[0].paramSize));
+  EXPECT_TRUE(exe->kernelBuilt(kernel));
+  EXPECT_EQ(exe->kernelsBuiltSinceLoad(), 1u);
+
+  // Rows of 1001 elements take the ragged variant: built now, and only it.
+  auto other = Call::make(*exe, {odd.arg(0x100000, DType::BF16)});
+  ASSERT_TRUE(other);
+  int32_t ragged = other->plan.launches[0].kernel;
+  EXPECT_EQ(exe->info().kernels[ragged].name, "softmax_k0_prv8_i32");
+  status = other->run(*exe, kStream1);
+  ASSERT_TRUE(status.ok()) << status.toString();
+  EXPECT_EQ(builder.calls, 2);
+  EXPECT_EQ(exe->kernelsBuiltSinceLoad(), 2u);
+  size_t built = 0;
+  for (size_t k = 0; k < exe->info().kernels.size(); ++k)
+    built += exe->kernelBuilt(k);
+  EXPECT_EQ(built, 2u);
+}
+
+// The C API's side: a C builder reports through its result callback, and
+// fusion_executable_kernel_built follows the builds.
+int cBuilder(void *user, const void *module, size_t size, const char *kernel,
+             void *result, fusion_kernel_build_result setResult) {
+  ++*static_cast<int *>(user);
+  mlir::DialectRegistry registry;
+  mlir::fusion::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  std::string error;
+  mlir::FailureOr<std::string> bytes = mlir::fusion::buildDeferredKernel(
+      &context, llvm::StringRef(static_cast<const char *>(module), size),
+      kernel, nullptr, error);
+  if (mlir::failed(bytes)) {
+    setResult(result, 0, error.data(), error.size());
+    return 1;
+  }
+  setResult(result, 1, bytes->data(), bytes->size());
+  return 0;
+}
+
+int failingCBuilder(void *, const void *, size_t, const char *, void *result,
+                    fusion_kernel_build_result setResult) {
+  const char message[] = "out of luck";
+  setResult(result, 0, message, sizeof(message) - 1);
+  return 1;
+}
+
+TEST_F(FakeDriver, KernelBuildersThroughTheCApi) {
+  std::string bytes =
+      compileDeferred("normalization/softmax", mlir::fusion::DeferKernels::All);
+  ASSERT_FALSE(bytes.empty());
+  fusion_executable *exe = nullptr;
+  ASSERT_EQ(fusion_executable_load(bytes.data(), bytes.size(), &exe),
+            FUSION_OK);
+  int64_t sizes[2] = {64, 1024}, strides[2] = {1024, 1};
+  fusion_arg arg = {};
+  arg.kind = FUSION_ARG_TENSOR;
+  arg.dtype = FUSION_DTYPE_BF16;
+  arg.data = reinterpret_cast<void *>(0x100000);
+  arg.rank = 2;
+  arg.sizes = sizes;
+  arg.strides = strides;
+  DeviceMemory out(64 * 1024 * 2);
+  fusion_tensor result = {};
+  ASSERT_EQ(fusion_executable_infer_outputs(exe, &arg, 1, &result, 1),
+            FUSION_OK);
+  result.data = out.get();
+  EXPECT_EQ(fusion_executable_kernel_built(exe, 0), 0);
+  EXPECT_EQ(fusion_executable_kernel_built(exe, 7), -1);
+  EXPECT_EQ(fusion_executable_kernel_built(nullptr, 0), -1);
+
+  fusion_set_kernel_builder(failingCBuilder, nullptr);
+  EXPECT_EQ(fusion_executable_run(exe, &arg, 1, &result, 1, kStream1),
+            FUSION_ERROR_KERNEL_NOT_BUILT);
+  EXPECT_NE(std::string(fusion_last_error_message()).find("out of luck"),
+            std::string::npos)
+      << fusion_last_error_message();
+  EXPECT_STREQ(fusion_error_code_name(FUSION_ERROR_KERNEL_NOT_BUILT),
+               "KernelNotBuilt");
+
+  int calls = 0;
+  fusion_set_kernel_builder(cBuilder, &calls);
+  for (int i = 0; i < 2; ++i)
+    ASSERT_EQ(fusion_executable_run(exe, &arg, 1, &result, 1, kStream1),
+              FUSION_OK)
+        << fusion_last_error_message();
+  EXPECT_EQ(calls, 1);
+  int built = 0;
+  for (int k = 0; k < 7; ++k)
+    built += fusion_executable_kernel_built(exe, k);
+  EXPECT_EQ(built, 1);
+  fusion_set_kernel_builder(nullptr, nullptr);
+  EXPECT_FALSE(hasKernelBuilder());
+  fusion_executable_destroy(exe);
+}
+
+// What the builder makes is byte for byte what a compile without deferral
+// makes, for every variant; `fallbacks` defers exactly the kernels only
+// fallback launches use.
+TEST_F(FakeDriver, DeferredKernelsEqualACompleteCompile) {
+  for (const char *name : {"normalization/softmax", "add_relu"}) {
+    mlir::fusion::CompileOptions options;
+    options.emitCubin = false;
+    std::string complete = fusion::testing::compileBytes(
+        fusion::testing::readExample(name), true, &options);
+    std::string lazy = compileDeferred(name, mlir::fusion::DeferKernels::All);
+    ASSERT_FALSE(complete.empty());
+    ASSERT_FALSE(lazy.empty());
+    EXPECT_LT(lazy.size(), complete.size()) << name;
+    const fb::Module *full = fb::GetModule(complete.data());
+    ASSERT_TRUE(full->kernels());
+    for (const fb::Kernel *kernel : *full->kernels()) {
+      std::string kernelName = kernel->name()->str();
+      ASSERT_TRUE(kernelIn(lazy, kernelName)) << kernelName;
+      EXPECT_TRUE(kernelIn(lazy, kernelName)->deferred()) << kernelName;
+      mlir::DialectRegistry registry;
+      mlir::fusion::registerAllDialects(registry);
+      mlir::MLIRContext context(registry);
+      std::string error;
+      mlir::FailureOr<std::string> built = mlir::fusion::buildDeferredKernel(
+          &context, lazy, kernelName, nullptr, error);
+      ASSERT_TRUE(mlir::succeeded(built)) << kernelName << ": " << error;
+      const fb::Kernel *mine = kernelIn(*built, kernelName);
+      ASSERT_TRUE(mine && mine->ptx()) << kernelName;
+      EXPECT_FALSE(mine->deferred()) << kernelName;
+      EXPECT_EQ(mine->ptx()->str(), kernel->ptx()->str()) << kernelName;
+      // Built again: it is not deferred any more.
+      mlir::FailureOr<std::string> again = mlir::fusion::buildDeferredKernel(
+          &context, *built, kernelName, nullptr, error);
+      EXPECT_TRUE(mlir::failed(again));
+      EXPECT_NE(error.find("is not deferred"), std::string::npos) << error;
+    }
+  }
+
+  std::string fallbacks = compileDeferred(
+      "normalization/softmax", mlir::fusion::DeferKernels::Fallbacks);
+  ASSERT_FALSE(fallbacks.empty());
+  std::vector<std::string> deferred, built;
+  for (const fb::Kernel *kernel : *fb::GetModule(fallbacks.data())->kernels())
+    (kernel->deferred() ? deferred : built).push_back(kernel->name()->str());
+  EXPECT_EQ(built, (std::vector<std::string>{"softmax_k0_pv8_i32",
+                                             "softmax_k0_v8_i32"}));
+  EXPECT_EQ(deferred.size(), 5u);
+}
+
+// A builder that fails, or returns a file that is not the module, is a
+// KernelNotBuilt error; the executable keeps working for kernels it has.
+TEST_F(FakeDriver, KernelBuilderFailuresAreTypedErrors) {
+  std::string bytes = compileDeferred("normalization/softmax",
+                                      mlir::fusion::DeferKernels::Fallbacks);
+  ASSERT_FALSE(bytes.empty());
+  auto loaded = Executable::load(bytes.data(), bytes.size());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
+  std::unique_ptr<Executable> exe = std::move(loaded.value());
+  Tensor2D aligned(64, 1024), odd(64, 1001);
+  auto expected = Call::make(*exe, {aligned.arg(0x100000, DType::BF16)});
+  auto fallback = Call::make(*exe, {odd.arg(0x100000, DType::BF16)});
+  ASSERT_TRUE(expected && fallback);
+
+  std::string other =
+      fusion::testing::compileBytes(fusion::testing::readExample("add_relu"));
+  struct Case {
+    std::function<Status(std::string &)> build;
+    const char *message;
+  } cases[] = {
+      {[](std::string &) {
+         return Status(ErrorCode::InvalidArgument, "no compiler today");
+       },
+       "building deferred kernel softmax_k0_prv8_i32: no compiler today"},
+      {[](std::string &out) {
+         out = "not a module";
+         return Status::success();
+       },
+       "returned an invalid module for softmax_k0_prv8_i32"},
+      {[&](std::string &out) {
+         out = other;
+         return Status::success();
+       },
+       "returned another module for softmax_k0_prv8_i32"},
+      {[&](std::string &out) {
+         out = bytes; // the same file: the kernel is still deferred
+         return Status::success();
+       },
+       "did not build kernel softmax_k0_prv8_i32"},
+  };
+  for (const Case &c : cases) {
+    setKernelBuilder([&](const void *, size_t, const std::string &,
+                         std::string &out) { return c.build(out); });
+    Status status = fallback->run(*exe, kStream1);
+    EXPECT_EQ(status.code(), ErrorCode::KernelNotBuilt) << c.message;
+    EXPECT_NE(status.message().find(c.message), std::string::npos)
+        << status.message();
+    // The expected variant was built at compile time: it runs.
+    status = expected->run(*exe, kStream1);
+    EXPECT_TRUE(status.ok()) << status.toString();
+  }
+  setKernelBuilder(nullptr);
+  EXPECT_EQ(exe->kernelsBuiltSinceLoad(), 0u);
+}
+
+// The builder stores what it built under the key of the compile that made
+// the file: the next compile of the fusion (another process, here another
+// context) gets the module with that kernel built.
+TEST_F(FakeDriver, BuiltKernelsReachTheCompileCache) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("fusion-deferred", dir));
+  mlir::fusion::CompileCacheConfig config;
+  config.directory = dir.str().str();
+  config.compilerId = "test";
+  mlir::fusion::CompileCache cache(config);
+  std::string source = fusion::testing::readExample("normalization/softmax");
+  auto compile = [&](mlir::fusion::CompileCacheReport &report) {
+    mlir::DialectRegistry registry;
+    mlir::fusion::registerAllDialects(registry);
+    mlir::MLIRContext context(registry);
+    auto module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+    EXPECT_TRUE(bool(module));
+    mlir::fusion::CompileOptions options;
+    options.emitCubin = false;
+    options.deferKernels = mlir::fusion::DeferKernels::All;
+    auto bytes = mlir::fusion::compileToModuleFile(*module, "", options, &cache,
+                                                   &report);
+    EXPECT_TRUE(mlir::succeeded(bytes));
+    return mlir::succeeded(bytes) ? *bytes : std::string();
+  };
+  mlir::fusion::CompileCacheReport report;
+  std::string first = compile(report);
+  EXPECT_EQ(report.outcome, mlir::fusion::CompileCacheReport::Outcome::Stored);
+  {
+    auto loaded = Executable::load(first.data(), first.size());
+    ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
+    std::unique_ptr<Executable> exe = std::move(loaded.value());
+    CompilerAsBuilder builder(&cache);
+    Tensor2D x(64, 1024);
+    auto call = Call::make(*exe, {x.arg(0x100000, DType::BF16)});
+    ASSERT_TRUE(call);
+    Status status = call->run(*exe, kStream1);
+    ASSERT_TRUE(status.ok()) << status.toString();
+    EXPECT_EQ(builder.calls, 1);
+  }
+  std::string second = compile(report);
+  EXPECT_EQ(report.outcome, mlir::fusion::CompileCacheReport::Outcome::Hit);
+  ASSERT_TRUE(kernelIn(second, "softmax_k0_pv8_i32"));
+  EXPECT_FALSE(kernelIn(second, "softmax_k0_pv8_i32")->deferred());
+  EXPECT_TRUE(kernelIn(second, "softmax_k0_s_i32")->deferred());
+  // One file per key: the store replaced the entry it completed.
+  EXPECT_EQ(cache.list().size(), 1u);
+  {
+    auto loaded = Executable::load(second.data(), second.size());
+    ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
+    std::unique_ptr<Executable> exe = std::move(loaded.value());
+    CompilerAsBuilder builder(&cache);
+    Tensor2D x(64, 1024);
+    auto call = Call::make(*exe, {x.arg(0x100000, DType::BF16)});
+    ASSERT_TRUE(call);
+    Status status = call->run(*exe, kStream1);
+    ASSERT_TRUE(status.ok()) << status.toString();
+    EXPECT_EQ(builder.calls, 0);
+  }
+  cache.clear();
+  llvm::sys::fs::remove(dir);
 }
 
 // The fake counts only its own entry points: a misspelt name is -1, not 0.

@@ -143,6 +143,42 @@ TEST(ModuleVerifierTest, RejectsTinyAndEmptyFiles) {
   EXPECT_EQ(loaded.status().code(), ErrorCode::InvalidArgument);
 }
 
+// Note [Deferred kernels]: a deferred kernel has no code, needs format
+// version 4 and a definition to be built from; a kernel that is not
+// deferred needs code.
+TEST(ModuleVerifierTest, DeferredKernels) {
+  TestModule module = makeAddModule();
+  module.kernels[0].ptx.clear();
+  module.kernels[0].deferred = true;
+  Expected<std::unique_ptr<Executable>> loaded = loadBytes(module.build());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
+  EXPECT_TRUE(loaded.value()->info().kernels[0].deferred);
+  EXPECT_FALSE(loaded.value()->kernelBuilt(0));
+
+  struct Case {
+    std::function<void(TestModule &)> change;
+    const char *message;
+  } cases[] = {
+      {[](TestModule &m) { m.kernels[0].ptx = "// code"; },
+       "is deferred but has code"},
+      {[](TestModule &m) { m.version = 3; },
+       "deferred kernels need module format version 4, the file has 3"},
+      {[](TestModule &m) { m.definition.clear(); },
+       "is deferred but the module has no definition"},
+      {[](TestModule &m) { m.kernels[0].deferred = false; },
+       "no PTX and no cubin"},
+  };
+  for (const Case &c : cases) {
+    TestModule bad = module;
+    c.change(bad);
+    Expected<std::unique_ptr<Executable>> refused = loadBytes(bad.build());
+    ASSERT_FALSE(refused.ok()) << c.message;
+    EXPECT_EQ(refused.status().code(), ErrorCode::InvalidModule);
+    EXPECT_NE(refused.status().message().find(c.message), std::string::npos)
+        << refused.status().message();
+  }
+}
+
 TEST(ModuleVerifierTest, RejectsNewerVersionNamingBoth) {
   TestModule module = makeAddModule();
   module.version = kModuleFormatVersion + 1;
@@ -150,8 +186,8 @@ TEST(ModuleVerifierTest, RejectsNewerVersionNamingBoth) {
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().code(), ErrorCode::UnsupportedVersion);
   EXPECT_EQ(loaded.status().message(),
-            "module format version 4 is newer than this runtime supports "
-            "(version 3)");
+            "module format version 5 is newer than this runtime supports "
+            "(version 4)");
 }
 
 // A view's offset (a slice that starts inside its input) needs format 2 and

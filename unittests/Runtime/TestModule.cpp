@@ -52,7 +52,8 @@ std::vector<uint8_t> TestModule::build() const {
     auto ptx = fbb.CreateString(kernel.ptx);
     auto cubin = fbb.CreateVector(kernel.cubin);
     kernelOffsets.push_back(fb::CreateKernel(fbb, kernelName, ptx, cubin,
-                                             kernel.sharedBytesStatic));
+                                             kernel.sharedBytesStatic,
+                                             kernel.deferred));
   }
 
   std::vector<flatbuffers::Offset<fb::Launch>> launchOffsets;

@@ -58,6 +58,7 @@ struct TestKernel {
   std::string ptx;
   std::vector<uint8_t> cubin;
   int32_t sharedBytesStatic = 0;
+  bool deferred = false;
 };
 
 struct TestCheck {

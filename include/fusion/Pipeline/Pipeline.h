@@ -5,6 +5,7 @@
 #define FUSION_PIPELINE_PIPELINE_H
 
 #include "fusion/Conversion/Passes.h"
+#include "fusion/Dialect/Fusion/Transforms/KernelModules.h"
 #include "fusion/Dialect/Fusion/Transforms/Passes.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -70,6 +71,20 @@ struct FusionToPTXOptions : public PassPipelineOptions<FusionToPTXOptions> {
       llvm::cl::desc("Remarks with the segmenter's and schedulers' decisions "
                      "and their reasons"),
       llvm::cl::init(false)};
+  PassOptions::Option<DeferKernels> deferKernels{
+      *this, "defer-kernels",
+      llvm::cl::desc("Kernels left to be built when a launch first needs "
+                     "them (Note [Deferred kernels]): none, fallbacks or all"),
+      llvm::cl::init(DeferKernels::None),
+      llvm::cl::values(
+          clEnumValN(DeferKernels::None, "none", "build every kernel"),
+          clEnumValN(DeferKernels::Fallbacks, "fallbacks",
+                     "defer kernels only fallback launches use"),
+          clEnumValN(DeferKernels::All, "all", "defer every kernel"))};
+  PassOptions::ListOption<std::string> buildKernels{
+      *this, "build-kernels",
+      llvm::cl::desc("Kernels built whatever defer-kernels says (the kernel "
+                     "builder's request)")};
   PassOptions::Option<int> optLevel{
       *this, "O", llvm::cl::desc("LLVM optimization level"), llvm::cl::init(3)};
 };

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -106,6 +107,9 @@ struct KernelInfo {
   bool hasCubin = false;
   size_t ptxSize = 0;
   size_t cubinSize = 0;
+  /// Deferred in the file (Note [Deferred kernels]): built when a launch
+  /// first needs it (Executable::kernelBuilt says whether it was since).
+  bool deferred = false;
 };
 struct ModuleInfo {
   uint32_t version = 0;
@@ -200,6 +204,8 @@ struct LaunchGraphStats {
   uint64_t entries = 0;     // graphs kept now
 };
 
+struct ModuleDesc; // the decoded module (lib/Runtime/ModuleDesc.h)
+
 /// A loaded module. Thread-safe: calls on one Executable are serialized.
 class Executable {
 public:
@@ -237,6 +243,13 @@ public:
   Status run(const Argument *inputs, size_t numInputs, OutputTensor *outputs,
              size_t numOutputs, void *stream);
 
+  /// Whether kernel `index` has code: always for a kernel the file holds
+  /// built, for a deferred one once a launch needed it and the kernel
+  /// builder built it. False for an index out of range.
+  bool kernelBuilt(size_t index) const;
+  /// Deferred kernels this executable built (one builder call each).
+  uint64_t kernelsBuiltSinceLoad() const;
+
   PlanCacheStats cacheStats() const;
   /// Drops the cached plans (and the launch graphs built for them).
   void clearCache();
@@ -252,8 +265,26 @@ public:
 
 private:
   explicit Executable(std::unique_ptr<Impl> impl);
+  static std::unique_ptr<Executable>
+  makeExecutable(ModuleDesc desc, const char *bytes, size_t size);
   std::unique_ptr<Impl> impl_;
 };
+
+/// Note [Deferred kernels] (lib/Target/Compile.cpp): builds the deferred
+/// kernel named `kernel` of the module file `module` (the bytes an
+/// executable was loaded from, with the kernels it built since) and sets
+/// `built` to the module file with that kernel built; an error status (its
+/// message says why) otherwise. The compiler's is buildDeferredKernel
+/// (C: fusionBuildDeferredKernel).
+using KernelBuilder =
+    std::function<Status(const void *module, size_t size,
+                         const std::string &kernel, std::string &built)>;
+/// Sets the process's kernel builder (an empty function removes it). An
+/// executable calls it, under its own lock, when a launch first needs one of
+/// its deferred kernels; without one, such a launch is a KernelNotBuilt
+/// error naming the kernel.
+void setKernelBuilder(KernelBuilder builder);
+bool hasKernelBuilder();
 
 /// Loads the CUDA driver if needed; ok when it is usable (a device exists).
 Status cudaDriverStatus();

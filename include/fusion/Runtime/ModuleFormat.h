@@ -14,8 +14,10 @@ namespace fusion::runtime {
 /// newer version's load in older runtimes too:
 ///   1: the first format;
 ///   2: BufferSpec.alias_offset (views that start inside their input: slices);
-///   3: Module.tensor_maps and ParamKind.TensorMap (bulk tensor copies).
-inline constexpr uint32_t kModuleFormatVersion = 3;
+///   3: Module.tensor_maps and ParamKind.TensorMap (bulk tensor copies);
+///   4: Kernel.deferred and Module.compile_options (kernels built when a
+///      launch first needs them, Note [Deferred kernels]).
+inline constexpr uint32_t kModuleFormatVersion = 4;
 
 /// The FlatBuffers file identifier of a module file.
 inline constexpr char kModuleFileIdentifier[] = "FUSN";

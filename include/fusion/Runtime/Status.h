@@ -34,6 +34,8 @@ enum class ErrorCode : int32_t {
   DriverUnavailable = 17,  // libcuda.so.1 missing, too old, or no device
   CudaError = 18,          // a CUDA driver call failed
   MisalignedPointer = 19,  // data pointer not a multiple of the element size
+  KernelNotBuilt = 20,     // a deferred kernel with no builder, or its build
+                           // failed (Note [Deferred kernels])
 };
 
 /// The enumerator's name, e.g. "WrongDType"; "Unknown" for other values.

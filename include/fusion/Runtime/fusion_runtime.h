@@ -38,7 +38,8 @@ enum {
   FUSION_ERROR_WRONG_OUTPUT = 16,
   FUSION_ERROR_DRIVER_UNAVAILABLE = 17,
   FUSION_ERROR_CUDA = 18,
-  FUSION_ERROR_MISALIGNED_POINTER = 19
+  FUSION_ERROR_MISALIGNED_POINTER = 19,
+  FUSION_ERROR_KERNEL_NOT_BUILT = 20
 };
 
 /* Element types; equal fusion::runtime::DType. */
@@ -224,6 +225,32 @@ fusion_executable_num_kernels(const fusion_executable *exe);
 FUSION_RUNTIME_API int fusion_executable_kernel(const fusion_executable *exe,
                                                 int index,
                                                 fusion_kernel_info *info);
+
+/* Note [Deferred kernels]: 1 when kernel `index` has code (always, unless
+ * the module deferred it and no launch has needed it yet), 0 when it is still
+ * to be built, -1 for a bad handle or index. */
+FUSION_RUNTIME_API int
+fusion_executable_kernel_built(const fusion_executable *exe, int index);
+
+/* A kernel builder's outcome: ok = 1 and the module file with the kernel
+ * built, or ok = 0 and an error message (not NUL-terminated). The runtime
+ * copies the bytes before the call returns. */
+typedef void (*fusion_kernel_build_result)(void *result, int ok,
+                                           const void *data, size_t size);
+/* Builds deferred kernel `kernel` of the module file `module` (the bytes an
+ * executable was loaded from, with the kernels built since) and passes the
+ * outcome to `set_result` with `result` exactly once; returns 0 on success.
+ * The compiler's C API has one: fusionBuildDeferredKernel (fusion-c/Fusion.h).
+ */
+typedef int (*fusion_kernel_builder)(void *user, const void *module,
+                                     size_t size, const char *kernel,
+                                     void *result,
+                                     fusion_kernel_build_result set_result);
+/* Sets the process's kernel builder (NULL removes it). An executable calls
+ * it, under its own lock, when a launch first needs a deferred kernel;
+ * without one such a launch fails with FUSION_ERROR_KERNEL_NOT_BUILT. */
+FUSION_RUNTIME_API void fusion_set_kernel_builder(fusion_kernel_builder builder,
+                                                  void *user);
 
 /* Shapes of the outputs for these inputs (data left NULL). */
 FUSION_RUNTIME_API int fusion_executable_infer_outputs(fusion_executable *exe,

@@ -5,13 +5,17 @@
 #ifndef FUSION_TARGET_MODULEWRITER_H
 #define FUSION_TARGET_MODULEWRITER_H
 
+#include "fusion/Dialect/Fusion/Transforms/KernelModules.h"
 #include "fusion/Dialect/Fusion/Transforms/ScheduleDefaults.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/Timing.h"
+#include "llvm/ADT/StringMap.h"
 #include <string>
+#include <vector>
 
 namespace mlir::fusion {
 class FusionOp;
+struct FusionToPTXOptions;
 
 struct ModuleWriterOptions {
   /// Compile the PTX to a cubin with ptxas when ptxas can be found.
@@ -24,6 +28,16 @@ struct ModuleWriterOptions {
   std::string chip = "sm_90a";
   /// When set, the ptxas runs and the launch plan are timed under it.
   TimingScope *timing = nullptr;
+  /// Note [Deferred kernels]: launches marked kDeferredKernelAttr have no
+  /// gpu.binary; their kernel is written with this code when it has an
+  /// entry here (built by an earlier build of the same module), deferred
+  /// otherwise, and the file then records `compileOptions`.
+  struct KernelCode {
+    std::string ptx;
+    std::vector<uint8_t> cubin;
+  };
+  llvm::StringMap<KernelCode> prebuiltKernels;
+  std::string compileOptions;
 };
 
 /// The fusion named `fusionName` (empty: the only one) of `module`, or an
@@ -78,6 +92,10 @@ struct CompileOptions {
   /// One gpu.module (PTX, cubin) per kernel variant; off, all variants of a
   /// fusion share one PTX (e.g. to print it as one ptxas-able file).
   bool splitKernels = true;
+  /// Note [Deferred kernels]: kernels left to be built when a launch first
+  /// needs them (needs splitKernels), and kernels built whatever it says.
+  DeferKernels deferKernels = DeferKernels::None;
+  std::vector<std::string> buildKernels;
   /// When set, the pipeline's passes, ptxas and the module file writer are
   /// timed under it (fusion-translate --mlir-timing).
   TimingScope *timing = nullptr;
@@ -130,5 +148,33 @@ FailureOr<std::string> compileToModuleFile(
 FailureOr<std::string> compileCacheKey(ModuleOp module,
                                        const CompileOptions &options,
                                        StringRef compilerId);
+
+/// Note [Deferred kernels]: the options that change a compile's bytes, as
+/// text ("chip=sm_90a sm-count=132 ... emit-cubin=true"), which module files
+/// with deferred kernels record and the cache key includes.
+std::string compileOptionsText(const CompileOptions &options);
+/// Parses compileOptionsText's form into `options` (fields not named keep
+/// their values); failure with the reason in `error`.
+LogicalResult parseCompileOptionsText(StringRef text, CompileOptions &options,
+                                      std::string &error);
+/// The pipeline's options of a compile, and the reverse (the fields the
+/// pipeline has; the rest of `options` is kept).
+void fillPipelineOptions(const CompileOptions &options,
+                         FusionToPTXOptions &pipeline);
+void applyPipelineOptions(const FusionToPTXOptions &pipeline,
+                          CompileOptions &options);
+
+/// Note [Deferred kernels]: builds deferred kernel `kernel` of the module
+/// file `moduleBytes` (which records the definition and the compile
+/// options) with this compiler in `context` (which must have the dialects
+/// of fusion::registerAllDialects) and returns the module file with that kernel
+/// built, beside the kernels built before. With a `cache`, the result is stored
+/// under the key of the compile that wrote the file, so later compiles get the
+/// kernel built. On failure, `error` says why.
+FailureOr<std::string> buildDeferredKernel(MLIRContext *context,
+                                           StringRef moduleBytes,
+                                           StringRef kernel,
+                                           const CompileCache *cache,
+                                           std::string &error);
 } // namespace mlir::fusion
 #endif

@@ -91,6 +91,71 @@ struct SplitKernelModulesPass
   }
 };
 
+// Note [Deferred kernels] (lib/Target/Compile.cpp).
+struct DeferKernelsPass
+    : PassWrapper<DeferKernelsPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DeferKernelsPass)
+
+  DeferKernelsPass() = default;
+  DeferKernelsPass(const DeferKernelsPass &other) : PassWrapper(other) {}
+  DeferKernelsPass(DeferKernels mode, ArrayRef<std::string> build) {
+    this->mode = mode;
+    this->build = SmallVector<std::string>(build);
+  }
+
+  StringRef getArgument() const final { return "fusion-defer-kernels"; }
+  StringRef getDescription() const final {
+    return "Leave kernels to be built when a launch first needs them: erase "
+           "their gpu.modules and mark their launches fusion.deferred";
+  }
+
+  Option<DeferKernels> mode{
+      *this, "mode", llvm::cl::desc("Which kernels to defer"),
+      llvm::cl::init(DeferKernels::All),
+      llvm::cl::values(clEnumValN(DeferKernels::None, "none", "none"),
+                       clEnumValN(DeferKernels::Fallbacks, "fallbacks",
+                                  "kernels that only fallback launches use"),
+                       clEnumValN(DeferKernels::All, "all", "every kernel"))};
+  ListOption<std::string> build{
+      *this, "build",
+      llvm::cl::desc("Kernels (gpu.func names) built whatever the mode")};
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (mode == DeferKernels::None && build.empty())
+      return;
+    // The gpu.modules some launch that is not a fallback uses.
+    llvm::DenseSet<StringAttr> expected;
+    module.walk([&](LaunchOp launch) {
+      if (!launch->hasAttr("fallback"))
+        expected.insert(launch.getKernel().getRootReference());
+    });
+    llvm::DenseSet<StringAttr> deferred;
+    for (auto gpuModule :
+         llvm::make_early_inc_range(module.getOps<gpu::GPUModuleOp>())) {
+      auto funcs = gpuModule.getOps<gpu::GPUFuncOp>();
+      if (!llvm::hasSingleElement(funcs)) {
+        gpuModule.emitError("deferred kernels need one kernel per gpu.module "
+                            "(split kernels)");
+        return signalPassFailure();
+      }
+      StringRef name = (*funcs.begin()).getName();
+      bool defer = mode == DeferKernels::All ||
+                   (mode == DeferKernels::Fallbacks &&
+                    !expected.contains(gpuModule.getNameAttr()));
+      if (!defer || llvm::is_contained(build, name))
+        continue;
+      deferred.insert(gpuModule.getNameAttr());
+      gpuModule.erase();
+    }
+    module.walk([&](LaunchOp launch) {
+      if (deferred.contains(launch.getKernel().getRootReference()))
+        launch->setAttr(kDeferredKernelAttr,
+                        UnitAttr::get(module.getContext()));
+    });
+  }
+};
+
 struct SerializeKernelModulePass
     : PassWrapper<SerializeKernelModulePass, OperationPass<gpu::GPUModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SerializeKernelModulePass)
@@ -203,6 +268,12 @@ std::unique_ptr<Pass> mlir::fusion::createFusionSplitKernelModules() {
 }
 
 std::unique_ptr<Pass>
+mlir::fusion::createFusionDeferKernels(DeferKernels mode,
+                                       ArrayRef<std::string> build) {
+  return std::make_unique<DeferKernelsPass>(mode, build);
+}
+
+std::unique_ptr<Pass>
 mlir::fusion::createFusionSerializeKernelModule(const std::string &toolkit) {
   return std::make_unique<SerializeKernelModulePass>(toolkit);
 }
@@ -213,6 +284,7 @@ std::unique_ptr<Pass> mlir::fusion::createFusionKernelModulesToBinaries() {
 
 void mlir::fusion::registerFusionKernelModulePasses() {
   PassRegistration<SplitKernelModulesPass>();
+  PassRegistration<DeferKernelsPass>();
   PassRegistration<SerializeKernelModulePass>();
   PassRegistration<KernelModulesToBinariesPass>();
 }

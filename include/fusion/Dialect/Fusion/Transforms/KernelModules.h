@@ -9,6 +9,8 @@
 #define FUSION_TRANSFORMS_KERNELMODULES_H
 
 #include "mlir/Pass/Pass.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <memory>
 #include <string>
@@ -20,6 +22,27 @@ namespace mlir::fusion {
 /// the module, e.g. globals, are copied into each); fusion.launch references
 /// follow.
 std::unique_ptr<Pass> createFusionSplitKernelModules();
+
+/// Note [Deferred kernels] (lib/Target/Compile.cpp): which kernels a
+/// compile leaves to be built when a launch first needs them.
+enum class DeferKernels {
+  None,      // every kernel is built
+  Fallbacks, // kernels only fallback launches use (scalar, 64-bit index, ...)
+  All,       // every kernel
+};
+
+/// The unit attribute on a fusion.launch whose kernel was deferred (its
+/// gpu.module is gone); the module writer writes the kernel without code.
+inline constexpr llvm::StringLiteral kDeferredKernelAttr = "fusion.deferred";
+
+/// --fusion-defer-kernels (after --fusion-split-kernel-modules): erases the
+/// gpu.module of every kernel that `mode` defers, except the kernels named
+/// in `build`, and marks the launches of those kernels kDeferredKernelAttr.
+/// A kernel any launch not marked `fallback` uses is not a fallback. Each
+/// gpu.module must hold one gpu.func (split kernels).
+std::unique_ptr<Pass>
+createFusionDeferKernels(DeferKernels mode,
+                         llvm::ArrayRef<std::string> build = {});
 
 /// --fusion-serialize-kernel-module (on gpu.module): serializes the module
 /// for each of its targets (PTX, CompilationTarget::Assembly) and records
