@@ -121,6 +121,10 @@ def worker_fusion(args):
         # (ready for aligned inputs), and with every kernel deferred plus the
         # build of the kernel the first launch tries first (what a first
         # launch on aligned inputs costs), cubins included.
+        # The compiles run without the cache (use_cache=False); so do the
+        # builds (the builder takes the cache the environment configures).
+        os.environ["FUSION_CACHE"] = "0"
+
         def deferred(mode):
             data, _ = _compiler.compile(source, kind=kind, use_cache=False,
                                         pipeline_options=f"defer-kernels={mode}")

@@ -65,7 +65,9 @@ def entries(env):
     root = env["FUSION_CACHE_DIR"]
     if not os.path.isdir(root):
         return []
+    # Key folders; the directory also holds the usage ledger (a file).
     return sorted(os.path.join(root, key, f) for key in os.listdir(root)
+                  if os.path.isdir(os.path.join(root, key))
                   for f in os.listdir(os.path.join(root, key)) if f.endswith(".fusionmod"))
 
 

@@ -191,6 +191,55 @@ TEST(CompileCache, PrunesLeastRecentlyUsedFirst) {
   EXPECT_TRUE(small.list().empty());
 }
 
+// Note [Cache usage ledger]: stores keep <dir>/usage (bytes, stores since
+// the last exact count) instead of walking the directory; it is exact after
+// prune and clear, never makes a store delete on its own say-so, and is
+// recounted when missing or every 64th store.
+TEST(CompileCache, UsageLedgerFollowsTheDirectory) {
+  CacheDir dir;
+  CompileCacheConfig config = dir.config();
+  config.maxBytes = 100000;
+  CompileCache cache(config);
+  std::string ledger = dir.path + "/usage";
+  ASSERT_TRUE(cache.store(kKey, std::string(1000, 'x')));
+  EXPECT_EQ(readFile(ledger), "1000 0\n"); // counted: there was none
+  ASSERT_TRUE(cache.store(kOtherKey, std::string(500, 'y')));
+  EXPECT_EQ(readFile(ledger), "1500 1\n");
+  // The same bytes again, and new bytes for a key (the old entry goes).
+  ASSERT_TRUE(cache.store(kOtherKey, std::string(500, 'y')));
+  EXPECT_EQ(readFile(ledger), "1500 2\n");
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(cache.store(kOtherKey, std::string(700, 'z')));
+  EXPECT_EQ(readFile(ledger), "1700 3\n");
+  EXPECT_EQ(cache.totalBytes(), 1700u);
+  EXPECT_EQ(cache.list().size(), 2u);
+
+  // A ledger over the bound (another process's, say) makes the store count
+  // exactly, not delete: nothing here is over the bound.
+  writeFile(ledger, "999999 5\n");
+  ASSERT_TRUE(cache.store(std::string(64, 'c'), std::string(300, 'c')));
+  EXPECT_EQ(cache.list().size(), 3u);
+  EXPECT_EQ(readFile(ledger), "2000 0\n");
+  // An unreadable one is recounted.
+  writeFile(ledger, "garbage");
+  ASSERT_TRUE(cache.store(std::string(64, 'd'), std::string(100, 'd')));
+  EXPECT_EQ(readFile(ledger), "2100 0\n");
+  // One that lost updates is put right by the 64th store's count.
+  writeFile(ledger, "0 60\n");
+  for (char c : {'1', '2', '3'}) {
+    ASSERT_TRUE(cache.store(std::string(64, c), std::string(10, c)));
+  }
+  EXPECT_EQ(readFile(ledger), "30 63\n");
+  ASSERT_TRUE(cache.store(std::string(64, '4'), std::string(10, '4')));
+  EXPECT_EQ(readFile(ledger), "2140 0\n");
+  // Prune and clear leave it exact.
+  cache.prune(2000);
+  EXPECT_EQ(readFile(ledger), std::to_string(cache.totalBytes()) + " 0\n");
+  cache.clear();
+  EXPECT_EQ(readFile(ledger), "0 0\n");
+  EXPECT_TRUE(cache.list().empty());
+}
+
 TEST(CompileCache, ConfigFromTheEnvironment) {
   ASSERT_EQ(setenv("FUSION_CACHE_DIR", "/tmp/somewhere", 1), 0);
   ASSERT_EQ(setenv("FUSION_CACHE_MAX_MB", "12", 1), 0);
