@@ -66,7 +66,9 @@ def test_fallbacks_defers_only_fallback_kernels(libs):
     kernels = runtime.Executable(compile_softmax(compiler, "fallbacks")).kernels()
     assert sorted(k["name"] for k in kernels if k["built"]) == [
         "softmax_k0_pv8_i32", "softmax_k0_v8_i32"]
-    assert len([k for k in kernels if not k["built"]]) == 5
+    waiting = {k["name"] for k in kernels if not k["built"]}
+    assert {"softmax_k0_prv8_i32", "softmax_k0_s_i32", "softmax_k0_s_i64"} <= waiting
+    assert len(waiting) + 2 == len(kernels)
 
 
 def test_a_bad_mode_is_a_clear_error(libs):
