@@ -1549,7 +1549,7 @@ TEST_F(FakeDriver, DeferredKernelsAreBuiltWhenALaunchFirstNeedsThem) {
   ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
   std::unique_ptr<Executable> exe = std::move(loaded.value());
   EXPECT_EQ(exe->info().version, 4u);
-  ASSERT_EQ(exe->info().kernels.size(), 7u);
+  ASSERT_GE(exe->info().kernels.size(), 7u);
   for (size_t k = 0; k < exe->info().kernels.size(); ++k) {
     EXPECT_TRUE(exe->info().kernels[k].deferred) << k;
     EXPECT_EQ(exe->info().kernels[k].ptxSize, 0u) << k;
@@ -1651,8 +1651,11 @@ TEST_F(FakeDriver, KernelBuildersThroughTheCApi) {
   ASSERT_EQ(fusion_executable_infer_outputs(exe, &arg, 1, &result, 1),
             FUSION_OK);
   result.data = out.get();
+  int kernels = fusion_executable_num_kernels(exe);
+  ASSERT_GE(kernels, 7);
   EXPECT_EQ(fusion_executable_kernel_built(exe, 0), 0);
-  EXPECT_EQ(fusion_executable_kernel_built(exe, 7), -1);
+  EXPECT_EQ(fusion_executable_kernel_built(exe, kernels), -1);
+  EXPECT_EQ(fusion_executable_kernel_built(exe, -1), -1);
   EXPECT_EQ(fusion_executable_kernel_built(nullptr, 0), -1);
 
   fusion_set_kernel_builder(failingCBuilder, nullptr);
@@ -1672,7 +1675,7 @@ TEST_F(FakeDriver, KernelBuildersThroughTheCApi) {
         << fusion_last_error_message();
   EXPECT_EQ(calls, 1);
   int built = 0;
-  for (int k = 0; k < 7; ++k)
+  for (int k = 0; k < kernels; ++k)
     built += fusion_executable_kernel_built(exe, k);
   EXPECT_EQ(built, 1);
   fusion_set_kernel_builder(nullptr, nullptr);
