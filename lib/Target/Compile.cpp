@@ -101,7 +101,8 @@ StringRef deferKernelsName(DeferKernels mode) {
 // same pipeline on the same definition; tested). The builder also stores
 // the file in the compile cache under the key of the compile that made the
 // original, so the next process that compiles the fusion gets the kernels
-// built so far. A process without a builder (a runtime-only host) gets a
+// built so far; and before compiling it looks there, so a kernel another
+// process built is taken from the cache's module of the same definition. A process without a builder (a runtime-only host) gets a
 // KernelNotBuilt error naming the kernel when a launch needs a deferred
 // one: files meant for such hosts are compiled without deferral (the
 // default of fusion-translate and of the compiler's APIs).
@@ -316,7 +317,9 @@ FailureOr<std::string> mlir::fusion::compileToModuleFile(
 FailureOr<std::string>
 mlir::fusion::buildDeferredKernel(MLIRContext *context, StringRef moduleBytes,
                                   StringRef kernel, const CompileCache *cache,
-                                  std::string &error) {
+                                  std::string &error, bool *cacheHit) {
+  if (cacheHit)
+    *cacheHit = false;
   auto fail = [&](const Twine &why) -> FailureOr<std::string> {
     error = why.str();
     return failure();
@@ -386,6 +389,30 @@ mlir::fusion::buildDeferredKernel(MLIRContext *context, StringRef moduleBytes,
             compileCacheKey(*module, original, cache->config().compilerId);
         succeeded(k))
       key = *k;
+  // Another process may have built the kernel already: the cache's module
+  // of the same compile, when it has the kernel, is the answer.
+  if (key)
+    if (std::optional<std::string> cached = cache->lookup(*key)) {
+      std::vector<uint64_t> copy((cached->size() + 7) / 8);
+      std::memcpy(copy.data(), cached->data(), cached->size());
+      const auto *data = reinterpret_cast<const uint8_t *>(copy.data());
+      flatbuffers::Verifier check(data, cached->size());
+      if (fb::ModuleBufferHasIdentifier(data) && fb::VerifyModuleBuffer(check)) {
+        const fb::Module *entry = fb::GetModule(data);
+        bool same = entry->definition() &&
+                    entry->definition()->string_view() ==
+                        file->definition()->string_view();
+        if (same && entry->kernels())
+          for (const fb::Kernel *k : *entry->kernels())
+            if (k->name() &&
+                StringRef(k->name()->c_str(), k->name()->size()) == kernel &&
+                !k->deferred() && (k->ptx() || k->cubin())) {
+              if (cacheHit)
+                *cacheHit = true;
+              return std::move(*cached);
+            }
+      }
+    }
   CompileOptions build = original;
   build.deferKernels = DeferKernels::All;
   build.buildKernels = {kernel.str()};

@@ -1502,6 +1502,7 @@ std::string compileDeferred(const std::string &name,
 /// cache when given one. Removed again when it goes out of scope.
 struct CompilerAsBuilder {
   int calls = 0;
+  int cacheHits = 0;
   std::vector<std::string> kernels;
   explicit CompilerAsBuilder(
       const mlir::fusion::CompileCache *cache = nullptr) {
@@ -1514,11 +1515,13 @@ struct CompilerAsBuilder {
       mlir::fusion::registerAllDialects(registry);
       mlir::MLIRContext context(registry);
       std::string error;
+      bool hit = false;
       mlir::FailureOr<std::string> bytes = mlir::fusion::buildDeferredKernel(
           &context, llvm::StringRef(static_cast<const char *>(module), size),
-          kernel, cache, error);
+          kernel, cache, error, &hit);
       if (mlir::failed(bytes))
         return Status(ErrorCode::KernelNotBuilt, error);
+      cacheHits += hit;
       built = std::move(*bytes);
       return Status::success();
     });
@@ -1852,6 +1855,28 @@ TEST_F(FakeDriver, BuiltKernelsReachTheCompileCache) {
     Status status = call->run(*exe, kStream1);
     ASSERT_TRUE(status.ok()) << status.toString();
     EXPECT_EQ(builder.calls, 0);
+  }
+  // A process that loaded the file as it was first written (no kernel
+  // built) gets the kernel from the cache, not from a compile.
+  {
+    auto loaded = Executable::load(first.data(), first.size());
+    ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
+    std::unique_ptr<Executable> exe = std::move(loaded.value());
+    CompilerAsBuilder builder(&cache);
+    Tensor2D x(64, 1024), odd(64, 1001);
+    auto call = Call::make(*exe, {x.arg(0x100000, DType::BF16)});
+    ASSERT_TRUE(call);
+    Status status = call->run(*exe, kStream1);
+    ASSERT_TRUE(status.ok()) << status.toString();
+    EXPECT_EQ(builder.calls, 1);
+    EXPECT_EQ(builder.cacheHits, 1);
+    // A kernel no process built yet is compiled (and stored).
+    auto other = Call::make(*exe, {odd.arg(0x100000, DType::BF16)});
+    ASSERT_TRUE(other);
+    status = other->run(*exe, kStream1);
+    ASSERT_TRUE(status.ok()) << status.toString();
+    EXPECT_EQ(builder.calls, 2);
+    EXPECT_EQ(builder.cacheHits, 1);
   }
   cache.clear();
   llvm::sys::fs::remove(dir);

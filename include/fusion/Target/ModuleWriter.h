@@ -168,13 +168,16 @@ void applyPipelineOptions(const FusionToPTXOptions &pipeline,
 /// file `moduleBytes` (which records the definition and the compile
 /// options) with this compiler in `context` (which must have the dialects
 /// of fusion::registerAllDialects) and returns the module file with that kernel
-/// built, beside the kernels built before. With a `cache`, the result is stored
-/// under the key of the compile that wrote the file, so later compiles get the
-/// kernel built. On failure, `error` says why.
+/// built, beside the kernels built before. With a `cache`: when the cache's
+/// module of the compile that wrote the file has the kernel built (another
+/// process built it), that module is the result (`cacheHit` set), else the
+/// result is stored under that compile's key, so later compiles and builds
+/// get the kernel built. On failure, `error` says why.
 FailureOr<std::string> buildDeferredKernel(MLIRContext *context,
                                            StringRef moduleBytes,
                                            StringRef kernel,
                                            const CompileCache *cache,
-                                           std::string &error);
+                                           std::string &error,
+                                           bool *cacheHit = nullptr);
 } // namespace mlir::fusion
 #endif
