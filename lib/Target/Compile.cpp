@@ -102,10 +102,11 @@ StringRef deferKernelsName(DeferKernels mode) {
 // the file in the compile cache under the key of the compile that made the
 // original, so the next process that compiles the fusion gets the kernels
 // built so far; and before compiling it looks there, so a kernel another
-// process built is taken from the cache's module of the same definition. A process without a builder (a runtime-only host) gets a
-// KernelNotBuilt error naming the kernel when a launch needs a deferred
-// one: files meant for such hosts are compiled without deferral (the
-// default of fusion-translate and of the compiler's APIs).
+// process built is taken from the cache's module of the same definition. A
+// process without a builder (a runtime-only host) gets a KernelNotBuilt error
+// naming the kernel when a launch needs a deferred one: files meant for such
+// hosts are compiled without deferral (the default of fusion-translate and of
+// the compiler's APIs).
 
 std::string mlir::fusion::compileOptionsText(const CompileOptions &o) {
   std::string text;
@@ -397,11 +398,12 @@ mlir::fusion::buildDeferredKernel(MLIRContext *context, StringRef moduleBytes,
       std::memcpy(copy.data(), cached->data(), cached->size());
       const auto *data = reinterpret_cast<const uint8_t *>(copy.data());
       flatbuffers::Verifier check(data, cached->size());
-      if (fb::ModuleBufferHasIdentifier(data) && fb::VerifyModuleBuffer(check)) {
+      if (fb::ModuleBufferHasIdentifier(data) &&
+          fb::VerifyModuleBuffer(check)) {
         const fb::Module *entry = fb::GetModule(data);
-        bool same = entry->definition() &&
-                    entry->definition()->string_view() ==
-                        file->definition()->string_view();
+        bool same =
+            entry->definition() && entry->definition()->string_view() ==
+                                       file->definition()->string_view();
         if (same && entry->kernels())
           for (const fb::Kernel *k : *entry->kernels())
             if (k->name() &&

@@ -173,11 +173,9 @@ void applyPipelineOptions(const FusionToPTXOptions &pipeline,
 /// process built it), that module is the result (`cacheHit` set), else the
 /// result is stored under that compile's key, so later compiles and builds
 /// get the kernel built. On failure, `error` says why.
-FailureOr<std::string> buildDeferredKernel(MLIRContext *context,
-                                           StringRef moduleBytes,
-                                           StringRef kernel,
-                                           const CompileCache *cache,
-                                           std::string &error,
-                                           bool *cacheHit = nullptr);
+FailureOr<std::string>
+buildDeferredKernel(MLIRContext *context, StringRef moduleBytes,
+                    StringRef kernel, const CompileCache *cache,
+                    std::string &error, bool *cacheHit = nullptr);
 } // namespace mlir::fusion
 #endif
