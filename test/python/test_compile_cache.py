@@ -4,6 +4,7 @@ package storing and hitting, concurrent writers, a corrupt entry compiled
 again, fusion-cache list, prune and clear. No GPU needed."""
 import concurrent.futures
 import os
+import re
 import subprocess
 
 import pytest
@@ -131,8 +132,15 @@ def test_fusion_cache_lists_prunes_and_clears(tmp_path, cache_env):
     assert listed.returncode == 0, listed.stderr
     assert "@add_relu sm_90a" in listed.stdout and "@neg sm_90a" in listed.stdout
     assert "2 entries" in listed.stdout
+    assert "kernels built" not in listed.stdout
+    # A module with deferred kernels says how many are built.
+    translate(tmp_path / "neg.mlir", tmp_path / "neg-deferred.fusionmod", cache_env,
+              "--defer-kernels=all")
+    listed = cache_cli(cache_env, "list")
+    assert re.search(r"@neg sm_90a \(0 of [0-9]+ kernels built\)", listed.stdout), listed.stdout
+    assert "3 entries" in listed.stdout
     pruned = cache_cli(cache_env, "prune", "--max-mb=0")
-    assert pruned.returncode == 0 and "removed 2 entries" in pruned.stdout, pruned.stdout
+    assert pruned.returncode == 0 and "removed 3 entries" in pruned.stdout, pruned.stdout
     assert entries(cache_env) == []
     src = tmp_path / "neg.mlir"
     translate(src, tmp_path / "neg.fusionmod", cache_env)

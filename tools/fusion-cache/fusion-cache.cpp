@@ -85,8 +85,18 @@ int main(int argc, char **argv) {
         llvm::StringRef bytes = (*buffer)->getBuffer();
         auto exe =
             fusion::runtime::Executable::load(bytes.data(), bytes.size());
-        if (exe.ok())
-          what = "@" + (*exe)->info().name + " " + (*exe)->info().target;
+        if (exe.ok()) {
+          const fusion::runtime::ModuleInfo &info = (*exe)->info();
+          what = "@" + info.name + " " + info.target;
+          // Note [Deferred kernels]: how many are built so far.
+          size_t deferred = 0;
+          for (const fusion::runtime::KernelInfo &kernel : info.kernels)
+            deferred += kernel.deferred;
+          if (deferred)
+            what += " (" + std::to_string(info.kernels.size() - deferred) +
+                    " of " + std::to_string(info.kernels.size()) +
+                    " kernels built)";
+        }
       }
       std::time_t when = std::chrono::system_clock::to_time_t(entry.lastUse);
       char stamp[32];
