@@ -12,7 +12,8 @@
       and bench/cases/*.mlir through `fusion-translate --fusion-to-module`,
       with cubins (when ptxas is there) and without (--no-cubin), and each
       fusion of test/GPU/*.mlir without cubins; the normalization examples
-      with the cluster rows variant too (--inner-cluster=8), and the
+      with the cluster rows variant too (--inner-cluster=8) and with
+      deferred kernels (--defer-kernels=all and =fallbacks), and the
       hand-written lowered modules of test/GPU (tma.mlir: tensor maps;
       cluster.mlir: a cluster launch) through --lowered-to-module. Fusions
       the compiler rejects are skipped.
@@ -106,6 +107,13 @@ def module_seeds(out: pathlib.Path, translate: str, jobs: int) -> int:
         for name in FUSION_RE.findall(f.read_text()):
             jobs_list.append((f, name, module + ["--no-cubin",
                                                  "--inner-cluster=8"]))
+            # Deferred kernels (format 4: kernels without code, the
+            # compile options): loaded, planned, and launched without a
+            # kernel builder (a KernelNotBuilt error).
+            jobs_list.append((f, name, module + ["--no-cubin",
+                                                 "--defer-kernels=all"]))
+            jobs_list.append((f, name, module + ["--no-cubin",
+                                                 "--defer-kernels=fallbacks"]))
     for f in sorted(ROOT.glob("test/GPU/*.mlir")):
         for name in FUSION_RE.findall(f.read_text()):
             jobs_list.append((f, name, module + ["--no-cubin"]))

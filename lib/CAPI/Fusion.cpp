@@ -116,12 +116,8 @@ void compileInto(Compilation &c, ModuleOp module,
   }
   // Note [Compile cache]: configured by the environment, read per compile.
   std::optional<fusion::CompileCache> cache;
-  if (o.useCache) {
-    fusion::CompileCacheConfig config =
-        fusion::CompileCacheConfig::fromEnvironment();
-    if (config.enabled)
-      cache.emplace(std::move(config));
-  }
+  if (o.useCache)
+    cache = fusion::environmentCache();
   fusion::CompileCacheReport report;
   FailureOr<std::string> bytes =
       fusion::compileToModuleFile(module, unwrap(o.fusionName), compile,
@@ -275,11 +271,7 @@ int fusionBuildDeferredKernel(void *user, const void *module, size_t size,
   // A context of its own: the runtime calls this from any thread.
   MLIRContext context;
   appendAllDialects(&context);
-  std::optional<fusion::CompileCache> cache;
-  fusion::CompileCacheConfig config =
-      fusion::CompileCacheConfig::fromEnvironment();
-  if (config.enabled)
-    cache.emplace(std::move(config));
+  std::optional<fusion::CompileCache> cache = fusion::environmentCache();
   std::string error;
   FailureOr<std::string> built = fusion::buildDeferredKernel(
       &context, StringRef(static_cast<const char *>(module), size), kernel,

@@ -108,6 +108,13 @@ void writeLedger(llvm::StringRef directory, Ledger ledger) {
 
 } // namespace
 
+std::optional<mlir::fusion::CompileCache> mlir::fusion::environmentCache() {
+  CompileCacheConfig config = CompileCacheConfig::fromEnvironment();
+  if (!config.enabled)
+    return std::nullopt;
+  return CompileCache(std::move(config));
+}
+
 std::string mlir::fusion::hashParts(llvm::ArrayRef<llvm::StringRef> parts) {
   llvm::SHA256 hash;
   for (llvm::StringRef part : parts) {

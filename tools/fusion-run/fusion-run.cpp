@@ -527,11 +527,8 @@ void installKernelBuilder() {
     fc::registerAllDialects(registry);
     MLIRContext context(registry);
     std::optional<fc::CompileCache> cache;
-    if (!noCache) {
-      fc::CompileCacheConfig config = fc::CompileCacheConfig::fromEnvironment();
-      if (config.enabled)
-        cache.emplace(std::move(config));
-    }
+    if (!noCache)
+      cache = fc::environmentCache();
     std::string error;
     auto start = std::chrono::steady_clock::now();
     FailureOr<std::string> bytes = fc::buildDeferredKernel(
@@ -645,11 +642,8 @@ int runTool() {
     options.deferKernels = deferKernels;
     // Note [Compile cache].
     std::optional<fc::CompileCache> cache;
-    if (!noCache) {
-      fc::CompileCacheConfig config = fc::CompileCacheConfig::fromEnvironment();
-      if (config.enabled)
-        cache.emplace(std::move(config));
-    }
+    if (!noCache)
+      cache = fc::environmentCache();
     fc::CompileCacheReport report;
     auto start = std::chrono::steady_clock::now();
     auto file = fc::compileToModuleFile(*lowered, name, options,

@@ -92,6 +92,10 @@ private:
   CompileCacheConfig config_;
 };
 
+/// The cache the environment configures (CompileCacheConfig::fromEnvironment),
+/// or none when it is off or unusable.
+std::optional<CompileCache> environmentCache();
+
 /// The hex SHA-256 of `parts`, each length-prefixed (so that the parts'
 /// boundaries are part of the hash).
 std::string hashParts(llvm::ArrayRef<llvm::StringRef> parts);
