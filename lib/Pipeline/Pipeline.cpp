@@ -191,13 +191,14 @@ void mlir::fusion::buildKernelsToPTXPipeline(
   // One gpu.module per kernel variant: each gets its own PTX and cubin, and
   // the nested passes below (LLVM to PTX included) run over the modules
   // in parallel.
-  if (options.splitKernels)
-    pm.addPass(createFusionSplitKernelModules());
-  // Note [Deferred kernels]: before anything is spent on them.
+  // Note [Deferred kernels]: before anything is spent on them (the split
+  // copies each kernel into a module of its own).
   if (options.deferKernels != DeferKernels::None ||
       !options.buildKernels.empty())
-    pm.addPass(
-        createFusionDeferKernels(options.deferKernels, options.buildKernels));
+    pm.addPass(createFusionDeferKernels(
+        options.deferKernels, options.buildKernels, options.splitKernels));
+  if (options.splitKernels)
+    pm.addPass(createFusionSplitKernelModules());
   // Note [Verification in the pipeline].
   pm.addPass(std::make_unique<VerifyPass>());
   // Per host program and per kernel module, so that the kernel modules are

@@ -688,7 +688,10 @@ private:
     fusion.walk([&](LaunchOp launch) {
       auto binary = module.lookupSymbol<gpu::BinaryOp>(
           launch.getKernel().getRootReference());
+      // A deferred kernel's launch names a module that may still hold
+      // other kernels (Note [Deferred kernels]): not its binary.
       if (!binary || binary.getObjects().empty() ||
+          launch->hasAttr(kDeferredKernelAttr) ||
           (launch->hasAttr("fallback") && !options.fallbackCubins) ||
           !seen.insert(binary.getName()).second)
         return;

@@ -1,13 +1,14 @@
 // Note [Deferred kernels] (lib/Target/Compile.cpp): with defer-kernels the
 // deferred kernels' gpu.modules are dropped before the NVVM conversion (no
 // gpu.binary, no PTX) and their launches are marked fusion.deferred; the
-// launch plan keeps every variant.
+// launch plan keeps every variant (a deferred kernel keeps the name of the
+// module it was lowered into).
 // RUN: fusion-opt %s --fusion-to-ptx="defer-kernels=fallbacks" | FileCheck %s --check-prefix=FALLBACKS
 // FALLBACKS: launch @norm_k0_pv4_i32::@norm_k0_pv4_i32 if({{.*}}) {param_types
-// FALLBACKS: launch @norm_k0_ps_i32::@norm_k0_ps_i32 if({{.*}}) {fallback, fusion.deferred,
+// FALLBACKS: launch @norm_kernels::@norm_k0_ps_i32 if({{.*}}) {fallback, fusion.deferred,
 // FALLBACKS: launch @norm_k0_v4_i32::@norm_k0_v4_i32 if({{.*}}) {param_types
-// FALLBACKS: launch @norm_k0_s_i32::@norm_k0_s_i32 if({{.*}}) {fallback, fusion.deferred,
-// FALLBACKS: launch @norm_k0_s_i64::@norm_k0_s_i64 grid({{.*}}) {fallback, fusion.deferred,
+// FALLBACKS: launch @norm_kernels::@norm_k0_s_i32 if({{.*}}) {fallback, fusion.deferred,
+// FALLBACKS: launch @norm_kernels::@norm_k0_s_i64 grid({{.*}}) {fallback, fusion.deferred,
 // FALLBACKS-DAG: gpu.binary @norm_k0_pv4_i32
 // FALLBACKS-DAG: gpu.binary @norm_k0_v4_i32
 // FALLBACKS-NOT: gpu.binary @norm_k0_s_i
@@ -20,7 +21,7 @@
 // The builder's request: every kernel deferred but the one it builds.
 // RUN: fusion-opt %s --fusion-to-ptx="defer-kernels=all build-kernels=norm_k0_s_i64" | FileCheck %s --check-prefix=BUILD
 // BUILD-NOT: gpu.binary @norm_k0_{{[pv]}}
-// BUILD: gpu.binary @norm_k0_s_i64
+// BUILD: gpu.binary @norm_kernels {{.*}}.entry norm_k0_s_i64(
 // BUILD-NOT: gpu.binary
 
 // A bad mode is refused by the option's parser; deferral needs split
@@ -28,7 +29,7 @@
 // RUN: not fusion-opt %s --fusion-to-ptx="defer-kernels=some" 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: Cannot find option named 'some'
 // RUN: not fusion-opt %s --fusion-to-ptx="defer-kernels=all split-kernels=false" 2>&1 | FileCheck %s --check-prefix=SPLIT
-// SPLIT: error: deferred kernels need one kernel per gpu.module (split kernels)
+// SPLIT: error: deferred kernels need one kernel per gpu.module (split-kernels=true)
 
 // fusion-translate: module files only.
 // RUN: not fusion-translate %s --fusion-to-ptx --defer-kernels=all 2>&1 | FileCheck %s --check-prefix=TRANSLATE

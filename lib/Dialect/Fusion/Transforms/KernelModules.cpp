@@ -98,9 +98,10 @@ struct DeferKernelsPass
 
   DeferKernelsPass() = default;
   DeferKernelsPass(const DeferKernelsPass &other) : PassWrapper(other) {}
-  DeferKernelsPass(DeferKernels mode, ArrayRef<std::string> build) {
+  DeferKernelsPass(DeferKernels mode, ArrayRef<std::string> build, bool split) {
     this->mode = mode;
     this->build = SmallVector<std::string>(build);
+    this->split = split;
   }
 
   StringRef getArgument() const final { return "fusion-defer-kernels"; }
@@ -119,37 +120,58 @@ struct DeferKernelsPass
   ListOption<std::string> build{
       *this, "build",
       llvm::cl::desc("Kernels (gpu.func names) built whatever the mode")};
+  Option<bool> split{
+      *this, "split",
+      llvm::cl::desc("The kernels are split into modules of their own "
+                     "afterwards (deferral needs it)"),
+      llvm::cl::init(true)};
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (mode == DeferKernels::None && build.empty())
       return;
-    // The gpu.modules some launch that is not a fallback uses.
-    llvm::DenseSet<StringAttr> expected;
+    if (!split) {
+      module.emitError("deferred kernels need one kernel per gpu.module "
+                       "(split-kernels=true)");
+      return signalPassFailure();
+    }
+    // Before the split (Note [Deferred kernels]): a deferred kernel is never
+    // copied into a module of its own. Kernels are (module, func) pairs.
+    using Kernel = std::pair<StringAttr, StringAttr>;
+    auto kernelOf = [](LaunchOp launch) -> Kernel {
+      SymbolRefAttr symbol = launch.getKernel();
+      return {symbol.getRootReference(), symbol.getLeafReference()};
+    };
+    // Each launched kernel, and whether a launch that is not a fallback
+    // uses it.
+    llvm::DenseMap<Kernel, bool> expected;
     module.walk([&](LaunchOp launch) {
-      if (!launch->hasAttr("fallback"))
-        expected.insert(launch.getKernel().getRootReference());
+      expected[kernelOf(launch)] |= !launch->hasAttr("fallback");
     });
-    llvm::DenseSet<StringAttr> deferred;
+    llvm::DenseSet<Kernel> deferred;
     for (auto gpuModule :
          llvm::make_early_inc_range(module.getOps<gpu::GPUModuleOp>())) {
-      auto funcs = gpuModule.getOps<gpu::GPUFuncOp>();
-      if (!llvm::hasSingleElement(funcs)) {
-        gpuModule.emitError("deferred kernels need one kernel per gpu.module "
-                            "(split kernels)");
-        return signalPassFailure();
+      bool launchedLeft = false;
+      for (auto func :
+           llvm::make_early_inc_range(gpuModule.getOps<gpu::GPUFuncOp>())) {
+        Kernel kernel{gpuModule.getNameAttr(), func.getNameAttr()};
+        auto it = expected.find(kernel);
+        if (it == expected.end())
+          continue; // not launched: a helper, left as it is
+        bool defer = mode == DeferKernels::All ||
+                     (mode == DeferKernels::Fallbacks && !it->second);
+        if (!defer || llvm::is_contained(build, func.getName())) {
+          launchedLeft = true;
+          continue;
+        }
+        deferred.insert(kernel);
+        func.erase();
       }
-      StringRef name = (*funcs.begin()).getName();
-      bool defer = mode == DeferKernels::All ||
-                   (mode == DeferKernels::Fallbacks &&
-                    !expected.contains(gpuModule.getNameAttr()));
-      if (!defer || llvm::is_contained(build, name))
-        continue;
-      deferred.insert(gpuModule.getNameAttr());
-      gpuModule.erase();
+      if (!launchedLeft)
+        gpuModule.erase();
     }
     module.walk([&](LaunchOp launch) {
-      if (deferred.contains(launch.getKernel().getRootReference()))
+      if (deferred.contains(kernelOf(launch)))
         launch->setAttr(kDeferredKernelAttr,
                         UnitAttr::get(module.getContext()));
     });
@@ -267,10 +289,9 @@ std::unique_ptr<Pass> mlir::fusion::createFusionSplitKernelModules() {
   return std::make_unique<SplitKernelModulesPass>();
 }
 
-std::unique_ptr<Pass>
-mlir::fusion::createFusionDeferKernels(DeferKernels mode,
-                                       ArrayRef<std::string> build) {
-  return std::make_unique<DeferKernelsPass>(mode, build);
+std::unique_ptr<Pass> mlir::fusion::createFusionDeferKernels(
+    DeferKernels mode, ArrayRef<std::string> build, bool split) {
+  return std::make_unique<DeferKernelsPass>(mode, build, split);
 }
 
 std::unique_ptr<Pass>

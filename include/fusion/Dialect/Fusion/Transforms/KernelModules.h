@@ -35,14 +35,16 @@ enum class DeferKernels {
 /// gpu.module is gone); the module writer writes the kernel without code.
 inline constexpr llvm::StringLiteral kDeferredKernelAttr = "fusion.deferred";
 
-/// --fusion-defer-kernels (after --fusion-split-kernel-modules): erases the
-/// gpu.module of every kernel that `mode` defers, except the kernels named
-/// in `build`, and marks the launches of those kernels kDeferredKernelAttr.
-/// A kernel any launch not marked `fallback` uses is not a fallback. Each
-/// gpu.module must hold one gpu.func (split kernels).
+/// --fusion-defer-kernels (before --fusion-split-kernel-modules): erases
+/// the gpu.func of every launched kernel that `mode` defers, except the
+/// kernels named in `build`, and marks the launches of those kernels
+/// kDeferredKernelAttr; a gpu.module left without launched kernels goes
+/// too. A kernel any launch not marked `fallback` uses is not a fallback.
+/// `split`: the split follows (without it, deferral is an error).
 std::unique_ptr<Pass>
 createFusionDeferKernels(DeferKernels mode,
-                         llvm::ArrayRef<std::string> build = {});
+                         llvm::ArrayRef<std::string> build = {},
+                         bool split = true);
 
 /// --fusion-serialize-kernel-module (on gpu.module): serializes the module
 /// for each of its targets (PTX, CompilationTarget::Assembly) and records
