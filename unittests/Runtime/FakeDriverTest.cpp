@@ -1859,6 +1859,15 @@ TEST_F(FakeDriver, BuiltKernelsReachTheCompileCache) {
   // built) gets the kernel from the cache, not from a compile; a kernel no
   // process built yet (ragged rows) is compiled.
   EXPECT_EQ(runRows(first, {1024, 1001}), std::make_pair(2, 1));
+  // The cache's module has both now: a build keeps the kernels built
+  // before.
+  std::string third = compile(report);
+  EXPECT_EQ(report.outcome, mlir::fusion::CompileCacheReport::Outcome::Hit);
+  for (const char *name : {"softmax_k0_pv8_i32", "softmax_k0_prv8_i32"}) {
+    ASSERT_TRUE(kernelIn(third, name)) << name;
+    EXPECT_FALSE(kernelIn(third, name)->deferred()) << name;
+  }
+  EXPECT_TRUE(kernelIn(third, "softmax_k0_s_i64")->deferred());
   cache.clear();
   llvm::sys::fs::remove(dir);
 }
