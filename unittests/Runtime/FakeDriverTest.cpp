@@ -27,6 +27,7 @@
 #include <cstring>
 #include <functional>
 #include <set>
+#include <thread>
 #include <utility>
 
 using namespace fusion::runtime;
@@ -1605,6 +1606,38 @@ TEST_F(FakeDriver, DeferredKernelsAreBuiltWhenALaunchFirstNeedsThem) {
   for (size_t k = 0; k < exe->info().kernels.size(); ++k)
     built += exe->kernelBuilt(k);
   EXPECT_EQ(built, 2u);
+}
+
+// Threads that launch the same executable at once build a deferred kernel
+// once: the build runs under the executable's lock, and the others find
+// the code when they get it.
+TEST_F(FakeDriver, ConcurrentLaunchesBuildADeferredKernelOnce) {
+  std::string bytes =
+      compileDeferred("normalization/softmax", mlir::fusion::DeferKernels::All);
+  ASSERT_FALSE(bytes.empty());
+  auto loaded = Executable::load(bytes.data(), bytes.size());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
+  std::unique_ptr<Executable> exe = std::move(loaded.value());
+  Tensor2D x(64, 1024);
+  std::vector<std::unique_ptr<Call>> calls;
+  for (int t = 0; t < 4; ++t) {
+    calls.push_back(Call::make(*exe, {x.arg(0x100000, DType::BF16)}));
+    ASSERT_TRUE(calls.back());
+  }
+  CompilerAsBuilder builder;
+  std::vector<Status> results(calls.size());
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < calls.size(); ++t)
+    threads.emplace_back(
+        [&, t] { results[t] = calls[t]->run(*exe, kStream1); });
+  for (std::thread &thread : threads)
+    thread.join();
+  for (const Status &status : results)
+    EXPECT_TRUE(status.ok()) << status.toString();
+  EXPECT_EQ(builder.calls, 1);
+  EXPECT_EQ(exe->kernelsBuiltSinceLoad(), 1u);
+  EXPECT_EQ(count("cuModuleLoadData"), 1);
+  EXPECT_EQ(count("cuLaunchKernelEx"), 4);
 }
 
 // The C API's side: a C builder reports through its result callback, and
