@@ -130,6 +130,34 @@ def test_report_pairs_fusion_and_triton():
     assert "Triton 3.9.0" in text
 
 
+def test_report_has_the_deferred_kernels_table():
+    result = fake_result()
+    assert "Deferred kernels" not in compile_time.format_report(result)
+    cubin = result["cases"][0]["cubin"]
+    cubin["fresh_deferred"] = {"wall": 0.03, "cpu": 0.02, "n": 3}
+    cubin["in_process"].update({
+        "deferred_fallbacks": {"wall": 0.12, "cpu": 0.2, "n": 3},
+        "deferred_all": {"wall": 0.009, "cpu": 0.009, "n": 3},
+        "first_kernel": "softmax_k0_pv8_i32",
+        "first_build": {"wall": 0.1, "cpu": 0.1, "n": 3},
+        "deferred_first": {"wall": 0.11, "cpu": 0.11, "n": 3}})
+    text = compile_time.format_report(result)
+    assert ("| softmax | 0.030 / 0.020 | 0.180 / 0.300 | 0.120 / 0.200 | 0.009 / 0.009 | "
+            "0.100 / 0.100 (`softmax_k0_pv8_i32`) | 0.110 / 0.110 | 0.150 / 0.100 | 1.10x |"
+            in text), text
+
+
+def test_first_kernel_is_the_first_launchs_first_variant(tool):
+    tool("fusion-translate")  # the build, with both libraries
+    if os.environ.get("FUSION_TEST_INSTALLED") != "1":
+        sys.path.insert(0, os.path.join(ROOT, "python"))
+    from fusion import _compiler
+    src = open(suite.CASES_BY_NAME["softmax"].definition_path()).read()
+    lazy, _ = _compiler.compile(src, use_cache=False, emit_cubin=False,
+                                pipeline_options="defer-kernels=all")
+    assert compile_time.first_kernel(lazy) == "softmax_k0_pv8_i32"
+
+
 def test_update_docs_replaces_only_the_section(tmp_path):
     doc = tmp_path / "perf.md"
     doc.write_text("# P\nbefore\n" + compile_time.DOCS_BEGIN + "\nold\n"
