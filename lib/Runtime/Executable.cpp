@@ -737,9 +737,73 @@ bool hasKernelBuilder() {
   return static_cast<bool>(processKernelBuilder());
 }
 
+/// Whether two decoded modules have the same launch plan: inputs, the
+/// expression program, buffers, outputs, checks, tensor maps and every
+/// launch variant with its parameters (what the runtime packs for a
+/// kernel, so what the kernel's code must expect).
+static bool samePlan(const ModuleDesc &a, const ModuleDesc &b) {
+  auto sameInputs = [](const InputDesc &x, const InputDesc &y) {
+    return x.name == y.name && x.kind == y.kind && x.dtype == y.dtype &&
+           x.sizes == y.sizes;
+  };
+  auto sameExpr = [](const ExprInstDesc &x, const ExprInstDesc &y) {
+    return x.op == y.op && x.a == y.a && x.b == y.b && x.c == y.c &&
+           x.imm == y.imm;
+  };
+  auto sameBuffer = [](const BufferDesc &x, const BufferDesc &y) {
+    return x.kind == y.kind && x.dtype == y.dtype && x.sizes == y.sizes &&
+           x.strides == y.strides && x.zeroInit == y.zeroInit &&
+           x.keptZero == y.keptZero && x.aliasInput == y.aliasInput &&
+           x.aliasOffset == y.aliasOffset;
+  };
+  auto sameCheck = [](const CheckDesc &x, const CheckDesc &y) {
+    return x.lhs == y.lhs && x.rhs == y.rhs && x.message == y.message;
+  };
+  auto sameMap = [](const TensorMapDesc &x, const TensorMapDesc &y) {
+    return x.slot == y.slot && x.dtype == y.dtype && x.sizes == y.sizes &&
+           x.strides == y.strides && x.box == y.box && x.swizzle == y.swizzle &&
+           x.oobNan == y.oobNan;
+  };
+  auto sameVariant = [](const VariantDesc &x, const VariantDesc &y) {
+    if (x.kernel != y.kernel || x.guard != y.guard ||
+        x.dynamicSmem != y.dynamicSmem || x.hasCluster != y.hasCluster ||
+        x.cooperative != y.cooperative || x.params.size() != y.params.size())
+      return false;
+    for (int d = 0; d < 3; ++d)
+      if (x.grid[d] != y.grid[d] || x.block[d] != y.block[d] ||
+          x.cluster[d] != y.cluster[d])
+        return false;
+    for (size_t p = 0; p < x.params.size(); ++p)
+      if (x.params[p].kind != y.params[p].kind ||
+          x.params[p].value != y.params[p].value)
+        return false;
+    return true;
+  };
+  auto sameLaunch = [&](const LaunchDesc &x, const LaunchDesc &y) {
+    return std::equal(x.variants.begin(), x.variants.end(), y.variants.begin(),
+                      y.variants.end(), sameVariant);
+  };
+  return std::equal(a.inputs.begin(), a.inputs.end(), b.inputs.begin(),
+                    b.inputs.end(), sameInputs) &&
+         std::equal(a.exprs.begin(), a.exprs.end(), b.exprs.begin(),
+                    b.exprs.end(), sameExpr) &&
+         std::equal(a.buffers.begin(), a.buffers.end(), b.buffers.begin(),
+                    b.buffers.end(), sameBuffer) &&
+         a.outputs == b.outputs &&
+         std::equal(a.checks.begin(), a.checks.end(), b.checks.begin(),
+                    b.checks.end(), sameCheck) &&
+         std::equal(a.tensorMaps.begin(), a.tensorMaps.end(),
+                    b.tensorMaps.begin(), b.tensorMaps.end(), sameMap) &&
+         std::equal(a.launches.begin(), a.launches.end(), b.launches.begin(),
+                    b.launches.end(), sameLaunch);
+}
+
 // Note [Deferred kernels] (lib/Target/Compile.cpp): the builder returns the
 // whole module file with the kernel built. It is verified as any file is,
-// and must be this module (the same kernels by name, the same launches);
+// and must be this module: the same kernels by name, the same definition
+// and the same launch plan (samePlan), so that the new code expects what
+// this executable packs for it (a compiler of another version could lower
+// the definition to another plan);
 // the executable takes the code of every kernel it still lacks from it and
 // keeps its bytes for the next build. Plans do not change: a kernel's code
 // is not part of them.
@@ -774,14 +838,19 @@ Status Executable::Impl::buildKernel(int32_t index) {
                   concat("the kernel builder returned an invalid module for ",
                          name, ": ", fresh.status().toString()));
   bool same = fresh->kernels.size() == desc.kernels.size() &&
-              fresh->launches.size() == desc.launches.size() &&
               fresh->definition == desc.definition;
   for (size_t k = 0; same && k < desc.kernels.size(); ++k)
     same = fresh->kernels[k].name == desc.kernels[k].name;
   if (!same)
     return Status(ErrorCode::KernelNotBuilt,
                   concat("the kernel builder returned another module for ",
-                         name, " (other kernels, launches or definition)"));
+                         name, " (other kernels or definition)"));
+  if (!samePlan(*fresh, desc))
+    return Status(ErrorCode::KernelNotBuilt,
+                  concat("the kernel builder's module for ", name,
+                         " has another launch plan than this one (was the "
+                         "module compiled by another version of the "
+                         "compiler?)"));
   KernelDesc &built = fresh->kernels[index];
   if (built.ptx.empty() && built.cubin.empty())
     return Status(ErrorCode::KernelNotBuilt,

@@ -1791,6 +1791,25 @@ TEST_F(FakeDriver, KernelBuilderFailuresAreTypedErrors) {
 
   std::string other =
       fusion::testing::compileBytes(fusion::testing::readExample("add_relu"));
+  // The same fusion and kernels, compiled for another SM count: another
+  // launch plan (as a compiler of another version might make).
+  mlir::fusion::CompileOptions otherOptions;
+  otherOptions.emitCubin = false;
+  otherOptions.smCount = 100;
+  otherOptions.deferKernels = mlir::fusion::DeferKernels::Fallbacks;
+  std::string otherPlan = fusion::testing::compileBytes(
+      fusion::testing::readExample("normalization/softmax"), true,
+      &otherOptions);
+  {
+    mlir::DialectRegistry registry;
+    mlir::fusion::registerAllDialects(registry);
+    mlir::MLIRContext context(registry);
+    std::string error;
+    mlir::FailureOr<std::string> built = mlir::fusion::buildDeferredKernel(
+        &context, otherPlan, "softmax_k0_prv8_i32", nullptr, error);
+    ASSERT_TRUE(mlir::succeeded(built)) << error;
+    otherPlan = *built;
+  }
   struct Case {
     std::function<Status(std::string &)> build;
     const char *message;
@@ -1814,6 +1833,11 @@ TEST_F(FakeDriver, KernelBuilderFailuresAreTypedErrors) {
          return Status::success();
        },
        "did not build kernel softmax_k0_prv8_i32"},
+      {[&](std::string &out) {
+         out = otherPlan;
+         return Status::success();
+       },
+       "has another launch plan than this one"},
   };
   for (const Case &c : cases) {
     setKernelBuilder([&](const void *, size_t, const std::string &,
