@@ -126,44 +126,41 @@ std::string mlir::fusion::compileOptionsText(const CompileOptions &o) {
   return text;
 }
 
+// The fields CompileOptions and FusionToPTXOptions share, by their common
+// name (buildKernels, a list option, is copied by hand).
+#define FUSION_PIPELINE_FIELDS(X)                                              \
+  X(chip)                                                                      \
+  X(smCount)                                                                   \
+  X(unroll)                                                                    \
+  X(blocksPerSM)                                                               \
+  X(innerItems)                                                                \
+  X(innerBlock)                                                                \
+  X(innerStage)                                                                \
+  X(innerCluster)                                                              \
+  X(computeBoundCost)                                                          \
+  X(innerMinBlocks)                                                            \
+  X(transposeTile)                                                             \
+  X(splitKernels)                                                              \
+  X(explain)                                                                   \
+  X(deferKernels)
+
 void mlir::fusion::fillPipelineOptions(const CompileOptions &options,
                                        FusionToPTXOptions &pipeline) {
-  pipeline.chip = options.chip;
-  pipeline.smCount = options.smCount;
-  pipeline.unroll = options.unroll;
-  pipeline.blocksPerSM = options.blocksPerSM;
-  pipeline.innerItems = options.innerItems;
-  pipeline.innerBlock = options.innerBlock;
-  pipeline.innerStage = options.innerStage;
-  pipeline.innerCluster = options.innerCluster;
-  pipeline.computeBoundCost = options.computeBoundCost;
-  pipeline.innerMinBlocks = options.innerMinBlocks;
-  pipeline.transposeTile = options.transposeTile;
-  pipeline.splitKernels = options.splitKernels;
-  pipeline.explain = options.explain;
-  pipeline.deferKernels = options.deferKernels;
+#define FUSION_TO_PIPELINE(field) pipeline.field = options.field;
+  FUSION_PIPELINE_FIELDS(FUSION_TO_PIPELINE)
+#undef FUSION_TO_PIPELINE
   pipeline.buildKernels = options.buildKernels;
 }
 
 void mlir::fusion::applyPipelineOptions(const FusionToPTXOptions &pipeline,
                                         CompileOptions &options) {
-  options.chip = pipeline.chip;
-  options.smCount = pipeline.smCount;
-  options.unroll = pipeline.unroll;
-  options.blocksPerSM = pipeline.blocksPerSM;
-  options.innerItems = pipeline.innerItems;
-  options.innerBlock = pipeline.innerBlock;
-  options.innerStage = pipeline.innerStage;
-  options.innerCluster = pipeline.innerCluster;
-  options.computeBoundCost = pipeline.computeBoundCost;
-  options.innerMinBlocks = pipeline.innerMinBlocks;
-  options.transposeTile = pipeline.transposeTile;
-  options.splitKernels = pipeline.splitKernels;
-  options.explain = pipeline.explain;
-  options.deferKernels = pipeline.deferKernels;
+#define FUSION_FROM_PIPELINE(field) options.field = pipeline.field;
+  FUSION_PIPELINE_FIELDS(FUSION_FROM_PIPELINE)
+#undef FUSION_FROM_PIPELINE
   options.buildKernels.assign(pipeline.buildKernels.begin(),
                               pipeline.buildKernels.end());
 }
+#undef FUSION_PIPELINE_FIELDS
 
 LogicalResult mlir::fusion::parseCompileOptionsText(StringRef text,
                                                     CompileOptions &options,

@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <set>
 #include <thread>
 #include <utility>
@@ -1499,6 +1500,14 @@ std::string compileDeferred(const std::string &name,
                                        &options);
 }
 
+/// A module file's bytes loaded (null, with a test failure, when they do
+/// not load).
+std::unique_ptr<Executable> loadModule(const std::string &bytes) {
+  auto loaded = Executable::load(bytes.data(), bytes.size());
+  EXPECT_TRUE(loaded.ok()) << loaded.status().toString();
+  return loaded.ok() ? std::move(loaded.value()) : nullptr;
+}
+
 /// The compiler as the process's kernel builder, counting its calls; with a
 /// cache when given one. Removed again when it goes out of scope.
 struct CompilerAsBuilder {
@@ -1549,9 +1558,8 @@ TEST_F(FakeDriver, DeferredKernelsAreBuiltWhenALaunchFirstNeedsThem) {
   std::string bytes =
       compileDeferred("normalization/softmax", mlir::fusion::DeferKernels::All);
   ASSERT_FALSE(bytes.empty());
-  auto loaded = Executable::load(bytes.data(), bytes.size());
-  ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
-  std::unique_ptr<Executable> exe = std::move(loaded.value());
+  std::unique_ptr<Executable> exe = loadModule(bytes);
+  ASSERT_TRUE(exe);
   EXPECT_EQ(exe->info().version, 4u);
   ASSERT_GE(exe->info().kernels.size(), 7u);
   for (size_t k = 0; k < exe->info().kernels.size(); ++k) {
@@ -1615,9 +1623,8 @@ TEST_F(FakeDriver, ConcurrentLaunchesBuildADeferredKernelOnce) {
   std::string bytes =
       compileDeferred("normalization/softmax", mlir::fusion::DeferKernels::All);
   ASSERT_FALSE(bytes.empty());
-  auto loaded = Executable::load(bytes.data(), bytes.size());
-  ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
-  std::unique_ptr<Executable> exe = std::move(loaded.value());
+  std::unique_ptr<Executable> exe = loadModule(bytes);
+  ASSERT_TRUE(exe);
   Tensor2D x(64, 1024);
   std::vector<std::unique_ptr<Call>> calls;
   for (int t = 0; t < 4; ++t) {
@@ -1781,9 +1788,8 @@ TEST_F(FakeDriver, KernelBuilderFailuresAreTypedErrors) {
   std::string bytes = compileDeferred("normalization/softmax",
                                       mlir::fusion::DeferKernels::Fallbacks);
   ASSERT_FALSE(bytes.empty());
-  auto loaded = Executable::load(bytes.data(), bytes.size());
-  ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
-  std::unique_ptr<Executable> exe = std::move(loaded.value());
+  std::unique_ptr<Executable> exe = loadModule(bytes);
+  ASSERT_TRUE(exe);
   Tensor2D aligned(64, 1024), odd(64, 1001);
   auto expected = Call::make(*exe, {aligned.arg(0x100000, DType::BF16)});
   auto fallback = Call::make(*exe, {odd.arg(0x100000, DType::BF16)});
@@ -1810,38 +1816,28 @@ TEST_F(FakeDriver, KernelBuilderFailuresAreTypedErrors) {
     ASSERT_TRUE(mlir::succeeded(built)) << error;
     otherPlan = *built;
   }
+  // What the builder returns (none: an error), and what the launch says.
   struct Case {
-    std::function<Status(std::string &)> build;
+    std::optional<std::string> returned;
     const char *message;
   } cases[] = {
-      {[](std::string &) {
-         return Status(ErrorCode::InvalidArgument, "no compiler today");
-       },
+      {std::nullopt,
        "building deferred kernel softmax_k0_prv8_i32: no compiler today"},
-      {[](std::string &out) {
-         out = "not a module";
-         return Status::success();
-       },
+      {std::string("not a module"),
        "returned an invalid module for softmax_k0_prv8_i32"},
-      {[&](std::string &out) {
-         out = other;
-         return Status::success();
-       },
-       "returned another module for softmax_k0_prv8_i32"},
-      {[&](std::string &out) {
-         out = bytes; // the same file: the kernel is still deferred
-         return Status::success();
-       },
-       "did not build kernel softmax_k0_prv8_i32"},
-      {[&](std::string &out) {
-         out = otherPlan;
-         return Status::success();
-       },
-       "has another launch plan than this one"},
+      {other, "returned another module for softmax_k0_prv8_i32"},
+      // The same file: the kernel is still deferred.
+      {bytes, "did not build kernel softmax_k0_prv8_i32"},
+      {otherPlan, "has another launch plan than this one"},
   };
   for (const Case &c : cases) {
-    setKernelBuilder([&](const void *, size_t, const std::string &,
-                         std::string &out) { return c.build(out); });
+    setKernelBuilder(
+        [&](const void *, size_t, const std::string &, std::string &out) {
+          if (!c.returned)
+            return Status(ErrorCode::InvalidArgument, "no compiler today");
+          out = *c.returned;
+          return Status::success();
+        });
     Status status = fallback->run(*exe, kStream1);
     EXPECT_EQ(status.code(), ErrorCode::KernelNotBuilt) << c.message;
     EXPECT_NE(status.message().find(c.message), std::string::npos)
@@ -1883,11 +1879,9 @@ TEST_F(FakeDriver, BuiltKernelsReachTheCompileCache) {
   // builder (and this cache); (builder calls, cache hits among them).
   auto runRows = [&](const std::string &bytes,
                      std::vector<int64_t> lengths) -> std::pair<int, int> {
-    auto loaded = Executable::load(bytes.data(), bytes.size());
-    EXPECT_TRUE(loaded.ok()) << loaded.status().toString();
-    if (!loaded.ok())
+    std::unique_ptr<Executable> exe = loadModule(bytes);
+    if (!exe)
       return {-1, -1};
-    std::unique_ptr<Executable> exe = std::move(loaded.value());
     CompilerAsBuilder builder(&cache);
     for (int64_t length : lengths) {
       Tensor2D x(64, length);
