@@ -82,8 +82,10 @@ StringRef deferKernelsName(DeferKernels mode) {
 // is LLVM and ptxas over them (softmax: 7 variants, 256 KB of PTX). With
 // `defer-kernels` (fallbacks: the kernels only fallback launches use; all:
 // every kernel) the compile lowers every variant to a gpu.func, as always,
-// then drops the deferred ones' gpu.modules before the NVVM conversion
-// (--fusion-defer-kernels) and writes them to the module file by name,
+// then drops the deferred ones' gpu.funcs before the split into one
+// module per kernel and the NVVM conversion (--fusion-defer-kernels; their
+// launches keep naming the module they were lowered into) and writes them
+// to the module file by name,
 // without code (Kernel.deferred, format version 4), with the compile
 // options as text (Module.compile_options) beside the definition the file
 // always holds. The launch plan is the complete one: the runtime picks
