@@ -8,12 +8,14 @@
 // the compile cache keeping what was built.
 
 // RUN: rm -rf %t.cache
-// RUN: env FUSION_CACHE_DIR=%t.cache fusion-run %S/normalization.mlir --fusion=softmax_bf16 --verbose --defer-kernels=all --input=1000x512 2>&1 | FileCheck %s --check-prefix=ALIGNED
+// RUN: env FUSION_CACHE=1 FUSION_CACHE_DIR=%t.cache fusion-run %S/normalization.mlir --fusion=softmax_bf16 --verbose --defer-kernels=all --input=1000x512 2>&1 | FileCheck %s --check-prefix=ALIGNED
 // ALIGNED: built deferred kernel softmax_bf16_k0_pv8_i32
 // ALIGNED-NOT: built deferred kernel
 // ALIGNED: PASS softmax_bf16 1000x512xbf16 {{.*}}variant=softmax_bf16_k0_pv8_i32
 // The cache has that kernel now: another process builds nothing for it.
-// RUN: env FUSION_CACHE_DIR=%t.cache fusion-run %S/normalization.mlir --fusion=softmax_bf16 --verbose --defer-kernels=all --input=1000x512 2>&1 | FileCheck %s --check-prefix=CACHED
+// (lit turns the cache off, test/lit.cfg.py; these two runs turn it on.)
+// RUN: env FUSION_CACHE=1 FUSION_CACHE_DIR=%t.cache fusion-run %S/normalization.mlir --fusion=softmax_bf16 --verbose --defer-kernels=all --input=1000x512 2>&1 | FileCheck %s --check-prefix=CACHED
+// CACHED: compiled @softmax_bf16 in {{.*}} (a compile cache hit)
 // CACHED-NOT: built deferred kernel
 // CACHED: PASS softmax_bf16 1000x512xbf16 {{.*}}variant=softmax_bf16_k0_pv8_i32
 

@@ -1923,6 +1923,59 @@ TEST_F(FakeDriver, BuiltKernelsReachTheCompileCache) {
   llvm::sys::fs::remove(dir);
 }
 
+// fusion-run's compile: a file of several fusions, one of them named, the
+// options set field by field (not parsed from a pipeline string) and cubin.
+// The builder must store under the key that the next such compile looks up.
+TEST_F(FakeDriver, BuiltKernelsReachTheCompileCacheOfANamedFusion) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("fusion-deferred", dir));
+  mlir::fusion::CompileCacheConfig config;
+  config.directory = dir.str().str();
+  config.compilerId = "test";
+  mlir::fusion::CompileCache cache(config);
+  std::string source = fusion::testing::readExample("normalization/layernorm") +
+                       fusion::testing::readExample("normalization/softmax");
+  auto compile = [&](mlir::fusion::CompileCacheReport &report) {
+    mlir::DialectRegistry registry;
+    mlir::fusion::registerAllDialects(registry);
+    mlir::MLIRContext context(registry);
+    auto module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+    EXPECT_TRUE(bool(module));
+    mlir::fusion::CompileOptions options;
+    options.chip = "sm_90a";
+    options.smCount = 132;
+    options.innerStage = -1;
+    options.innerCluster = 0;
+    options.emitCubin = true;
+    options.deferKernels = mlir::fusion::DeferKernels::All;
+    auto bytes = mlir::fusion::compileToModuleFile(*module, "softmax", options,
+                                                   &cache, &report);
+    EXPECT_TRUE(mlir::succeeded(bytes));
+    return mlir::succeeded(bytes) ? *bytes : std::string();
+  };
+  mlir::fusion::CompileCacheReport report;
+  std::string first = compile(report);
+  EXPECT_EQ(report.outcome, mlir::fusion::CompileCacheReport::Outcome::Stored);
+  {
+    std::unique_ptr<Executable> exe = loadModule(first);
+    ASSERT_TRUE(exe);
+    CompilerAsBuilder builder(&cache);
+    Tensor2D x(64, 1024);
+    auto call = Call::make(*exe, {x.arg(0x100000, DType::BF16)});
+    ASSERT_TRUE(call);
+    Status status = call->run(*exe, kStream1);
+    EXPECT_TRUE(status.ok()) << status.toString();
+    EXPECT_EQ(builder.calls, 1);
+  }
+  std::string second = compile(report);
+  EXPECT_EQ(report.outcome, mlir::fusion::CompileCacheReport::Outcome::Hit);
+  ASSERT_TRUE(kernelIn(second, "softmax_k0_pv8_i32"));
+  EXPECT_FALSE(kernelIn(second, "softmax_k0_pv8_i32")->deferred());
+  EXPECT_EQ(cache.list().size(), 1u);
+  cache.clear();
+  llvm::sys::fs::remove(dir);
+}
+
 // The fake counts only its own entry points: a misspelt name is -1, not 0.
 TEST_F(FakeDriver, CountsKnowTheEntryPoints) {
   EXPECT_EQ(count("cuCtxGetCurrent"), 0);
