@@ -31,13 +31,14 @@ namespace fusion::runtime {
   X(cuStreamSynchronize)                                                       \
   X(cuGetErrorString)
 
-// Entry points used when present (messages, cleanup, the cluster occupancy
-// check, tensor maps, launch graphs). The
+// Entry points used when present (messages, cleanup, a function's shared
+// memory, the cluster occupancy check, tensor maps, launch graphs). The
 // symbol looked up is the name cuda.h maps each to (cuGraphAddKernelNode is
 // cuGraphAddKernelNode_v2, whose parameter struct is the one declared here).
 #define FUSION_CUDA_OPTIONAL_ENTRY_POINTS(X)                                   \
   X(cuGetErrorName)                                                            \
   X(cuModuleUnload)                                                            \
+  X(cuFuncGetAttribute)                                                        \
   X(cuCtxSynchronize)                                                          \
   X(cuOccupancyMaxActiveClusters)                                              \
   X(cuTensorMapEncodeTiled)                                                    \

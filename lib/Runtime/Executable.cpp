@@ -76,7 +76,16 @@ void **paramPointers(const LaunchConfig &launch, uint8_t *params,
   return pointers.data();
 }
 
-// Above this, a kernel needs CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES.
+// Note [Static and dynamic shared memory]: a block gets 48 KB of shared
+// memory without asking, static (the kernel's own __shared__ buffers, such
+// as a block reduction's scratch) and dynamic together; more needs
+// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, whose default is 48 KB
+// less the static part. So a launch of exactly 48 KB of dynamic shared
+// memory (an f32 row of 12288 staged) by a kernel with 256 static bytes
+// fails with CUDA_ERROR_INVALID_VALUE unless the attribute is raised.
+// loadKernel reads both from the function (cuFuncGetAttribute); without
+// that entry point nothing is known: the attribute is set for any dynamic
+// shared memory.
 constexpr uint32_t kDefaultDynamicSmemLimit = 48 * 1024;
 
 struct SignatureHash {
@@ -110,6 +119,7 @@ struct LoadedKernels {
   std::vector<CUmodule> modules;
   std::vector<CUfunction> functions;
   std::vector<uint32_t> dynamicSmemLimit; // what each function allows now
+  std::vector<uint32_t> staticSmem;       // each function's own buffers
   std::vector<bool> nonPortableClusters;  // the attribute is set
   std::vector<ClusterShape> residentClusters;
   int32_t deviceSmemOptin = 0;
@@ -665,6 +675,7 @@ Executable::Impl::kernelsForCurrentContext(const CudaDriver &cu) {
   kernels.functions.assign(desc.kernels.size(), nullptr);
   kernels.dynamicSmemLimit.assign(desc.kernels.size(),
                                   kDefaultDynamicSmemLimit);
+  kernels.staticSmem.assign(desc.kernels.size(), 0);
   kernels.nonPortableClusters.assign(desc.kernels.size(), false);
   CUdevice device = 0;
   Status status = cu.check(cu.cuCtxGetDevice(&device), "cuCtxGetDevice");
@@ -716,6 +727,18 @@ Status Executable::Impl::loadKernel(const CudaDriver &cu,
   }
   kernels.modules[index] = module;
   kernels.functions[index] = function;
+  // Note [Static and dynamic shared memory].
+  int allowed = 0, own = 0;
+  bool known = cu.cuFuncGetAttribute &&
+               cu.cuFuncGetAttribute(
+                   &allowed, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                   function) == CUDA_SUCCESS &&
+               cu.cuFuncGetAttribute(&own, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                                     function) == CUDA_SUCCESS;
+  kernels.dynamicSmemLimit[index] =
+      known ? static_cast<uint32_t>(std::max(allowed, 0)) : 0;
+  kernels.staticSmem[index] =
+      known ? static_cast<uint32_t>(std::max(own, 0)) : 0;
   return Status();
 }
 
@@ -1035,14 +1058,15 @@ Status Executable::Impl::prepareKernels(const CudaDriver &cu,
     uint32_t &limit = kernels.dynamicSmemLimit[config.kernel];
     if (config.dynamicSmem > limit) {
       const std::string &name = desc.kernels[config.kernel].name;
-      if (config.dynamicSmem >
-          static_cast<uint32_t>(std::max(kernels.deviceSmemOptin, 0)))
-        return Status(ErrorCode::InvalidLaunchValue,
-                      concat("launch ", l, " (kernel ", name,
-                             "): ", config.dynamicSmem,
-                             " bytes of dynamic shared memory exceed the "
-                             "device's limit of ",
-                             kernels.deviceSmemOptin));
+      uint64_t own = kernels.staticSmem[config.kernel];
+      if (config.dynamicSmem + own >
+          static_cast<uint64_t>(std::max(kernels.deviceSmemOptin, 0)))
+        return Status(
+            ErrorCode::InvalidLaunchValue,
+            concat("launch ", l, " (kernel ", name, "): ", config.dynamicSmem,
+                   " bytes of dynamic shared memory",
+                   own ? concat(" and ", own, " static") : std::string(),
+                   " exceed the device's limit of ", kernels.deviceSmemOptin));
       Status status = cu.check(
           cu.cuFuncSetAttribute(kernels.functions[config.kernel],
                                 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,

@@ -30,7 +30,10 @@ struct CUctx_st {
 struct CUfunc_st {
   std::string name;
   CUmodule module = nullptr;
-  int maxDynamicSmem = 48 * 1024; // until cuFuncSetAttribute raises it
+  // The driver's rule: 48 KB of static and dynamic shared memory together
+  // unless cuFuncSetAttribute raises the dynamic part.
+  int staticSmem = 0; // the PTX entry's .shared buffers
+  int maxDynamicSmem = 48 * 1024;
   bool nonPortableClusters = false;
   int64_t ptxParamSize = -1;
   std::vector<std::pair<int64_t, int64_t>> ptxParams; // offset, bytes
@@ -41,6 +44,7 @@ struct PtxEntry {
   int64_t size = 0; // -1: a type the fake does not understand
   std::vector<std::pair<int64_t, int64_t>> params; // offset, bytes
   int64_t maxAlign = 0;
+  int64_t staticSmem = 0; // bytes of its .shared declarations
 };
 struct CUmod_st {
   std::map<std::string, PtxEntry> entries;
@@ -87,6 +91,7 @@ namespace {
   X(cuModuleGetFunction)                                                       \
   X(cuModuleUnload)                                                            \
   X(cuFuncSetAttribute)                                                        \
+  X(cuFuncGetAttribute)                                                        \
   X(cuOccupancyMaxActiveClusters)                                              \
   X(cuTensorMapEncodeTiled)                                                    \
   X(cuLaunchKernelEx)                                                          \
@@ -254,6 +259,25 @@ std::map<std::string, PtxEntry> parsePtxEntries(const std::string &ptx) {
       offset += size;
     }
     entry.size = known ? offset : -1;
+    // The body's `.shared .align A .b8 name[N];` buffers, up to the next
+    // entry (the `.extern .shared` of dynamic shared memory has no size).
+    size_t bodyEnd = ptx.find(".entry ", close);
+    std::string body =
+        ptx.substr(close, bodyEnd == std::string::npos ? std::string::npos
+                                                       : bodyEnd - close);
+    for (size_t sh = body.find(".shared "); sh != std::string::npos;
+         sh = body.find(".shared ", sh + 1)) {
+      size_t lineStart = body.rfind('\n', sh);
+      size_t lineEnd = body.find('\n', sh);
+      std::string line =
+          body.substr(lineStart == std::string::npos ? 0 : lineStart + 1,
+                      lineEnd == std::string::npos ? std::string::npos
+                                                   : lineEnd - lineStart - 1);
+      size_t open = line.find('['), b8 = line.find(".b8 ");
+      if (line.find(".extern") == std::string::npos &&
+          b8 != std::string::npos && open != std::string::npos)
+        entry.staticSmem += std::atoll(line.c_str() + open + 1);
+    }
     entries[name] = std::move(entry);
   }
   return entries;
@@ -609,6 +633,8 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction *function, CUmodule module,
       slot->ptxParamSize = entry->second.size;
       slot->ptxParams = entry->second.params;
       slot->ptxMaxAlign = entry->second.maxAlign;
+      slot->staticSmem = static_cast<int>(entry->second.staticSmem);
+      slot->maxDynamicSmem = std::max(0, 48 * 1024 - slot->staticSmem);
     }
   }
   *function = slot.get();
@@ -629,13 +655,32 @@ CUresult CUDAAPI cuFuncSetAttribute(CUfunction function,
   if (!s.liveFunction(function))
     return CUDA_ERROR_INVALID_HANDLE;
   if (attribute == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) {
-    if (value < 0 || value > kSmemOptin)
+    if (value < 0 || value > kSmemOptin - function->staticSmem)
       return CUDA_ERROR_INVALID_VALUE;
     function->maxDynamicSmem = value;
   }
   if (attribute == CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED)
     function->nonPortableClusters = value != 0;
   return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuFuncGetAttribute(int *value, CUfunction_attribute attribute,
+                                    CUfunction function) {
+  FAKE_CUDA_ENTER();
+  if (!value)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!s.liveFunction(function))
+    return CUDA_ERROR_INVALID_HANDLE;
+  switch (attribute) {
+  case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
+    *value = function->staticSmem;
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+    *value = function->maxDynamicSmem;
+    return CUDA_SUCCESS;
+  default:
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
 }
 
 /// Blocks of the config's cluster attribute; 0 without one, -1 when its

@@ -1923,6 +1923,50 @@ TEST_F(FakeDriver, BuiltKernelsReachTheCompileCache) {
   llvm::sys::fs::remove(dir);
 }
 
+// Note [Static and dynamic shared memory] (Executable.cpp): an f32 row of
+// 12288 staged in shared memory is exactly 48 KiB of dynamic shared memory,
+// and the kernel's block reduction has static buffers of its own, so the
+// launch needs the attribute raised (on an H100 it failed with
+// CUDA_ERROR_INVALID_VALUE without); a row of 8192 (32 KiB) does not.
+TEST_F(FakeDriver, StaticSharedMemoryCountsAgainstTheDefaultLimit) {
+  mlir::DialectRegistry registry;
+  mlir::fusion::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(R"(
+fusion.fusion @softmax_f32(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %0 = fusion.softmax %x dim = 1 : tensor<?x?xf32>
+  fusion.return %0 : tensor<?x?xf32>
+})",
+                                                        &context);
+  ASSERT_TRUE(bool(module));
+  mlir::fusion::CompileOptions options;
+  options.emitCubin = false; // the fake reads .shared from the PTX
+  auto bytes = mlir::fusion::compileToModuleFile(*module, "", options);
+  ASSERT_TRUE(mlir::succeeded(bytes));
+  std::unique_ptr<Executable> exe = loadModule(*bytes);
+  ASSERT_TRUE(exe);
+  auto run = [&](int64_t cols) {
+    Tensor2D x(64, cols);
+    auto call = Call::make(*exe, {x.arg(0x100000, DType::F32)});
+    EXPECT_TRUE(call);
+    if (!call)
+      return;
+    Status status = call->run(*exe, kStream1);
+    EXPECT_TRUE(status.ok()) << status.toString();
+  };
+  run(8192);
+  std::vector<FakeCudaLaunch> launches = fake().launches();
+  ASSERT_EQ(launches.size(), 1u);
+  EXPECT_EQ(launches[0].sharedMemBytes, 32u * 1024);
+  EXPECT_EQ(count("cuFuncSetAttribute"), 0);
+  fake().reset();
+  run(12288);
+  launches = fake().launches();
+  ASSERT_EQ(launches.size(), 1u);
+  EXPECT_EQ(launches[0].sharedMemBytes, 48u * 1024);
+  EXPECT_EQ(count("cuFuncSetAttribute"), 1);
+}
+
 // fusion-run's compile: a file of several fusions, one of them named, the
 // options set field by field (not parsed from a pipeline string) and cubin.
 // The builder must store under the key that the next such compile looks up.
