@@ -22,7 +22,7 @@
 // RUN: fusion-run %S/staged-rows.mlir --inner-stage=2 --fusion=softmax_bf16 --input=333x4096 | FileCheck %s --check-prefix=SM4096
 // SM4096: PASS softmax_bf16 333x4096xbf16 {{.*}}variant=softmax_bf16_k0_pv8_i32
 // RUN: fusion-run %S/staged-rows.mlir --inner-stage=2 --fusion=softmax_bf16 --input=1000x16384 | FileCheck %s --check-prefix=SM16K
-// SM16K: PASS softmax_bf16 1000x16384xbf16 {{.*}}variant=softmax_bf16_k0_pv8_i32
+// SM16K: PASS softmax_bf16 1000x16384xbf16 {{.*}}variant=softmax_bf16_k0_plv8_i32
 // RUN: fusion-run %S/staged-rows.mlir --inner-stage=2 --fusion=softmax_bf16 --input=7x4097 | FileCheck %s --check-prefix=SMODD
 // SMODD: PASS softmax_bf16 7x4097xbf16 {{.*}}variant=softmax_bf16_k0_prv8_i32
 // RUN: fusion-run %S/staged-rows.mlir --inner-stage=2 --fusion=softmax_f32 --input=257x2048 | FileCheck %s --check-prefix=SMF32

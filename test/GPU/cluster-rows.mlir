@@ -36,4 +36,4 @@
 // RUN: fusion-run %S/normalization.mlir --fusion=softmax_bf16 --inner-cluster=8 --input=4x100000 --misalign | FileCheck %s --check-prefix=MIS
 // MIS: PASS softmax_bf16 4x100000xbf16 {{.*}}variant=softmax_bf16_k0_s_i32
 // RUN: fusion-run %S/normalization.mlir --fusion=softmax_bf16 --inner-cluster=8 --input=4x16384 | FileCheck %s --check-prefix=ONE
-// ONE: PASS softmax_bf16 4x16384xbf16 {{.*}}variant=softmax_bf16_k0_pv8_i32
+// ONE: PASS softmax_bf16 4x16384xbf16 {{.*}}variant=softmax_bf16_k0_plv8_i32

@@ -23,7 +23,7 @@
 // RUN: fusion-run %s --fusion=softmax_bf16 --input=333x4096 | FileCheck %s --check-prefix=SM4096
 // SM4096: PASS softmax_bf16 333x4096xbf16 {{.*}}variant=softmax_bf16_k0_pv8_i32
 // RUN: fusion-run %s --fusion=softmax_bf16 --input=65x16384 | FileCheck %s --check-prefix=SM16K
-// SM16K: PASS softmax_bf16 65x16384xbf16 {{.*}}variant=softmax_bf16_k0_pv8_i32
+// SM16K: PASS softmax_bf16 65x16384xbf16 {{.*}}variant=softmax_bf16_k0_plv8_i32
 // RUN: fusion-run %s --fusion=softmax_bf16 --input=3x100003 | FileCheck %s --check-prefix=SMSTREAM
 // SMSTREAM: PASS softmax_bf16 3x100003xbf16 {{.*}}variant=softmax_bf16_k0_rv8_i32
 // RUN: fusion-run %s --fusion=softmax_bf16 --input=3x4194304 | FileCheck %s --check-prefix=SMHUGE

@@ -3,7 +3,8 @@
 // persistent variants keep each thread's loaded vectors in dynamic shared
 // memory and recompute from them in every pass. On the GPU against the
 // reference interpreter: one and several rows per block, rows of 16384
-// (512 threads, 32 KB of bf16 per block), f32, f16 and f64, two inputs
+// (softmax: the long variant, 256 threads x 128 bytes, 32 KB per block;
+// layer_norm: 512 threads x 64 bytes), f32, f16 and f64, two inputs
 // staged side by side, several results and passes, NaN rows, and the
 // fallbacks (odd rows take the scalar variant, which is never staged; an i1
 // input read per row keeps the row in registers).
@@ -15,7 +16,7 @@
 // RUN: fusion-run %s --inner-stage=1 --fusion=softmax_bf16 --input=333x4096 | FileCheck %s --check-prefix=SM4096
 // SM4096: PASS softmax_bf16 333x4096xbf16 {{.*}}variant=softmax_bf16_k0_pv8_i32
 // RUN: fusion-run %s --inner-stage=1 --fusion=softmax_bf16 --input=65x16384 | FileCheck %s --check-prefix=SM16K
-// SM16K: PASS softmax_bf16 65x16384xbf16 {{.*}}variant=softmax_bf16_k0_pv8_i32
+// SM16K: PASS softmax_bf16 65x16384xbf16 {{.*}}variant=softmax_bf16_k0_plv8_i32
 // RUN: fusion-run %s --inner-stage=1 --fusion=softmax_bf16 --input=7x4097 | FileCheck %s --check-prefix=SMODD
 // SMODD: PASS softmax_bf16 7x4097xbf16 {{.*}}variant=softmax_bf16_k0_prv8_i32
 // RUN: fusion-run %s --inner-stage=1 --fusion=softmax_f32 --input=257x2048 | FileCheck %s --check-prefix=SMF32

@@ -644,8 +644,9 @@ TEST_F(FakeDriver, LaunchParametersReachTheDriver) {
   const EvaluatedPlan &plan = call->plan;
   ASSERT_EQ(plan.launches.size(), 1u);
   const LaunchConfig &config = plan.launches[0];
-  // As PipelineTest's InnerReductionHeuristicTable has it.
-  EXPECT_EQ(config.block[0], 512u);
+  // As PipelineTest's InnerReductionHeuristicTable has it (the long
+  // persistent variant: 256 threads x 128 staged bytes).
+  EXPECT_EQ(config.block[0], 256u);
   EXPECT_EQ(config.dynamicSmem, 32768u);
 
   for (void *stream : {kStream1, kStream2, static_cast<void *>(nullptr)}) {
@@ -657,13 +658,13 @@ TEST_F(FakeDriver, LaunchParametersReachTheDriver) {
     const FakeCudaLaunch &launch = launches[0];
     EXPECT_STREQ(launch.function,
                  exe->info().kernels[config.kernel].name.c_str());
-    EXPECT_STREQ(launch.function, "softmax_k0_pv8_i32");
+    EXPECT_STREQ(launch.function, "softmax_k0_plv8_i32");
     for (int d = 0; d < 3; ++d) {
       EXPECT_EQ(launch.grid[d], config.grid[d]) << d;
       EXPECT_EQ(launch.block[d], config.block[d]) << d;
     }
     EXPECT_EQ(launch.grid[0], 2112u);
-    EXPECT_EQ(launch.block[0], 512u);
+    EXPECT_EQ(launch.block[0], 256u);
     EXPECT_EQ(launch.sharedMemBytes, 32768u);
     EXPECT_EQ(launch.stream, stream);
     EXPECT_EQ(launch.numAttrs, 0u);

@@ -349,8 +349,10 @@ TEST(Pipeline, InnerReductionHeuristicTable) {
       // bf16 softmax: 32 elements per thread kept in registers.
       {"normalization/softmax", DType::BF16, 32768, 4096, 0x100000,
        "softmax_k0_pv8_i32", 256, 2112, 128, 256 * 64},
+      // Rows that 4 vectors per thread would give 512 threads: softmax
+      // takes 8 vectors and 256 threads (Note [Long persistent rows]).
       {"normalization/softmax", DType::BF16, 8192, 16384, 0x100000,
-       "softmax_k0_pv8_i32", 512, 2112, 512, 512 * 64},
+       "softmax_k0_plv8_i32", 256, 2112, 256, 256 * 128},
       // Short rows: a warp per row, 8 rows per block.
       {"normalization/softmax", DType::BF16, 262144, 1024, 0x100000,
        "softmax_k0_pv8_i32", 256, 2112, 32, 256 * 64},
@@ -363,18 +365,24 @@ TEST(Pipeline, InnerReductionHeuristicTable) {
       // Misaligned: scalar persistent.
       {"normalization/softmax", DType::BF16, 64, 1024, 0x100002,
        "softmax_k0_ps_i32", 256, 16, 64},
+      // Up to twice as long: the long persistent variant, 64 elements per
+      // thread, staged (Note [Long persistent rows]).
+      {"normalization/softmax", DType::BF16, 4, 32768, 0x100000,
+       "softmax_k0_plv8_i32", 512, 4, 512, 512 * 128},
+      {"normalization/softmax", DType::BF16, 8192, 32000, 0x100000,
+       "softmax_k0_plv8_i32", 512, 2112, 512, 512 * 128},
       // Too long to stay on chip: streaming, 512 threads per row where the
       // rows are few, down to 128 where 2112 blocks of 128 threads find
       // a row each (Note [Streaming threads per row]).
-      {"normalization/softmax", DType::BF16, 4, 32768, 0x100000,
+      {"normalization/softmax", DType::BF16, 4, 40000, 0x100000,
        "softmax_k0_v8_i32", 512, 4, 512},
+      {"normalization/softmax", DType::BF16, 8192, 40000, 0x100000,
+       "softmax_k0_v8_i32", 256, 2112, 128},
       // Odd row lengths stream 16 bytes at a time from each row's first
       // aligned vector, the head and tail masked (Note [Ragged rows]);
       // a misaligned buffer still takes the scalar variant.
       {"normalization/softmax", DType::BF16, 3, 100003, 0x100000,
        "softmax_k0_rv8_i32", 512, 3, 512},
-      {"normalization/softmax", DType::BF16, 8192, 32000, 0x100000,
-       "softmax_k0_v8_i32", 256, 2112, 128},
       {"normalization/softmax", DType::BF16, 1000, 50257, 0x100000,
        "softmax_k0_rv8_i32", 288, 1000, 288},
       {"normalization/softmax", DType::BF16, 1000, 50257, 0x100002,
@@ -415,6 +423,54 @@ TEST(Pipeline, InnerReductionHeuristicTable) {
 // with per-element results take the cluster variant: a row per cluster of
 // cs blocks of 512 threads, cs the largest power of two up to C, the SMs
 // per row (132 / rows) and the row's chunks of 512 x 8 x 4 bf16 elements.
+// Note [Long persistent rows]: rows longer than the persistent variant
+// holds (512 threads x 4 vectors of 8 bf16; 256 threads for softmax) and
+// at most twice that take the second persistent variant, with the threads
+// the row needs; longer rows and odd ones stream; shorter ones keep the
+// first.
+TEST(Pipeline, LongRowsTakeTheLongPersistentVariant) {
+  struct Case {
+    const char *example;
+    int64_t rows, cols;
+    const char *kernel;
+    uint32_t block;
+  };
+  const Case cases[] = {
+      {"normalization/softmax", 100, 8192, "softmax_k0_pv8_i32", 256},
+      {"normalization/softmax", 100, 8200, "softmax_k0_plv8_i32", 160},
+      {"normalization/softmax", 100, 16384, "softmax_k0_plv8_i32", 256},
+      {"normalization/softmax", 100, 16392, "softmax_k0_plv8_i32", 288},
+      // Odd rows up to 512 threads' worth: the persistent ragged variant.
+      {"normalization/softmax", 100, 16383, "softmax_k0_prv8_i32", 512},
+      {"normalization/layernorm", 100, 16384, "layernorm_k0_pv8_i32", 512},
+      {"normalization/softmax", 100, 32768, "softmax_k0_plv8_i32", 512},
+      {"normalization/softmax", 100, 32776, "softmax_k0_v8_i32", 0},
+      {"normalization/softmax", 100, 20001, "softmax_k0_rv8_i32", 0},
+      {"normalization/layernorm", 100, 32000, "layernorm_k0_plv8_i32", 512},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(std::string(c.example) + " " + std::to_string(c.rows) + "x" +
+                 std::to_string(c.cols));
+    std::string bytes = compileBytes(readExample(c.example), true);
+    ASSERT_FALSE(bytes.empty());
+    auto exe = Executable::load(bytes.data(), bytes.size());
+    ASSERT_TRUE(exe.ok()) << exe.status().toString();
+    Tensor2D x = contiguous(c.rows, c.cols);
+    int64_t n[1] = {c.cols}, one[1] = {1};
+    std::vector<Argument> args = {x.arg(0x100000, DType::BF16)};
+    for (size_t i = 1; i < (*exe)->info().inputs.size(); ++i)
+      args.push_back(Argument::tensor(reinterpret_cast<void *>(0x200000 * i),
+                                      DType::BF16, n, 1, one));
+    auto plan = (*exe)->plan(args);
+    ASSERT_TRUE(plan.ok()) << plan.status().toString();
+    ASSERT_EQ(plan->launches.size(), 1u);
+    EXPECT_EQ(launchedKernel(**exe, *plan), c.kernel);
+    if (c.block)
+      EXPECT_EQ(plan->launches[0].block[0], c.block);
+  }
+  // (PTX only, like the fallbacks: Pipeline.CubinsOnlyForExpectedVariants.)
+}
+
 TEST(Pipeline, FewLongRowsTakeClustersWhenAsked) {
   struct Case {
     const char *example;
@@ -436,7 +492,7 @@ TEST(Pipeline, FewLongRowsTakeClustersWhenAsked) {
        8, 2},
       // One chunk per row, rows enough for the SMs, a misaligned buffer or
       // an odd row: the plain variants.
-      {"normalization/softmax", 8, 16, 16384, 0x100000, "softmax_k0_pv8_i32",
+      {"normalization/softmax", 8, 16, 16384, 0x100000, "softmax_k0_plv8_i32",
        16, 1},
       {"normalization/softmax", 8, 100, 1000000, 0x100000, "softmax_k0_v8_i32",
        100, 1},

@@ -56,7 +56,7 @@ FailureOr<KernelLowering::EmittedVariants> KernelLowering::emitVariants(
       return failure();
     // Cluster variants too while they are opt-in (Note [Cluster rows]).
     if ((variant.vector == 1 && anyVector) || (variant.index64 && any32) ||
-        variant.ragged || variant.cluster)
+        variant.ragged || variant.cluster || variant.longRows)
       fallbackFuncs.insert(func);
     if (variant.vector > 1)
       result.vectorLoaded = emitter.vectorLoadedInputs;

@@ -64,6 +64,14 @@ struct Variant {
   bool fastMath = false;
   /// Inner reductions: vectors per thread kept in registers (0: streaming).
   int64_t items = 0;
+  /// Persistent inner reductions: the variant with twice the schedule's
+  /// items, for rows the first one cannot hold (Note [Long persistent
+  /// rows] in InnerReduction.cpp).
+  bool longRows = false;
+  /// Persistent inner reductions: the most threads per row this variant
+  /// takes a row with (0: kMaxRowThreads); a longer row goes on to the
+  /// next variant.
+  int64_t rowThreads = 0;
   /// Inner reductions: rows split over gridDim.y blocks (Note [Split rows]).
   bool split = false;
   /// Persistent inner reductions: the row's loaded values are kept in
