@@ -729,12 +729,14 @@ _builder_installed = False
 
 
 def _with_deferral(pipeline):
-    """Note [Deferred kernels]: FUSION_DEFER_KERNELS=fallbacks|all compiles
-    with those kernels left to be built when a launch first needs one (the
-    compiler is this process's kernel builder then); unset or none builds
-    every kernel at compile time."""
+    """Note [Deferred kernels]: a compile leaves every kernel to be built when
+    a launch first needs it (the compiler is this process's kernel builder),
+    as Triton compiles at the first call; FUSION_DEFER_KERNELS=fallbacks
+    builds the kernels aligned inputs take at compile time and defers the
+    fallbacks, none builds every kernel (a module file that runs in a
+    process without the compiler)."""
     global _builder_installed
-    mode = os.environ.get("FUSION_DEFER_KERNELS", "none") or "none"
+    mode = os.environ.get("FUSION_DEFER_KERNELS", "all") or "all"
     if mode not in _DEFER_MODES:
         raise FusionError(f"FUSION_DEFER_KERNELS must be one of {', '.join(_DEFER_MODES)}, "
                           f"got {mode!r}")

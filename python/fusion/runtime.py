@@ -404,7 +404,8 @@ def install_kernel_builder(library=None):
     """Note [Deferred kernels]: makes the compiler (libfusion_compiler.so)
     the builder of deferred kernels in this process, so that modules compiled
     with defer-kernels build a kernel when a launch first needs it. The
-    frontend does this when FUSION_DEFER_KERNELS asks for deferral."""
+    frontend does this when it compiles with deferral (its default;
+    FUSION_DEFER_KERNELS=none turns deferral off)."""
     from . import _compiler
     load_library(library).fusion_set_kernel_builder(_compiler.builder_address(), None)
 

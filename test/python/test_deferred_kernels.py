@@ -77,15 +77,17 @@ def test_a_bad_mode_is_a_clear_error(libs):
         compile_softmax(compiler, "some")
 
 
-def test_the_environment_turns_deferral_on(libs, monkeypatch):
+def test_deferral_is_the_default_and_the_environment_turns_it_off(libs, monkeypatch):
     from fusion import execution
     monkeypatch.setattr(execution, "_builder_installed", False)
-    monkeypatch.delenv("FUSION_DEFER_KERNELS", raising=False)
+    monkeypatch.setenv("FUSION_DEFER_KERNELS", "none")
     assert execution._with_deferral("unroll=2") == "unroll=2"
     assert not execution._builder_installed
-    monkeypatch.setenv("FUSION_DEFER_KERNELS", "all")
+    monkeypatch.delenv("FUSION_DEFER_KERNELS", raising=False)
     assert execution._with_deferral("unroll=2") == "unroll=2 defer-kernels=all"
     assert execution._builder_installed
+    monkeypatch.setenv("FUSION_DEFER_KERNELS", "fallbacks")
+    assert execution._with_deferral("") == "defer-kernels=fallbacks"
     monkeypatch.setenv("FUSION_DEFER_KERNELS", "lazy")
     with pytest.raises(FusionError, match="FUSION_DEFER_KERNELS must be one of"):
         execution._with_deferral("")
