@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Check.h"
+#include "CompileFlags.h"
 #include "CudaHarness.h"
 #include "Inputs.h"
 
@@ -114,43 +115,9 @@ static cl::opt<int64_t>
 static cl::opt<std::string> jsonPath("json",
                                      cl::desc("Write the results as JSON"),
                                      cl::value_desc("path"), cl::cat(category));
-static cl::opt<std::string> chip("chip",
-                                 cl::desc("Target of an in-process compile"),
-                                 cl::init("sm_90a"), cl::cat(category));
-static cl::opt<int64_t> smCount("sm-count",
-                                cl::desc("Multiprocessors the schedules assume "
-                                         "(default 132)"),
-                                cl::init(132), cl::cat(category));
-static cl::opt<int64_t>
-    innerStage("inner-stage",
-               cl::desc("Persistent inner reductions: keep the row in shared "
-                        "memory (1; 2: and copy the next row there with "
-                        "cp.async), in registers (0), heuristic (-1)"),
-               cl::init(-1), cl::cat(category));
-static cl::opt<int64_t> innerCluster(
-    "inner-cluster",
-    cl::desc("Inner reductions with per-element results: split few long "
-             "rows over thread block clusters of up to this many blocks (2, "
-             "4 or 8; 0: none)"),
-    cl::init(0), cl::cat(category));
-static cl::opt<fc::DeferKernels> deferKernels(
-    "defer-kernels",
-    cl::desc("Compile a definition with its kernels deferred: each is built "
-             "when a launch first needs it (docs/cache.md)"),
-    cl::init(fc::DeferKernels::None),
-    cl::values(clEnumValN(fc::DeferKernels::None, "none", "build every kernel"),
-               clEnumValN(fc::DeferKernels::Fallbacks, "fallbacks",
-                          "defer the kernels only fallback launches use"),
-               clEnumValN(fc::DeferKernels::All, "all", "defer every kernel")),
-    cl::cat(category));
-static cl::opt<int64_t> computeBoundCost(
-    "compute-bound-cost",
-    cl::desc("Kernels estimated above this many instructions per element "
-             "take one element per thread and step (0: never)"),
-    cl::init(fc::kDefaultComputeBoundCost), cl::cat(category));
-static cl::opt<bool> noCubin("no-cubin",
-                             cl::desc("Compile to PTX only (no ptxas)"),
-                             cl::cat(category));
+// The compile options of an in-process compile, as fusion-translate takes
+// them.
+static fc::CompileFlags compileFlags(category);
 static cl::opt<bool> noCache(
     "no-cache",
     cl::desc("Compile a definition even when the compile cache has its "
@@ -633,13 +600,7 @@ int runTool() {
       if (other.getSymName() != name)
         other.erase();
     fc::CompileOptions options;
-    options.chip = chip;
-    options.smCount = smCount;
-    options.innerStage = innerStage;
-    options.innerCluster = innerCluster;
-    options.computeBoundCost = computeBoundCost;
-    options.emitCubin = !noCubin;
-    options.deferKernels = deferKernels;
+    compileFlags.apply(options);
     // Note [Compile cache].
     std::optional<fc::CompileCache> cache;
     if (!noCache)

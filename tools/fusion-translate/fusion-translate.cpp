@@ -3,6 +3,7 @@
 // module file for the runtime.
 //===----------------------------------------------------------------------===//
 
+#include "CompileFlags.h"
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "fusion/Registration.h"
 #include "fusion/Support/ToolLimits.h"
@@ -56,77 +57,13 @@ int main(int argc, char **argv) {
                "definition, stored in the module (fusion-run checks the "
                "kernels against it)"),
       cl::init(""), cl::cat(category));
-  cl::opt<std::string> chip("chip", cl::desc("Target SM"), cl::init("sm_90a"),
-                            cl::cat(category));
-  cl::opt<int64_t> smCount("sm-count", cl::desc("Multiprocessors"),
-                           cl::init(132), cl::cat(category));
-  cl::opt<int64_t> unroll("unroll", cl::desc("Pointwise unroll (0: heuristic)"),
-                          cl::init(0), cl::cat(category));
-  cl::opt<int64_t> blocksPerSM(
-      "blocks-per-sm", cl::desc("Pointwise blocks per SM (0: heuristic)"),
-      cl::init(0), cl::cat(category));
-  cl::opt<int64_t> innerItems(
-      "inner-items",
-      cl::desc("Inner reductions: vectors per thread kept in registers (0: "
-               "no persistent variant, -1: heuristic)"),
-      cl::init(-1), cl::cat(category));
-  cl::opt<int64_t> innerBlock(
-      "inner-block",
-      cl::desc("Inner reductions: threads per block (0: heuristic)"),
-      cl::init(0), cl::cat(category));
-  cl::opt<int64_t> innerStage(
-      "inner-stage",
-      cl::desc("Persistent inner reductions: keep the row in shared memory "
-               "across passes (1; 2: and copy the next row there with "
-               "cp.async), in registers (0), heuristic (-1)"),
-      cl::init(-1), cl::cat(category));
-  cl::opt<int64_t> innerCluster(
-      "inner-cluster",
-      cl::desc("Inner reductions with per-element results: split few long "
-               "rows over thread block clusters of up to this many blocks "
-               "(2, 4 or 8; 0: none; sm_90 and later)"),
-      cl::init(0), cl::cat(category));
-  cl::opt<int64_t> computeBoundCost(
-      "compute-bound-cost",
-      cl::desc("Kernels estimated above this many instructions per element "
-               "take one element per thread and step (0: never)"),
-      cl::init(fusion::kDefaultComputeBoundCost), cl::cat(category));
-  cl::opt<int64_t> innerMinBlocks(
-      "inner-min-blocks",
-      cl::desc("Persistent inner reductions: resident blocks per SM "
-               "(nvvm.minctasm, 0: none)"),
-      cl::init(0), cl::cat(category));
-  cl::opt<int64_t> transposeTile(
-      "transpose-tile",
-      cl::desc("Tile edge of the tiled transpose variant (16, 32 or 64)"),
-      cl::init(64), cl::cat(category));
+  fusion::CompileFlags flags(category);
   cl::opt<unsigned> repeat(
       "repeat",
       cl::desc("With --fusion-to-module: compile this many times in this "
                "process and print each compile's wall time to stderr (the "
                "first is cold, the others show a warm process)"),
       cl::init(1), cl::cat(category));
-  cl::opt<bool> noCubin("no-cubin", cl::desc("Do not run ptxas"),
-                        cl::init(false), cl::cat(category));
-  cl::opt<bool> fallbackCubins(
-      "fallback-cubins",
-      cl::desc("Run ptxas over the fallback variants too (scalar, 64-bit "
-               "index); without it they keep PTX only and the driver "
-               "compiles one when a launch first needs it"),
-      cl::init(false), cl::cat(category));
-  cl::opt<fusion::DeferKernels> deferKernels(
-      "defer-kernels",
-      cl::desc("With --fusion-to-module: kernels left out of the file, to be "
-               "built by the compiler when a launch first needs one "
-               "(fusion-run, the Python package; docs/cache.md)"),
-      cl::init(fusion::DeferKernels::None),
-      cl::values(
-          clEnumValN(fusion::DeferKernels::None, "none",
-                     "build every kernel (a file any runtime can run)"),
-          clEnumValN(fusion::DeferKernels::Fallbacks, "fallbacks",
-                     "defer the kernels only fallback launches use"),
-          clEnumValN(fusion::DeferKernels::All, "all", "defer every kernel")),
-      cl::cat(category));
   cl::opt<bool> printStages("print-stages",
                             cl::desc("Print the IR after every pass"),
                             cl::init(false), cl::cat(category));
@@ -195,25 +132,13 @@ int main(int argc, char **argv) {
     parseTiming.stop();
 
     fusion::CompileOptions options;
-    options.chip = chip;
-    options.smCount = smCount;
-    options.unroll = unroll;
-    options.blocksPerSM = blocksPerSM;
-    options.innerItems = innerItems;
-    options.innerBlock = innerBlock;
-    options.innerStage = innerStage;
-    options.innerCluster = innerCluster;
-    options.computeBoundCost = computeBoundCost;
-    options.innerMinBlocks = innerMinBlocks;
-    options.transposeTile = transposeTile;
-    options.emitCubin = !noCubin;
-    options.fallbackCubins = fallbackCubins;
-    if (deferKernels != fusion::DeferKernels::None && mode != Mode::Module) {
+    flags.apply(options);
+    if (options.deferKernels != fusion::DeferKernels::None &&
+        mode != Mode::Module) {
       llvm::errs() << "fusion-translate: --defer-kernels needs "
                       "--fusion-to-module\n";
       return 1;
     }
-    options.deferKernels = deferKernels;
     options.printStages = printStages;
     options.verifyEach = verifyEach;
     options.explain = explain;

@@ -1854,13 +1854,30 @@ TEST_F(FakeDriver, KernelBuilderFailuresAreTypedErrors) {
 // The builder stores what it built under the key of the compile that made
 // the file: the next compile of the fusion (another process, here another
 // context) gets the module with that kernel built.
-TEST_F(FakeDriver, BuiltKernelsReachTheCompileCache) {
+/// A compile cache in a folder of its own, emptied and removed at the end.
+struct ScratchCache {
   llvm::SmallString<128> dir;
-  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("fusion-deferred", dir));
-  mlir::fusion::CompileCacheConfig config;
-  config.directory = dir.str().str();
-  config.compilerId = "test";
-  mlir::fusion::CompileCache cache(config);
+  bool made = false;
+  mlir::fusion::CompileCache cache{mlir::fusion::CompileCacheConfig()};
+  ScratchCache() {
+    made = !llvm::sys::fs::createUniqueDirectory("fusion-deferred", dir);
+    mlir::fusion::CompileCacheConfig config;
+    config.directory = dir.str().str();
+    config.compilerId = "test";
+    cache = mlir::fusion::CompileCache(config);
+  }
+  ~ScratchCache() {
+    if (!made)
+      return;
+    // clear() leaves the usage ledger (Note [Cache usage ledger]).
+    llvm::sys::fs::remove_directories(dir);
+  }
+};
+
+TEST_F(FakeDriver, BuiltKernelsReachTheCompileCache) {
+  ScratchCache scratch;
+  ASSERT_TRUE(scratch.made);
+  mlir::fusion::CompileCache &cache = scratch.cache;
   std::string source = fusion::testing::readExample("normalization/softmax");
   auto compile = [&](mlir::fusion::CompileCacheReport &report) {
     mlir::DialectRegistry registry;
@@ -1920,8 +1937,6 @@ TEST_F(FakeDriver, BuiltKernelsReachTheCompileCache) {
     EXPECT_FALSE(kernelIn(third, name)->deferred()) << name;
   }
   EXPECT_TRUE(kernelIn(third, "softmax_k0_s_i64")->deferred());
-  cache.clear();
-  llvm::sys::fs::remove(dir);
 }
 
 // Note [Static and dynamic shared memory] (Executable.cpp): an f32 row of
@@ -1972,12 +1987,9 @@ fusion.fusion @softmax_f32(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
 // options set field by field (not parsed from a pipeline string) and cubin.
 // The builder must store under the key that the next such compile looks up.
 TEST_F(FakeDriver, BuiltKernelsReachTheCompileCacheOfANamedFusion) {
-  llvm::SmallString<128> dir;
-  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("fusion-deferred", dir));
-  mlir::fusion::CompileCacheConfig config;
-  config.directory = dir.str().str();
-  config.compilerId = "test";
-  mlir::fusion::CompileCache cache(config);
+  ScratchCache scratch;
+  ASSERT_TRUE(scratch.made);
+  mlir::fusion::CompileCache &cache = scratch.cache;
   std::string source = fusion::testing::readExample("normalization/layernorm") +
                        fusion::testing::readExample("normalization/softmax");
   auto compile = [&](mlir::fusion::CompileCacheReport &report) {
@@ -2017,8 +2029,6 @@ TEST_F(FakeDriver, BuiltKernelsReachTheCompileCacheOfANamedFusion) {
   ASSERT_TRUE(kernelIn(second, "softmax_k0_pv8_i32"));
   EXPECT_FALSE(kernelIn(second, "softmax_k0_pv8_i32")->deferred());
   EXPECT_EQ(cache.list().size(), 1u);
-  cache.clear();
-  llvm::sys::fs::remove(dir);
 }
 
 // The fake counts only its own entry points: a misspelt name is -1, not 0.

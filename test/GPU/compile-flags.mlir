@@ -1,0 +1,23 @@
+// fusion-run takes the compile options of fusion-translate (one list of
+// flags, tools/common/CompileFlags.h) for its in-process compile: the launch
+// plan it prints (--verbose, before the device is needed) follows them.
+// FUSION_RUN_LIBCUDA points at a driver that does not exist, so this runs
+// without a GPU.
+
+// Rows of 8192 bf16: 4 vectors of 8 per thread (the heuristic) hold them in
+// the first persistent variant; with 2 they take the long one.
+// RUN: env FUSION_RUN_LIBCUDA=%t.missing/libcuda.so.1 not fusion-run %s --no-cubin --verbose --input=64x8192 2>&1 | FileCheck %s --check-prefix=DEFAULT
+// DEFAULT: launch 0: softmax_k0_pv8_i32
+// RUN: env FUSION_RUN_LIBCUDA=%t.missing/libcuda.so.1 not fusion-run %s --no-cubin --verbose --inner-items=2 --input=64x8192 2>&1 | FileCheck %s --check-prefix=ITEMS2
+// ITEMS2: launch 0: softmax_k0_plv8_i32
+// No persistent variant at all: the rows stream.
+// RUN: env FUSION_RUN_LIBCUDA=%t.missing/libcuda.so.1 not fusion-run %s --no-cubin --verbose --inner-items=0 --input=64x8192 2>&1 | FileCheck %s --check-prefix=ITEMS0
+// ITEMS0: launch 0: softmax_k0_v8_i32
+// A value the scheduler cannot take is a compile error, not a launch.
+// RUN: env FUSION_RUN_LIBCUDA=%t.missing/libcuda.so.1 not fusion-run %s --no-cubin --transpose-tile=48 --input=64x8192 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: transpose-tile
+
+fusion.fusion @softmax(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
+  %0 = fusion.softmax %x dim = 1 : tensor<?x?xbf16>
+  fusion.return %0 : tensor<?x?xbf16>
+}
