@@ -16,6 +16,11 @@
 // A value the scheduler cannot take is a compile error, not a launch.
 // RUN: env FUSION_RUN_LIBCUDA=%t.missing/libcuda.so.1 not fusion-run %s --no-cubin --transpose-tile=48 --input=64x8192 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: transpose-tile
+// A module file brings its kernels: compile options are ignored, with a
+// warning that names them.
+// RUN: fusion-translate %s --fusion-to-module --no-cubin -o %t.fusionmod
+// RUN: env FUSION_RUN_LIBCUDA=%t.missing/libcuda.so.1 not fusion-run %t.fusionmod --inner-items=2 --no-cubin --input=64x8192 2>&1 | FileCheck %s --check-prefix=MODULE
+// MODULE: fusion-run: warning: --inner-items, --no-cubin ignored: {{.*}}.fusionmod is a module file (compile options apply to a definition)
 
 fusion.fusion @softmax(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
   %0 = fusion.softmax %x dim = 1 : tensor<?x?xbf16>

@@ -72,6 +72,17 @@ CompileFlags::CompileFlags(cl::OptionCategory &category)
               clEnumValN(DeferKernels::All, "all", "defer every kernel")),
           cl::cat(category)) {}
 
+std::vector<std::string> CompileFlags::given() const {
+  std::vector<std::string> names;
+  for (const cl::Option *option : std::initializer_list<const cl::Option *>{
+           &chip, &smCount, &unroll, &blocksPerSM, &innerItems, &innerBlock,
+           &innerStage, &innerCluster, &computeBoundCost, &innerMinBlocks,
+           &transposeTile, &noCubin, &fallbackCubins, &deferKernels})
+    if (option->getNumOccurrences())
+      names.push_back(("--" + option->ArgStr).str());
+  return names;
+}
+
 void CompileFlags::apply(CompileOptions &options) const {
   options.chip = chip;
   options.smCount = smCount;

@@ -25,6 +25,10 @@ public:
   /// Sets the fields the flags cover; the others keep their values.
   void apply(CompileOptions &options) const;
 
+  /// The flags given on the command line, as "--name" (for a tool that
+  /// does not compile this time and says so).
+  std::vector<std::string> given() const;
+
   llvm::cl::opt<std::string> chip;
   llvm::cl::opt<int64_t> smCount;
   llvm::cl::opt<int64_t> unroll;

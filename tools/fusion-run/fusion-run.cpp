@@ -22,6 +22,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -536,6 +537,13 @@ int runTool() {
   OwningOpRef<ModuleOp> module;
   std::string where = "'" + inputFile + "'";
   if (isModuleFile) {
+    // A module file brings its kernels: nothing is compiled here.
+    if (std::vector<std::string> ignored = compileFlags.given();
+        !ignored.empty())
+      llvm::errs() << "fusion-run: warning: " << llvm::join(ignored, ", ")
+                   << " ignored: " << inputFile
+                   << " is a module file (compile options apply to a "
+                      "definition)\n";
     auto loaded = rt::Executable::load(bytes.data(), bytes.size());
     if (!loaded)
       fail(inputFile + ": " + loaded.status().toString());
