@@ -14,7 +14,9 @@
 // RUN: fusion-translate %s --fusion=softmax --inner-cluster=8 --fusion-to-ptx --no-cubin -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %if ptxas %{ ptxas -arch=sm_90a %t.ptx -o %t.cubin %}
-// Other cluster sizes are refused where the schedule is made:
+// Other cluster sizes are refused before anything is scheduled (Note
+// [Schedule options]); a schedule written with one fails its verifier
+// (test/Reliability/schedule-ranges.mlir):
 // RUN: not fusion-translate %s --fusion=softmax --inner-cluster=3 --fusion-to-ptx --no-cubin -o %t.bad 2>&1 | FileCheck %s --check-prefix=BAD
 
 // SCHED-LABEL: @softmax
@@ -55,7 +57,7 @@
 // PTX-NOT: barrier.cluster
 // PTX: ret;
 
-// BAD: #fusion.inner_reduction cluster = 3 is not a cluster size: expected 0 (none), 2, 4 or 8
+// BAD: error: the option inner-cluster must be 0 (none), 2, 4 or 8, got 3
 
 fusion.fusion @softmax(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
   %0 = fusion.softmax %x dim = 1 : tensor<?x?xbf16>

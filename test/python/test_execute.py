@@ -415,8 +415,8 @@ def test_inner_cluster_schedule(capsys):
     fd.execute(inputs, dump="ptx")
     assert "_cv4_" not in capsys.readouterr().out
     fd.execute(inputs, dump="ptx", schedule={"inner_cluster": 3})
-    assert ("#fusion.inner_reduction cluster = 3 is not a cluster size: expected "
-            "0 (none), 2, 4 or 8") in capsys.readouterr().out
+    assert ("error: the option inner-cluster must be 0 (none), 2, 4 or 8, "
+            "got 3") in capsys.readouterr().out
 
 
 def test_bad_schedule_and_dump_keys():

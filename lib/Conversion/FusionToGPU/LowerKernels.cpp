@@ -55,9 +55,18 @@ struct FusionLowerKernelsPass
     module.walk([&](KernelOp k) { kernels.push_back(k); });
     if (kernels.empty())
       return;
+    // Note [Schedule options] (Schedule.cpp): the option named, the module
+    // not printed after it.
     if (transposeTile != 16 && transposeTile != 32 && transposeTile != 64) {
-      module.emitError("transpose-tile must be 16, 32 or 64, got ")
+      mlir::emitError(module.getLoc())
+          << "the option transpose-tile must be 16, 32 or 64, got "
           << static_cast<int64_t>(transposeTile);
+      return signalPassFailure();
+    }
+    if (innerMinBlocks < 0 || innerMinBlocks > 32) {
+      mlir::emitError(module.getLoc())
+          << "the option inner-min-blocks must be 0 (none) or 1 to 32, got "
+          << static_cast<int64_t>(innerMinBlocks);
       return signalPassFailure();
     }
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),

@@ -109,7 +109,46 @@ struct FusionSchedulePass
   }
   std::string computeBoundReason;
 
+  // Note [Schedule options]: an option out of its range is an error that
+  // names it, before anything is scheduled. A negative unroll or a stage
+  // of 5 used to pass as the heuristic or as 1, silently. Reported at the
+  // fusion's location without the op printed (the whole definition would
+  // follow the message).
+  LogicalResult checkOptions() {
+    auto bad = [&](StringRef name, int64_t value, StringRef expected) {
+      mlir::emitError(getOperation().getLoc())
+          << "the option " << name << " must be " << expected << ", got "
+          << value;
+      return failure();
+    };
+    if (smCount < 1 || smCount > 1024)
+      return bad("sm-count", smCount, "1 to 1024");
+    if (threadsPerSM < 32 || threadsPerSM > 4096)
+      return bad("threads-per-sm", threadsPerSM, "32 to 4096");
+    if (unroll < 0 || unroll > 16)
+      return bad("unroll", unroll, "0 (heuristic) or 1 to 16");
+    if (blocksPerSM < 0 || blocksPerSM > 64)
+      return bad("blocks-per-sm", blocksPerSM, "0 (heuristic) or 1 to 64");
+    if (innerItems < -1 || innerItems > 16)
+      return bad("inner-items", innerItems,
+                 "-1 (heuristic), 0 (no persistent variant) or 1 to 16");
+    if (innerBlock < 0 || innerBlock > 1024)
+      return bad("inner-block", innerBlock, "0 (heuristic) or 1 to 1024");
+    if (innerStage < -1 || innerStage > 2)
+      return bad("inner-stage", innerStage,
+                 "-1 (heuristic), 0 (registers), 1 (shared memory) or 2 "
+                 "(shared memory, next row by cp.async)");
+    if (innerCluster != 0 && innerCluster != 2 && innerCluster != 4 &&
+        innerCluster != 8)
+      return bad("inner-cluster", innerCluster, "0 (none), 2, 4 or 8");
+    if (computeBoundCost < 0)
+      return bad("compute-bound-cost", computeBoundCost, "0 (never) or more");
+    return success();
+  }
+
   void runOnOperation() override {
+    if (failed(checkOptions()))
+      return signalPassFailure();
     WalkResult result = getOperation().walk([&](KernelOp kernel) {
       if (kernel.getScheduleAttr())
         return WalkResult::advance();

@@ -1,0 +1,33 @@
+// Note [Schedule options] (lib/Dialect/Fusion/Transforms/Schedule.cpp): a
+// compile option out of its range is an error naming the option, before
+// anything is scheduled, and the definition is not printed after it.
+// RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --unroll=-3 -o %t 2>&1 | FileCheck %s --check-prefix=UNROLL
+// UNROLL: error: the option unroll must be 0 (heuristic) or 1 to 16, got -3
+// UNROLL-NOT: see current operation
+// RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --unroll=17 -o %t 2>&1 | FileCheck %s --check-prefix=UNROLL17
+// UNROLL17: error: the option unroll must be 0 (heuristic) or 1 to 16, got 17
+// RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --blocks-per-sm=-1 -o %t 2>&1 | FileCheck %s --check-prefix=BPS
+// BPS: error: the option blocks-per-sm must be 0 (heuristic) or 1 to 64, got -1
+// RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --inner-items=99 -o %t 2>&1 | FileCheck %s --check-prefix=ITEMS
+// ITEMS: error: the option inner-items must be -1 (heuristic), 0 (no persistent variant) or 1 to 16, got 99
+// RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --inner-block=2000 -o %t 2>&1 | FileCheck %s --check-prefix=BLOCK
+// BLOCK: error: the option inner-block must be 0 (heuristic) or 1 to 1024, got 2000
+// RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --inner-stage=5 -o %t 2>&1 | FileCheck %s --check-prefix=STAGE
+// STAGE: error: the option inner-stage must be -1 (heuristic), 0 (registers), 1 (shared memory) or 2 (shared memory, next row by cp.async), got 5
+// RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --sm-count=0 -o %t 2>&1 | FileCheck %s --check-prefix=SMS
+// SMS: error: the option sm-count must be 1 to 1024, got 0
+// RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --compute-bound-cost=-5 -o %t 2>&1 | FileCheck %s --check-prefix=COST
+// COST: error: the option compute-bound-cost must be 0 (never) or more, got -5
+// RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --inner-min-blocks=-2 -o %t 2>&1 | FileCheck %s --check-prefix=MINB
+// MINB: error: the option inner-min-blocks must be 0 (none) or 1 to 32, got -2
+// MINB-NOT: see current operation
+// The pass options of fusion-opt are the same options.
+// RUN: not fusion-opt %s --fusion-schedule="inner-stage=3" 2>&1 | FileCheck %s --check-prefix=OPT
+// OPT: error: the option inner-stage must be
+// The heuristic's own values (0 and -1) and the edges of each range pass.
+// RUN: fusion-translate %s --fusion-to-module --no-cache --no-cubin --unroll=16 --blocks-per-sm=64 --inner-items=16 --inner-block=1024 --inner-stage=2 --inner-min-blocks=32 -o %t
+
+fusion.fusion @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %0 = fusion.softmax %x dim = 1 : tensor<?x?xf32>
+  fusion.return %0 : tensor<?x?xf32>
+}
