@@ -18,6 +18,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Path.h"
@@ -53,14 +55,63 @@ std::string mlir::fusion::findCudaToolkit() {
 
 namespace {
 /// The pipeline's first step (Note [What the runtime takes]).
+extern "C" void LLVMInitializeNVPTXTargetInfo();
+extern "C" void LLVMInitializeNVPTXTargetMC();
+
+/// Note [The target chip]: LLVM's NVPTX back end takes a processor it does
+/// not know with a warning ("'foo' is not a recognized processor for this
+/// target (ignoring processor)") and then aborts the process when it cannot
+/// select a warp shuffle for it; an empty name aborts it too. So the chip
+/// must be a processor of its table (`llc -march=nvptx64 -mcpu=help`) and
+/// sm_70 or later (warp-synchronous shuffles and the PTX the lowering
+/// writes); anything else is an error before anything is compiled.
+static LogicalResult checkChip(StringRef chip, std::string &why) {
+  StringRef digits = chip;
+  unsigned version = 0;
+  if (!digits.consume_front("sm_") || digits.consumeInteger(10, version) ||
+      !(digits.empty() || digits == "a" || digits == "f")) {
+    why = "is not an NVIDIA GPU architecture (sm_<version>, e.g. sm_80, "
+          "sm_90a)";
+    return failure();
+  }
+  if (version < 70) {
+    why = "is older than sm_70, the oldest the kernels are written for";
+    return failure();
+  }
+  static const llvm::MCSubtargetInfo *nvptx = [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTargetMC();
+    std::string error;
+    llvm::Triple triple("nvptx64-nvidia-cuda");
+    const llvm::Target *target =
+        llvm::TargetRegistry::lookupTarget(triple, error);
+    return target ? target->createMCSubtargetInfo(triple, "sm_90", "")
+                  : nullptr;
+  }();
+  if (nvptx && !nvptx->isCPUStringValid(chip)) {
+    why = "is not a processor LLVM's NVPTX back end knows";
+    return failure();
+  }
+  return success();
+}
+
 struct CheckInputPass : PassWrapper<CheckInputPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CheckInputPass)
+  CheckInputPass() = default;
+  CheckInputPass(const CheckInputPass &) = default;
+  explicit CheckInputPass(std::string chip) : chip(std::move(chip)) {}
+  std::optional<std::string> chip; // the pipeline's target
   StringRef getArgument() const override { return "fusion-check-input"; }
   StringRef getDescription() const override {
     return "Reject input the GPU pipeline or the runtime cannot take";
   }
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (std::string why; chip && failed(checkChip(*chip, why))) {
+      mlir::emitError(module.getLoc())
+          << "the option chip '" << *chip << "' " << why;
+      return signalPassFailure();
+    }
     if (module.getOps<mlir::fusion::FusionOp>().empty()) {
       module.emitError("no fusion.fusion in the input: nothing to compile "
                        "(fusion ops go in the body of a fusion.fusion)");
@@ -155,7 +206,7 @@ struct VerifyPass : PassWrapper<VerifyPass, OperationPass<>> {
 
 void mlir::fusion::buildFusionToPTXPipeline(OpPassManager &pm,
                                             const FusionToPTXOptions &options) {
-  pm.addPass(std::make_unique<CheckInputPass>());
+  pm.addPass(std::make_unique<CheckInputPass>(options.chip));
   // Each fusion on its own (in parallel when the context is threaded), up to
   // the lowering, which adds gpu.modules to the module.
   OpPassManager &perFusion = pm.nest<FusionOp>();

@@ -196,6 +196,13 @@ int main(void) {
   options.smCount = 0;
   failsWith(fusionCompileModule(module, &options),
             "sm count must be at least 1");
+  options.smCount = 132;
+  /* A chip LLVM does not know aborted the process in its NVPTX back end
+     (Note [The target chip]). */
+  options.chip = str("sm_999");
+  failsWith(fusionCompileModule(module, &options),
+            "the option chip 'sm_999' is not a processor LLVM's NVPTX back end "
+            "knows");
 
   mlirModuleDestroy(module);
 

@@ -1,6 +1,7 @@
 // Note [Schedule options] (lib/Dialect/Fusion/Transforms/Schedule.cpp): a
 // compile option out of its range is an error naming the option, before
-// anything is scheduled, and the definition is not printed after it.
+// anything is scheduled, and the definition is not printed after it; the
+// target chip is checked first of all.
 // RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --unroll=-3 -o %t 2>&1 | FileCheck %s --check-prefix=UNROLL
 // UNROLL: error: the option unroll must be 0 (heuristic) or 1 to 16, got -3
 // UNROLL-NOT: see current operation
@@ -21,6 +22,19 @@
 // RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --inner-min-blocks=-2 -o %t 2>&1 | FileCheck %s --check-prefix=MINB
 // MINB: error: the option inner-min-blocks must be 0 (none) or 1 to 32, got -2
 // MINB-NOT: see current operation
+// Note [The target chip] (lib/Pipeline/Pipeline.cpp): a chip LLVM does not
+// know, or none, aborted the process in the NVPTX back end.
+// RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --chip=foo -o %t 2>&1 | FileCheck %s --check-prefix=CHIP
+// CHIP: error: the option chip 'foo' is not an NVIDIA GPU architecture (sm_<version>, e.g. sm_80, sm_90a)
+// CHIP-NOT: LLVM ERROR
+// RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --chip= -o %t 2>&1 | FileCheck %s --check-prefix=NOCHIP
+// NOCHIP: error: the option chip '' is not an NVIDIA GPU architecture
+// RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --chip=sm_999 -o %t 2>&1 | FileCheck %s --check-prefix=CHIP999
+// CHIP999: error: the option chip 'sm_999' is not a processor LLVM's NVPTX back end knows
+// RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --chip=sm_60 -o %t 2>&1 | FileCheck %s --check-prefix=OLD
+// OLD: error: the option chip 'sm_60' is older than sm_70, the oldest the kernels are written for
+// RUN: fusion-translate %s --fusion-to-module --no-cache --no-cubin --chip=sm_80 -o %t
+// RUN: fusion-translate %s --fusion-to-module --no-cache --no-cubin --chip=sm_100f -o %t
 // The pass options of fusion-opt are the same options.
 // RUN: not fusion-opt %s --fusion-schedule="inner-stage=3" 2>&1 | FileCheck %s --check-prefix=OPT
 // OPT: error: the option inner-stage must be
