@@ -22,6 +22,15 @@
 // RUN: env FUSION_RUN_LIBCUDA=%t.missing/libcuda.so.1 not fusion-run %t.fusionmod --inner-items=2 --no-cubin --input=64x8192 2>&1 | FileCheck %s --check-prefix=MODULE
 // MODULE: fusion-run: warning: --inner-items, --no-cubin ignored: {{.*}}.fusionmod is a module file (compile options apply to a definition)
 
+// fusion-run's own numbers are checked before anything runs (a median of
+// zero timed runs, a negative copy size).
+// RUN: env FUSION_RUN_LIBCUDA=%t.missing/libcuda.so.1 not fusion-run %s --no-cubin --bench --iters=0 --input=64x8192 2>&1 | FileCheck %s --check-prefix=ITERS
+// ITERS: fusion-run: --iters must be at least 1, got 0
+// RUN: env FUSION_RUN_LIBCUDA=%t.missing/libcuda.so.1 not fusion-run %s --no-cubin --bench --copy-mib=-3 --input=64x8192 2>&1 | FileCheck %s --check-prefix=COPY
+// COPY: fusion-run: --copy-mib must be at least 1, got -3
+// RUN: env FUSION_RUN_LIBCUDA=%t.missing/libcuda.so.1 not fusion-run %s --no-cubin --atol=-2 --input=64x8192 2>&1 | FileCheck %s --check-prefix=ATOL
+// ATOL: fusion-run: --atol must be a tolerance of 0 or more (or -1: by dtype), got -2
+
 fusion.fusion @softmax(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
   %0 = fusion.softmax %x dim = 1 : tensor<?x?xbf16>
   fusion.return %0 : tensor<?x?xbf16>

@@ -24,6 +24,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -515,7 +516,35 @@ void installKernelBuilder() {
   });
 }
 
+/// The tool's own numbers, checked before anything runs: a count of 0
+/// timed runs would take the median of nothing on the GPU machine.
+void checkToolOptions() {
+  auto atLeast = [](const char *name, int64_t value, int64_t least) {
+    if (value < least)
+      fail(std::string("--") + name + " must be at least " +
+           std::to_string(least) + ", got " + std::to_string(value));
+  };
+  atLeast("iters", iters, 1);
+  atLeast("warmup", warmup, 0);
+  atLeast("host-iters", hostIters, 1);
+  atLeast("copy-mib", copyMiB, 1);
+  atLeast("sample-size", sampleSize, 1);
+  atLeast("sample-above", sampleAbove, 0);
+  atLeast("device", deviceOrdinal, 0);
+  if (copyMiB > (int64_t(1) << 20))
+    fail("--copy-mib must be at most 1048576 (1 TiB), got " +
+         std::to_string(copyMiB));
+  for (auto [name, value] :
+       {std::pair<const char *, double>{"rtol", rtolOption},
+        {"atol", atolOption}})
+    if (value != -1 && !(value >= 0))
+      fail(std::string("--") + name +
+           " must be a tolerance of 0 or more (or -1: by dtype), got " +
+           llvm::formatv("{0}", value).str());
+}
+
 int runTool() {
+  checkToolOptions();
   installKernelBuilder();
   // Read the file; a module file is recognized by its identifier.
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
