@@ -147,6 +147,9 @@ def test_fusion_cache_lists_prunes_and_clears(tmp_path, cache_env):
     cleared = cache_cli(cache_env, "clear")
     assert cleared.returncode == 0 and "removed 1 entries" in cleared.stdout, cleared.stdout
     assert entries(cache_env) == []
+    negative = cache_cli(cache_env, "prune", "--max-mb=-1")
+    assert negative.returncode == 1
+    assert "--max-mb must be 0 to 8796093022208, got -1" in negative.stderr
     bad = cache_cli(cache_env, "explode")
     assert bad.returncode == 2 and "unknown command" in bad.stderr
 

@@ -111,7 +111,16 @@ int main(int argc, char **argv) {
     return 0;
   }
   case Command::Prune: {
-    uint64_t bound = maxMb >= 0 ? uint64_t(maxMb) << 20 : config.maxBytes;
+    // Given, the bound is 0 MiB (empty the cache) or more, and a byte count
+    // that fits 64 bits.
+    if (maxMb.getNumOccurrences() &&
+        (maxMb < 0 || maxMb > (int64_t(1) << 43))) {
+      llvm::errs() << "fusion-cache: --max-mb must be 0 to 8796093022208, got "
+                   << maxMb << "\n";
+      return 1;
+    }
+    uint64_t bound =
+        maxMb.getNumOccurrences() ? uint64_t(maxMb) << 20 : config.maxBytes;
     size_t removed = cache.prune(bound);
     llvm::outs() << "removed " << removed << " entries; " << cache.totalBytes()
                  << " bytes left in " << config.directory << "\n";
