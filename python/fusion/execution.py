@@ -19,7 +19,11 @@ _REPO_DIR = os.path.dirname(os.path.dirname(_PKG_DIR))
 # Schedule keys of execute(schedule=...): the pipeline option each sets
 # (chip and sm_count are compile options of their own).
 SCHEDULE_KEYS = {"unroll": "unroll", "blocks_per_sm": "blocks-per-sm",
-                 "inner_cluster": "inner-cluster", "chip": "chip",
+                 "inner_items": "inner-items", "inner_block": "inner-block",
+                 "inner_stage": "inner-stage", "inner_cluster": "inner-cluster",
+                 "inner_min_blocks": "inner-min-blocks",
+                 "compute_bound_cost": "compute-bound-cost",
+                 "transpose_tile": "transpose-tile", "chip": "chip",
                  "sm_count": "sm-count"}
 DUMP_KINDS = ("ir", "decisions", "stages", "plan", "ptx", "launch")
 

@@ -828,7 +828,8 @@ class FusionDefinition:
         current stream; returns torch tensors. numpy arrays or CPU torch
         tensors: run by the reference interpreter; returns numpy arrays.
         `dump`: "ir,ptx,plan" (or $FUSION_DUMP). `schedule`: {"unroll": N,
-        "blocks_per_sm": N, "chip": "sm_90a", "sm_count": N}."""
+        "blocks_per_sm": N, "inner_items": N, ..., "chip": "sm_90a",
+        "sm_count": N} (execution.SCHEDULE_KEYS; docs/python.md)."""
         # The C fast path first (Note [Lean execute] in execution.py): a
         # signature this definition has run before, no dump, no schedule.
         fast = self._fast_path

@@ -419,6 +419,28 @@ def test_inner_cluster_schedule(capsys):
             "got 3") in capsys.readouterr().out
 
 
+def test_inner_schedule_keys_reach_the_compiler(capsys):
+    """The compile options of fusion-translate under their Python names:
+    inner_items=0 leaves no persistent variant (the `p` kernels), the
+    default has them, and a value out of range is the compiler's error
+    naming the option."""
+    with FusionDefinition("rows") as fd:
+        x = fd.define_tensor([-1, -1], D.Float32, name="x")
+        fd.add_output(fd.ops.softmax(x, dim=1))
+    inputs = [np.ones((2, 64), np.float32)]
+    fd.execute(inputs, dump="ptx")
+    assert ".entry rows_k0_pv4_i32(" in capsys.readouterr().out
+    fd.execute(inputs, dump="ptx", schedule={"inner_items": 0, "inner_stage": 0,
+                                             "inner_block": 128,
+                                             "compute_bound_cost": 0,
+                                             "transpose_tile": 32,
+                                             "inner_min_blocks": 1})
+    ptx = capsys.readouterr().out
+    assert ".entry rows_k0_v4_i32(" in ptx and "_pv4_" not in ptx
+    fd.execute(inputs, dump="ptx", schedule={"inner_stage": 3})
+    assert "error: the option inner-stage must be" in capsys.readouterr().out
+
+
 def test_bad_schedule_and_dump_keys():
     with pytest.raises(FusionError, match="unknown schedule key"):
         make_fd().execute([np.ones((2, 4), np.float32)], schedule={"unrol": 2})
