@@ -53,11 +53,11 @@ std::string mlir::fusion::findCudaToolkit() {
   return "";
 }
 
-namespace {
-/// The pipeline's first step (Note [What the runtime takes]).
+// The NVPTX back end's target registration (the NVVM target links it).
 extern "C" void LLVMInitializeNVPTXTargetInfo();
 extern "C" void LLVMInitializeNVPTXTargetMC();
 
+namespace {
 /// Note [The target chip]: LLVM's NVPTX back end takes a processor it does
 /// not know with a warning ("'foo' is not a recognized processor for this
 /// target (ignoring processor)") and then aborts the process when it cannot
@@ -65,7 +65,7 @@ extern "C" void LLVMInitializeNVPTXTargetMC();
 /// must be a processor of its table (`llc -march=nvptx64 -mcpu=help`) and
 /// sm_70 or later (warp-synchronous shuffles and the PTX the lowering
 /// writes); anything else is an error before anything is compiled.
-static LogicalResult checkChip(StringRef chip, std::string &why) {
+LogicalResult checkChip(StringRef chip, std::string &why) {
   StringRef digits = chip;
   unsigned version = 0;
   if (!digits.consume_front("sm_") || digits.consumeInteger(10, version) ||
@@ -95,6 +95,8 @@ static LogicalResult checkChip(StringRef chip, std::string &why) {
   return success();
 }
 
+/// The pipeline's first step (Note [What the runtime takes], Note [The
+/// target chip]).
 struct CheckInputPass : PassWrapper<CheckInputPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CheckInputPass)
   CheckInputPass() = default;
