@@ -13,6 +13,7 @@
 
 #include "fusion/Registration.h"
 #include "fusion/Runtime/Executable.h"
+#include "fusion/Target/CompileCache.h"
 #include "fusion/Target/ModuleWriter.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -40,11 +41,15 @@ fusion.fusion @outer_center(%x: tensor<?x?xf32>, %count: f32) -> tensor<?x?xf32>
   fusion.return %y : tensor<?x?xf32>
 })mlir";
 
-/// The module file bytes of `source` (its only fusion), compiled in a
-/// context of its own; empty on failure (with a test failure).
+/// The module file bytes of `source` (its only fusion, or `fusionName`),
+/// compiled in a context of its own, through `cache` when given; empty on
+/// failure (with a test failure).
 inline std::string
 compileBytes(llvm::StringRef source, bool threads = true,
-             const mlir::fusion::CompileOptions *given = nullptr) {
+             const mlir::fusion::CompileOptions *given = nullptr,
+             llvm::StringRef fusionName = "",
+             const mlir::fusion::CompileCache *cache = nullptr,
+             mlir::fusion::CompileCacheReport *report = nullptr) {
   mlir::DialectRegistry registry;
   mlir::fusion::registerAllDialects(registry);
   mlir::MLIRContext context(registry);
@@ -59,7 +64,8 @@ compileBytes(llvm::StringRef source, bool threads = true,
   options.emitCubin = false;
   if (given)
     options = *given;
-  auto bytes = mlir::fusion::compileToModuleFile(*module, "", options);
+  auto bytes = mlir::fusion::compileToModuleFile(*module, fusionName, options,
+                                                 cache, report);
   EXPECT_TRUE(mlir::succeeded(bytes));
   return mlir::succeeded(bytes) ? *bytes : "";
 }

@@ -1880,18 +1880,11 @@ TEST_F(FakeDriver, BuiltKernelsReachTheCompileCache) {
   mlir::fusion::CompileCache &cache = scratch.cache;
   std::string source = fusion::testing::readExample("normalization/softmax");
   auto compile = [&](mlir::fusion::CompileCacheReport &report) {
-    mlir::DialectRegistry registry;
-    mlir::fusion::registerAllDialects(registry);
-    mlir::MLIRContext context(registry);
-    auto module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
-    EXPECT_TRUE(bool(module));
     mlir::fusion::CompileOptions options;
     options.emitCubin = false;
     options.deferKernels = mlir::fusion::DeferKernels::All;
-    auto bytes = mlir::fusion::compileToModuleFile(*module, "", options, &cache,
-                                                   &report);
-    EXPECT_TRUE(mlir::succeeded(bytes));
-    return mlir::succeeded(bytes) ? *bytes : std::string();
+    return fusion::testing::compileBytes(source, true, &options, "", &cache,
+                                         &report);
   };
   // Runs `bytes` on 64 rows of each length with the compiler as the
   // builder (and this cache); (builder calls, cache hits among them).
@@ -1945,21 +1938,14 @@ TEST_F(FakeDriver, BuiltKernelsReachTheCompileCache) {
 // launch needs the attribute raised (on an H100 it failed with
 // CUDA_ERROR_INVALID_VALUE without); a row of 8192 (32 KiB) does not.
 TEST_F(FakeDriver, StaticSharedMemoryCountsAgainstTheDefaultLimit) {
-  mlir::DialectRegistry registry;
-  mlir::fusion::registerAllDialects(registry);
-  mlir::MLIRContext context(registry);
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(R"(
+  // emitCubin off: the fake reads .shared from the PTX.
+  std::string bytes = fusion::testing::compileBytes(R"(
 fusion.fusion @softmax_f32(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %0 = fusion.softmax %x dim = 1 : tensor<?x?xf32>
   fusion.return %0 : tensor<?x?xf32>
-})",
-                                                        &context);
-  ASSERT_TRUE(bool(module));
-  mlir::fusion::CompileOptions options;
-  options.emitCubin = false; // the fake reads .shared from the PTX
-  auto bytes = mlir::fusion::compileToModuleFile(*module, "", options);
-  ASSERT_TRUE(mlir::succeeded(bytes));
-  std::unique_ptr<Executable> exe = loadModule(*bytes);
+})");
+  ASSERT_FALSE(bytes.empty());
+  std::unique_ptr<Executable> exe = loadModule(bytes);
   ASSERT_TRUE(exe);
   auto run = [&](int64_t cols) {
     Tensor2D x(64, cols);
@@ -1993,11 +1979,6 @@ TEST_F(FakeDriver, BuiltKernelsReachTheCompileCacheOfANamedFusion) {
   std::string source = fusion::testing::readExample("normalization/layernorm") +
                        fusion::testing::readExample("normalization/softmax");
   auto compile = [&](mlir::fusion::CompileCacheReport &report) {
-    mlir::DialectRegistry registry;
-    mlir::fusion::registerAllDialects(registry);
-    mlir::MLIRContext context(registry);
-    auto module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
-    EXPECT_TRUE(bool(module));
     mlir::fusion::CompileOptions options;
     options.chip = "sm_90a";
     options.smCount = 132;
@@ -2005,10 +1986,8 @@ TEST_F(FakeDriver, BuiltKernelsReachTheCompileCacheOfANamedFusion) {
     options.innerCluster = 0;
     options.emitCubin = true;
     options.deferKernels = mlir::fusion::DeferKernels::All;
-    auto bytes = mlir::fusion::compileToModuleFile(*module, "softmax", options,
-                                                   &cache, &report);
-    EXPECT_TRUE(mlir::succeeded(bytes));
-    return mlir::succeeded(bytes) ? *bytes : std::string();
+    return fusion::testing::compileBytes(source, true, &options, "softmax",
+                                         &cache, &report);
   };
   mlir::fusion::CompileCacheReport report;
   std::string first = compile(report);
