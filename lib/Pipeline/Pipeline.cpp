@@ -227,6 +227,7 @@ void mlir::fusion::buildFusionToPTXPipeline(OpPassManager &pm,
   schedule.innerBlock = options.innerBlock;
   schedule.innerStage = options.innerStage;
   schedule.innerCluster = options.innerCluster;
+  schedule.innerLongCluster = options.innerLongCluster;
   schedule.computeBoundCost = options.computeBoundCost;
   perFusion.addPass(createFusionSchedule(schedule));
   perFusion.addPass(std::make_unique<VerifyPass>());

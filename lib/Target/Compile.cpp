@@ -118,6 +118,7 @@ std::string mlir::fusion::compileOptionsText(const CompileOptions &o) {
      << " blocks-per-sm=" << o.blocksPerSM << " inner-items=" << o.innerItems
      << " inner-block=" << o.innerBlock << " inner-stage=" << o.innerStage
      << " inner-cluster=" << o.innerCluster
+     << " inner-long-cluster=" << o.innerLongCluster
      << " compute-bound-cost=" << o.computeBoundCost
      << " inner-min-blocks=" << o.innerMinBlocks
      << " transpose-tile=" << o.transposeTile
@@ -139,6 +140,7 @@ std::string mlir::fusion::compileOptionsText(const CompileOptions &o) {
   X(innerBlock)                                                                \
   X(innerStage)                                                                \
   X(innerCluster)                                                              \
+  X(innerLongCluster)                                                          \
   X(computeBoundCost)                                                          \
   X(innerMinBlocks)                                                            \
   X(transposeTile)                                                             \

@@ -21,6 +21,7 @@ _REPO_DIR = os.path.dirname(os.path.dirname(_PKG_DIR))
 SCHEDULE_KEYS = {"unroll": "unroll", "blocks_per_sm": "blocks-per-sm",
                  "inner_items": "inner-items", "inner_block": "inner-block",
                  "inner_stage": "inner-stage", "inner_cluster": "inner-cluster",
+                 "inner_long_cluster": "inner-long-cluster",
                  "inner_min_blocks": "inner-min-blocks",
                  "compute_bound_cost": "compute-bound-cost",
                  "transpose_tile": "transpose-tile", "chip": "chip",

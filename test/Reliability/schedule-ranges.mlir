@@ -149,6 +149,19 @@ fusion.fusion @f10c(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
 
 // -----
 
+// Rows over clusters of 2, 4 or 8 blocks (Note [Cluster persistent rows]).
+fusion.fusion @f10d(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  // expected-error @+1 {{#fusion.inner_reduction long_cluster = 3 is not a cluster size: expected 0 (none), 2, 4 or 8}}
+  %0 = fusion.kernel @f10d_k0 schedule = #fusion.inner_reduction<vector = 4, items = 1, block = 128, max_grid = 100, index64 = false, fast_math = false, long_cluster = 3> (%a) : (tensor<?x?xf32>) -> tensor<?x?xf32> {
+  ^bb0(%x: tensor<?x?xf32>):
+    %1 = fusion.neg %x : tensor<?x?xf32>
+    fusion.yield %1 : tensor<?x?xf32>
+  }
+  fusion.return %0 : tensor<?x?xf32>
+}
+
+// -----
+
 // A second staged buffer needs the first (Note [Async staged rows]).
 fusion.fusion @f10s(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
   // expected-error @+1 {{#fusion.inner_reduction async_stage needs stage_row: it copies the next row into the staged row's second buffer}}

@@ -439,6 +439,15 @@ def test_inner_schedule_keys_reach_the_compiler(capsys):
     assert ".entry rows_k0_v4_i32(" in ptx and "_pv4_" not in ptx
     fd.execute(inputs, dump="ptx", schedule={"inner_stage": 3})
     assert "error: the option inner-stage must be" in capsys.readouterr().out
+    # inner_long_cluster: rows longer than a block holds over a cluster
+    # (Note [Cluster persistent rows]).
+    fd.execute(inputs, dump="ptx", schedule={"inner_long_cluster": 4})
+    assert ".entry rows_k0_cpv4_i32(" in capsys.readouterr().out
+    fd.execute(inputs, dump="ptx", schedule={"inner_long_cluster": 0})
+    assert "_cpv4_" not in capsys.readouterr().out
+    fd.execute(inputs, dump="ptx", schedule={"inner_long_cluster": 5})
+    assert "error: the option inner-long-cluster must be" in \
+        capsys.readouterr().out
 
 
 def test_bad_schedule_and_dump_keys():

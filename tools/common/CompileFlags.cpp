@@ -37,6 +37,14 @@ CompileFlags::CompileFlags(cl::OptionCategory &category)
                             "of up to this many blocks (2, 4 or 8; 0: none; "
                             "sm_90 and later)"),
                    cl::init(0), cl::cat(category)),
+      innerLongCluster(
+          "inner-long-cluster",
+          cl::desc("Persistent inner reductions with per-element results: "
+                   "rows longer than one block holds are split over a thread "
+                   "block cluster of up to this many blocks, each keeping "
+                   "its span in registers (2, 4 or 8; 0: none; -1: "
+                   "heuristic; sm_90 and later)"),
+          cl::init(-1), cl::cat(category)),
       computeBoundCost("compute-bound-cost",
                        cl::desc("Kernels estimated above this many "
                                 "instructions per element take one element "
@@ -76,8 +84,9 @@ std::vector<std::string> CompileFlags::given() const {
   std::vector<std::string> names;
   for (const cl::Option *option : std::initializer_list<const cl::Option *>{
            &chip, &smCount, &unroll, &blocksPerSM, &innerItems, &innerBlock,
-           &innerStage, &innerCluster, &computeBoundCost, &innerMinBlocks,
-           &transposeTile, &noCubin, &fallbackCubins, &deferKernels})
+           &innerStage, &innerCluster, &innerLongCluster, &computeBoundCost,
+           &innerMinBlocks, &transposeTile, &noCubin, &fallbackCubins,
+           &deferKernels})
     if (option->getNumOccurrences())
       names.push_back(("--" + option->ArgStr).str());
   return names;
@@ -92,6 +101,7 @@ void CompileFlags::apply(CompileOptions &options) const {
   options.innerBlock = innerBlock;
   options.innerStage = innerStage;
   options.innerCluster = innerCluster;
+  options.innerLongCluster = innerLongCluster;
   options.computeBoundCost = computeBoundCost;
   options.innerMinBlocks = innerMinBlocks;
   options.transposeTile = transposeTile;

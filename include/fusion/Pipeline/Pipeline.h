@@ -47,6 +47,12 @@ struct FusionToPTXOptions : public PassPipelineOptions<FusionToPTXOptions> {
                      "long rows over clusters of up to this many blocks (2, "
                      "4 or 8; 0: none)"),
       llvm::cl::init(0)};
+  PassOptions::Option<int64_t> innerLongCluster{
+      *this, "inner-long-cluster",
+      llvm::cl::desc("Persistent inner reductions: rows longer than a block "
+                     "holds split over clusters of up to this many blocks "
+                     "(2, 4 or 8; 0: none; -1: heuristic)"),
+      llvm::cl::init(-1)};
   PassOptions::Option<int64_t> computeBoundCost{
       *this, "compute-bound-cost",
       llvm::cl::desc("Kernels estimated above this many instructions per "

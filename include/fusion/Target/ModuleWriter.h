@@ -73,6 +73,10 @@ struct CompileOptions {
   /// Inner reductions: the cluster variant's most blocks per cluster (0:
   /// none; Note [Cluster rows]).
   int64_t innerCluster = 0;
+  /// Persistent inner reductions: rows longer than a block holds split over
+  /// clusters of up to this many blocks (-1: heuristic; Note [Cluster
+  /// persistent rows]).
+  int64_t innerLongCluster = -1;
   /// Note [Compute-bound kernels] (0: never).
   int64_t computeBoundCost = kDefaultComputeBoundCost;
   int64_t innerMinBlocks = 0;

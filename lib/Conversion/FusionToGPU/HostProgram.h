@@ -270,6 +270,13 @@ public:
                          const RowLaunch &rl, ArrayRef<Variant> variants,
                          ArrayRef<gpu::GPUFuncOp> funcs);
 
+  /// The cluster persistent variant's launch (Note [Cluster persistent
+  /// rows]): the cluster size, threads per block, the grid, the guard.
+  void launchClusterPersistentRows(OpBuilder &b, HostBuilder &h,
+                                   InnerReductionScheduleAttr schedule,
+                                   const RowLaunch &rl, const Variant &variant,
+                                   gpu::GPUFuncOp func);
+
   /// The plain variants' launches: threads per row, rows per block, grid,
   /// dynamic shared memory of staged rows, guards.
   void launchRowVariants(OpBuilder &b, HostBuilder &h,

@@ -187,15 +187,25 @@ auto KernelLowering::rowVariants(const RowKernelInfo &info,
     if (vector > 1) {
       variants.push_back({vector, index64, base + "_p" + vname + ix});
       variants.back().items = items;
-      // Note [Long persistent rows]: rows up to twice as long as the
-      // first persistent variant holds stay on chip too.
-      if (2 * items <= kMaxLongRowItems) {
-        // Softmax-like kernels (an online max + sum state) hand rows that
-        // would need more than 256 threads to it.
-        if (llvm::any_of(info.reductions, [](const RowReduction &r) {
-              return r.onlineSum || r.onlineMax;
-            }))
-          variants.back().rowThreads = kMaxRowThreads / 2;
+      // Longer rows stay on chip too: split over a cluster, each block
+      // keeping its span in registers (Note [Cluster persistent rows]),
+      // or, without clusters, rows up to twice as long in one block (Note
+      // [Long persistent rows]).
+      bool clusterRows = schedule.getLongCluster() > 1 && clusters && !index64;
+      bool longRows = !clusterRows && 2 * items <= kMaxLongRowItems;
+      // Softmax-like kernels (an online max + sum state) hand rows that
+      // would need more than 256 threads to the next variant.
+      if ((clusterRows || longRows) &&
+          llvm::any_of(info.reductions, [](const RowReduction &r) {
+            return r.onlineSum || r.onlineMax;
+          }))
+        variants.back().rowThreads = kMaxRowThreads / 2;
+      if (clusterRows) {
+        variants.push_back({vector, false, base + "_cp" + vname + "_i32"});
+        variants.back().items = items;
+        variants.back().cluster = true;
+      }
+      if (longRows) {
         variants.push_back({vector, index64, base + "_pl" + vname + ix});
         variants.back().items = 2 * items;
         variants.back().longRows = true;
@@ -212,7 +222,7 @@ auto KernelLowering::rowVariants(const RowKernelInfo &info,
     for (const Variant &v : variants) {
       // No ragged copy of the long-row variant: its code is the largest
       // of all, and odd rows that long stream (compile time).
-      if (v.vector == 1 || v.longRows)
+      if (v.vector == 1 || v.longRows || v.cluster)
         continue;
       Variant copy = v;
       copy.ragged = true;
@@ -443,6 +453,58 @@ void KernelLowering::launchClusterRows(OpBuilder &b, HostBuilder &h,
   }
 }
 
+// Note [Cluster persistent rows]: the persistent variant holds a row of
+// up to 512 threads x `items` vectors (16384 bf16 elements with the
+// heuristic's 4 vectors of 8) in one block's registers; the long-row
+// variant (Note [Long persistent rows]) doubles the items per thread,
+// which costs registers (layer_norm's spilled at 128 registers per thread)
+// and occupancy. With the schedule's `long_cluster = L` (sm_90 and later)
+// a variant `_cpv8_i32` tried after the first persistent one splits such a
+// row over a thread block cluster instead: `cs`, the fewest of 2, 4 and 8
+// (at most L) whose blocks of 512 threads hold the row, blocks of T
+// threads each (a multiple of 32, the fewest that hold a `cs`-th of the
+// row), the block of rank r keeping columns [r * S, (r + 1) * S) with S =
+// T * items * vector. The per-thread code is the first persistent
+// variant's (same registers), with the loads and stores offset by the
+// block's span; after each pass the block's state meets the cluster's
+// through distributed shared memory (fusion.cluster_reduce, as Note
+// [Cluster rows]), and the cluster's first block writes the per-row
+// results. Clusters loop over rows with the next row prefetched, as
+// blocks do in the plain persistent variant; the grid is `cs` times the
+// smaller of the row count and max_grid / cs. PTX only, compiled by the
+// driver when a launch first needs it, as the long-row variant.
+void KernelLowering::launchClusterPersistentRows(
+    OpBuilder &b, HostBuilder &h, InnerReductionScheduleAttr schedule,
+    const RowLaunch &rl, const Variant &variant, gpu::GPUFuncOp func) {
+  Location loc = h.location();
+  Value rows = rl.rows, rowLength = rl.rowLength;
+  int64_t perThread = variant.vector * variant.items;
+  Value size = h.c(0);
+  for (int64_t cs : {8, 4, 2})
+    if (cs <= schedule.getLongCluster())
+      size = h.select(h.lt(rowLength, h.c(cs * kMaxRowThreads * perThread + 1)),
+                      h.c(cs), size);
+  Value guard = h.mul(plainGuard(h, variant, *rl.launch),
+                      h.mul(h.lt(h.c(1), size), h.lt(h.c(0), rows)));
+  Value one = h.max(size, h.c(1));
+  Value threads = h.mul(
+      h.ceilDiv(h.ceilDiv(h.ceilDiv(rowLength, one), h.c(perThread)), h.c(32)),
+      h.c(32));
+  threads = h.min(h.max(threads, h.c(32)), h.c(kMaxRowThreads));
+  Value clusters =
+      h.max(h.min(rows, h.floorDiv(h.c(schedule.getMaxGrid()), one)), h.c(1));
+  SmallVector<Value> args(rl.launch->args);
+  args.push_back(rows);
+  args.push_back(threads);
+  args.append(rl.extents);
+  Value smem = h.c(0);
+  if (auto bytes =
+          func->getAttrOfType<IntegerAttr>("fusion.stage_bytes_per_thread"))
+    smem = h.mul(threads, h.c(bytes.getInt()));
+  createLaunch(b, loc, h, rl.gpuModule, func, guard, h.mul(clusters, one),
+               h.c(1), threads, args, smem, ValueRange{one, h.c(1), h.c(1)});
+}
+
 void KernelLowering::launchRowVariants(OpBuilder &b, HostBuilder &h,
                                        InnerReductionScheduleAttr schedule,
                                        const RowLaunch &rl,
@@ -452,6 +514,10 @@ void KernelLowering::launchRowVariants(OpBuilder &b, HostBuilder &h,
   Value rows = rl.rows, rowLength = rl.rowLength;
   Value blockTarget = h.c(schedule.getBlock());
   for (auto [i, variant] : llvm::enumerate(variants)) {
+    if (variant.cluster) {
+      launchClusterPersistentRows(b, h, schedule, rl, variant, funcs[i]);
+      continue;
+    }
     Value guard = plainGuard(h, variant, *rl.launch);
     if (variant.ragged) {
       // Where no plain vectorized variant runs (Note [Ragged rows]).

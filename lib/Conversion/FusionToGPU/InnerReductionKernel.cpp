@@ -97,8 +97,10 @@ private:
   int64_t v = 1;
   bool persistent = false, split = false;
   /// Cluster rows (Note [Cluster rows] in InnerReduction.cpp): a row per
-  /// cluster, each block a span of it.
+  /// cluster, each block a span of it; persistent too (Note [Cluster
+  /// persistent rows]), each block's span starting at column `spanBase`.
   bool cluster = false;
+  Value spanBase;
   int64_t itemsPerChunk = 0;
   bool ragged = false;
 
@@ -162,11 +164,17 @@ LogicalResult KernelEmitter::RowKernelWriter::write() {
   if (split && (persistent || info.numPasses != 1 || info.hasFullResult()))
     return e.kernel.emitOpError("a split row variant needs one streaming "
                                 "pass and per-row results only");
-  if (cluster && (persistent || split))
-    return e.kernel.emitOpError("a cluster row variant streams its rows");
+  if (cluster && split)
+    return e.kernel.emitOpError("a row is split over a cluster or over the "
+                                "grid, not both");
   if (failed(makeParts()))
     return failure();
   emitThreadIndexing();
+  if (cluster && persistent)
+    spanBase = arith::MulIOp::create(
+        b, loc, clusterRank,
+        arith::MulIOp::create(b, loc, threadsPerRow,
+                              constIdx(v * e.variant.items)));
   for (int64_t d = 0; d < rank; ++d)
     identity.push_back(d);
 
@@ -339,12 +347,14 @@ Value KernelEmitter::RowKernelWriter::rowOf(Value rowBlock) {
 }
 
 Value KernelEmitter::RowKernelWriter::itemCol(int64_t r) {
-  return arith::MulIOp::create(
+  Value col = arith::MulIOp::create(
       b, loc,
       arith::AddIOp::create(
           b, loc, arith::MulIOp::create(b, loc, constIdx(r), threadsPerRow),
           tid),
       constIdx(v));
+  return spanBase ? arith::AddIOp::create(b, loc, spanBase, col).getResult()
+                  : col;
 }
 
 // Note [Row prefetch]: the persistent variant loads the row data of
@@ -563,12 +573,7 @@ auto KernelEmitter::RowKernelWriter::makeItems(Value chunkBase)
     -> std::vector<Item> {
   std::vector<Item> items(itemsPerChunk);
   for (int64_t r = 0; r < itemsPerChunk; ++r) {
-    Value col = arith::MulIOp::create(
-        b, loc,
-        arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, constIdx(r), threadsPerRow),
-            tid),
-        constIdx(v));
+    Value col = itemCol(r);
     if (chunkBase)
       col = arith::AddIOp::create(b, loc, chunkBase, col);
     items[r].col =
@@ -902,6 +907,15 @@ void KernelEmitter::RowKernelWriter::finish(RowPart &part,
 
 void KernelEmitter::RowKernelWriter::reduceRow(RowPart &part,
                                                const RowState &state) {
+  if (cluster) {
+    // The block's state, then the cluster's: a block has one row.
+    RowState block = e.blockReduceState(part, state, lane, warp, slot0,
+                                        warpsPerRow, multiWarp);
+    finish(part, e.clusterReduceState(
+                     part, block,
+                     cmp(arith::CmpIPredicate::eq, threadId, constIdx(0))));
+    return;
+  }
   // Rows narrower than a warp reduce among their own lanes (Note [Short
   // rows] in InnerReduction.cpp).
   finish(part, e.blockReduceState(part, state, lane, warp, slot0, warpsPerRow,
@@ -1084,13 +1098,6 @@ LogicalResult KernelEmitter::RowKernelWriter::emitStreamingPass(int64_t pass,
     if (split) {
       splitStates.push_back(e.blockReduceState(*part, state, lane, warp, slot0,
                                                warpsPerRow, multiWarp));
-    } else if (cluster) {
-      // The block's state, then the cluster's: a block has one row.
-      RowState block = e.blockReduceState(*part, state, lane, warp, slot0,
-                                          warpsPerRow, multiWarp);
-      finish(*part, e.clusterReduceState(
-                        *part, block,
-                        cmp(arith::CmpIPredicate::eq, threadId, constIdx(0))));
     } else {
       reduceRow(*part, state);
     }

@@ -74,11 +74,10 @@ PointwiseScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                  succeeded(checkBlockAndGrid(emitError, name, block, maxGrid)));
 }
 
-LogicalResult
-InnerReductionScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                   int64_t vector, int64_t items, int64_t block,
-                                   int64_t maxGrid, bool, bool, bool stageRow,
-                                   int64_t cluster, bool asyncStage) {
+LogicalResult InnerReductionScheduleAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, int64_t vector, int64_t items,
+    int64_t block, int64_t maxGrid, bool, bool, bool stageRow, int64_t cluster,
+    bool asyncStage, int64_t longCluster) {
   StringRef name = "inner_reduction";
   if (failed(checkVector(emitError, name, vector)) ||
       failed(
@@ -88,6 +87,12 @@ InnerReductionScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   // Portable cluster sizes only: gpu.cluster_dim_blocks assumes at most 8.
   if (cluster != 0 && cluster != 2 && cluster != 4 && cluster != 8)
     return emitError() << "#fusion." << name << " cluster = " << cluster
+                       << " is not a cluster size: expected 0 (none), 2, 4 "
+                          "or 8";
+  if (longCluster != 0 && longCluster != 2 && longCluster != 4 &&
+      longCluster != 8)
+    return emitError() << "#fusion." << name
+                       << " long_cluster = " << longCluster
                        << " is not a cluster size: expected 0 (none), 2, 4 "
                           "or 8";
   if (asyncStage && !stageRow)

@@ -141,6 +141,10 @@ struct FusionSchedulePass
     if (innerCluster != 0 && innerCluster != 2 && innerCluster != 4 &&
         innerCluster != 8)
       return bad("inner-cluster", innerCluster, "0 (none), 2, 4 or 8");
+    if (innerLongCluster != -1 && innerLongCluster != 0 &&
+        innerLongCluster != 2 && innerLongCluster != 4 && innerLongCluster != 8)
+      return bad("inner-long-cluster", innerLongCluster,
+                 "-1 (heuristic), 0 (none), 2, 4 or 8");
     if (computeBoundCost < 0)
       return bad("compute-bound-cost", computeBoundCost, "0 (never) or more");
     return success();
@@ -252,9 +256,16 @@ struct FusionSchedulePass
     // Note [Async staged rows]: inner-stage=2 copies the next row with
     // cp.async instead of loading it into registers.
     bool asyncStage = stage && innerStage == 2;
+    // Note [Cluster persistent rows] (InnerReduction.cpp): rows longer than
+    // a block holds split over a cluster, for persistent vectorized kernels
+    // with 32-bit offsets.
+    int64_t longCluster =
+        items > 0 && vector > 1 && !index64
+            ? (innerLongCluster >= 0 ? innerLongCluster.getValue() : 0)
+            : 0;
     return InnerReductionScheduleAttr::get(&getContext(), vector, items, block,
                                            maxGrid, index64, fastMath, stage,
-                                           cluster, asyncStage);
+                                           cluster, asyncStage, longCluster);
   }
 
   // Note [Outer reduction heuristic]: 16-byte loads of the narrowest input

@@ -92,15 +92,24 @@ def Fusion_InnerReductionScheduleAttr
     through distributed shared memory (`fusion.cluster_reduce`) after each
     pass, so a handful of rows fills the GPU (Note [Cluster rows]).
 
+    With `long_cluster = L` (2, 4 or 8; sm_90 and later, vectorized and
+    `items > 0`), rows longer than one block of 512 threads holds in
+    registers are split over a cluster of 2, 4 or 8 blocks (the fewest that
+    hold the row, at most `L`), each block keeping its span of the row in
+    registers; the blocks' states meet through distributed shared memory
+    after each pass (Note [Cluster persistent rows]).
+
     Ranges: `vector` a power of two from 1 to 16, `items` 0 to 16, `block`
-    1 to 1024, `max_grid` 1 to 2^31 - 1, `cluster` 0 (none), 2, 4 or 8.
+    1 to 1024, `max_grid` 1 to 2^31 - 1, `cluster` and `long_cluster` 0
+    (none), 2, 4 or 8.
   }];
   let parameters = (ins "int64_t":$vector, "int64_t":$items,
                         "int64_t":$block, "int64_t":$max_grid,
                         "bool":$index64, "bool":$fast_math,
                         DefaultValuedParameter<"bool", "false">:$stage_row,
                         DefaultValuedParameter<"int64_t", "0">:$cluster,
-                        DefaultValuedParameter<"bool", "false">:$async_stage);
+                        DefaultValuedParameter<"bool", "false">:$async_stage,
+                        DefaultValuedParameter<"int64_t", "0">:$long_cluster);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

@@ -80,6 +80,12 @@ def FusionSchedule : Pass<"fusion-schedule", "::mlir::fusion::FusionOp"> {
            "Inner reductions with per-element results: split few long rows "
            "over thread block clusters of up to this many blocks (2, 4 or "
            "8; 0: no cluster variant; sm_90 and later)">,
+    Option<"innerLongCluster", "inner-long-cluster", "int64_t",
+           /*default=*/"-1",
+           "Persistent inner reductions with per-element results: rows "
+           "longer than one block holds are split over a thread block "
+           "cluster of up to this many blocks, each keeping its span in "
+           "registers (2, 4 or 8; 0: none; -1: heuristic; sm_90 and later)">,
     Option<"computeBoundCost", "compute-bound-cost", "int64_t",
            /*default=*/"::mlir::fusion::kDefaultComputeBoundCost",
            "Kernels whose estimated instructions per element exceed this "

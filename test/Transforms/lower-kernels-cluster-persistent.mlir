@@ -1,0 +1,94 @@
+// Note [Cluster persistent rows]: with inner-long-cluster=L, a persistent
+// inner reduction with per-element results gets a variant for rows longer
+// than one block holds, tried right after the first persistent one: every
+// block of a cluster takes the same rows (gpu.cluster_id), keeps the span
+// of the row at its rank (gpu.cluster_block_id) in registers, and reduces
+// each pass's state across the block, then across the cluster. It takes
+// the place of the long-row variant (`_plv8`). The host launches it with a
+// cluster of 2, 4 or 8 blocks along x and the block size chosen at launch;
+// PTX only, as the fallbacks. Chips before sm_90 keep the long-row variant,
+// and kernels without per-element results get none.
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-long-cluster=4" | FileCheck %s --check-prefix=SCHED
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-long-cluster=4" --fusion-lower-kernels="chip=sm_90a" | FileCheck %s
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-long-cluster=4" --fusion-lower-kernels="chip=sm_80" | FileCheck %s --check-prefix=SM80
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-long-cluster=0" | FileCheck %s --check-prefix=OFF
+// The PTX passes ptxas for sm_90a:
+// RUN: fusion-translate %s --fusion=layernorm --inner-long-cluster=8 --fusion-to-ptx --no-cubin -o %t.ptx
+// RUN: FileCheck %s --check-prefix=PTX < %t.ptx
+// RUN: %if ptxas %{ ptxas -arch=sm_90a %t.ptx -o %t.cubin %}
+// Other cluster sizes are refused before anything is scheduled (Note
+// [Schedule options]); a schedule written with one fails its verifier
+// (test/Reliability/schedule-ranges.mlir):
+// RUN: not fusion-translate %s --fusion=softmax --inner-long-cluster=3 --fusion-to-ptx --no-cubin -o %t.bad 2>&1 | FileCheck %s --check-prefix=BAD
+
+// SCHED-LABEL: @softmax
+// SCHED: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, stage_row = true, long_cluster = 4>
+// SCHED-LABEL: @layernorm
+// SCHED: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, long_cluster = 4>
+// SCHED-LABEL: @row_sum
+// SCHED: #fusion.inner_reduction<vector = 4, items = 0, block = 256, max_grid = 2112, index64 = false, fast_math = false> (%arg0)
+// OFF-NOT: long_cluster
+
+// CHECK-LABEL: fusion.fusion @softmax
+// CHECK: launch @softmax_kernels::@softmax_k0_pv8_i32
+// CHECK-NOT: cluster(
+// CHECK: launch @softmax_kernels::@softmax_k0_cpv8_i32 if(%{{.*}}) grid(%{{.*}}, %c1{{.*}}, %c1{{.*}}) block(%{{.*}}, %c1{{.*}}, %c1{{.*}}) smem(%{{.*}}) cluster(%{{.*}}, %c1{{.*}}, %c1{{.*}}) args({{.*}}) {fallback
+// CHECK-NOT: _plv8
+// CHECK: launch @softmax_kernels::@softmax_k0_prv8_i32
+// CHECK-LABEL: fusion.fusion @layernorm
+// CHECK: launch @layernorm_kernels::@layernorm_k0_pv8_i32
+// CHECK: launch @layernorm_kernels::@layernorm_k0_cpv8_i32 {{.*}} cluster(
+// CHECK-LABEL: fusion.fusion @row_sum
+// CHECK-NOT: _cp
+// CHECK: gpu.module @softmax_kernels
+// CHECK-LABEL: gpu.func @softmax_k0_pv8_i32
+// CHECK-NOT: gpu.cluster_id
+// CHECK-LABEL: gpu.func @softmax_k0_cpv8_i32
+// CHECK-SAME: workgroup(
+// CHECK-SAME: memref<1xf32, #gpu.address_space<workgroup>>, %{{.*}}: memref<1xf32, #gpu.address_space<workgroup>>)
+// CHECK-DAG: gpu.cluster_id x
+// CHECK-DAG: gpu.cluster_dim x
+// CHECK-DAG: gpu.cluster_block_id x
+// CHECK: scf.for
+// CHECK: fusion.block_reduce
+// CHECK: fusion.cluster_reduce
+// CHECK: gpu.return
+// CHECK: gpu.module @layernorm_kernels
+// CHECK-LABEL: gpu.func @layernorm_k0_cpv8_i32
+// CHECK: fusion.cluster_reduce
+// CHECK: fusion.cluster_reduce
+// CHECK: gpu.return
+
+// SM80-NOT: _cpv8_
+// SM80: _plv8_i32
+// SM80-NOT: _cpv8_
+
+// PTX-LABEL: .entry layernorm_k0_pv8_i32(
+// PTX-NOT: barrier.cluster
+// PTX: ret;
+// PTX-LABEL: .entry layernorm_k0_cpv8_i32(
+// PTX: %clusterid.x
+// PTX: %cluster_ctaid.x
+// PTX: barrier.cluster.arrive
+// PTX: mapa.shared::cluster
+// PTX: ld.shared::cluster
+// PTX-LABEL: .entry layernorm_k0_prv8_i32(
+
+// BAD: error: the option inner-long-cluster must be -1 (heuristic), 0 (none), 2, 4 or 8, got 3
+
+fusion.fusion @softmax(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
+  %0 = fusion.softmax %x dim = 1 : tensor<?x?xbf16>
+  fusion.return %0 : tensor<?x?xbf16>
+}
+
+// Two sum passes (mean, then the centered squares) and the epilogue.
+fusion.fusion @layernorm(%x: tensor<?x?xbf16>, %w: tensor<?xbf16>, %b: tensor<?xbf16>) -> tensor<?x?xbf16> {
+  %0 = fusion.layer_norm %x weight(%w : tensor<?xbf16>) bias(%b : tensor<?xbf16>) axis = 1 eps = 1.0e-05 : tensor<?x?xbf16>
+  fusion.return %0 : tensor<?x?xbf16>
+}
+
+// A per-row result only: split rows serve it (Note [Split rows]).
+fusion.fusion @row_sum(%x: tensor<?x?xf32>) -> tensor<?x1xf32> {
+  %0 = fusion.sum %x [1] keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
+  fusion.return %0 : tensor<?x1xf32>
+}
