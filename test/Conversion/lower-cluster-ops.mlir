@@ -1,7 +1,10 @@
 // The cluster ops lower to NVVM's (Note [Cluster reductions]): the rank is
 // %cluster_ctarank; a cluster reduction stores the leader's state, crosses
-// a cluster barrier, folds slot 0 of every rank through mapa and
-// ld.shared::cluster in rank order, and crosses a second barrier. Through
+// a cluster barrier, reads slot 0 of the ranks four at a time (each load
+// under its own rank < nctarank branch, all issued before any is folded)
+// through mapa and ld.shared::cluster, folds them in rank order, and
+// crosses a second barrier. With a buffer operand it uses that slot and
+// crosses one barrier only; fusion.cluster_sync is a barrier of its own. Through
 // the rest of the pipeline the kernel is PTX that ptxas accepts for sm_90a;
 // sm_80 is refused on the op.
 // RUN: fusion-opt %s --fusion-lower-kernel-ops | FileCheck %s
@@ -13,25 +16,49 @@
 
 // CHECK-LABEL: gpu.func @row_over_cluster
 // CHECK: %[[RANK:.*]] = nvvm.read.ptx.sreg.cluster.ctarank : i32
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
 // CHECK: scf.if %{{.*}} {
-// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<1xf32, #gpu.address_space<workgroup>>
-// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<1xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[C0]]] : memref<1xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[C0]]] : memref<1xf32, #gpu.address_space<workgroup>>
 // CHECK: }
 // CHECK: nvvm.cluster.arrive {aligned}
 // CHECK-NEXT: nvvm.cluster.wait {aligned}
 // CHECK: %[[N:.*]] = nvvm.read.ptx.sreg.cluster.nctarank : i32
 // CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
-// CHECK: %[[L0:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
-// CHECK: %[[L1:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
-// CHECK: scf.for %[[R:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%{{.*}} = %[[NINF]], %{{.*}} = %{{.*}}) -> (f32, f32)  : i32 {
-// CHECK: %[[P0:.*]] = nvvm.mapa %[[L0]], %[[R]] : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK: %[[L0:.*]] = llvm.getelementptr %{{.*}} : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, f32
+// CHECK: %[[L1:.*]] = llvm.getelementptr %{{.*}} : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, f32
+// CHECK: %[[FOUR:.*]] = arith.constant 4 : i32
+// CHECK: scf.for %[[R:.*]] = %{{.*}} to %[[N]] step %[[FOUR]] iter_args(%[[M:.*]] = %[[NINF]], %[[S:.*]] = %{{.*}}) -> (f32, f32)  : i32 {
+// CHECK: %[[R0:.*]] = arith.addi %[[R]], %{{.*}} : i32
+// CHECK: %[[IN0:.*]] = arith.cmpi ult, %[[R0]], %[[N]] : i32
+// CHECK: %[[V0:.*]]:2 = scf.if %[[IN0]] -> (f32, f32) {
+// CHECK: %[[P0:.*]] = nvvm.mapa %[[L0]], %[[R0]] : !llvm.ptr<3> -> !llvm.ptr<7>
 // CHECK: llvm.load %[[P0]] {alignment = 4 : i64} : !llvm.ptr<7> -> f32
-// CHECK: %[[P1:.*]] = nvvm.mapa %[[L1]], %[[R]] : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK: %[[P1:.*]] = nvvm.mapa %[[L1]], %[[R0]] : !llvm.ptr<3> -> !llvm.ptr<7>
 // CHECK: llvm.load %[[P1]] {alignment = 4 : i64} : !llvm.ptr<7> -> f32
-// CHECK: arith.maximumf
+// CHECK: } else {
+// CHECK: scf.yield %[[NINF]], %{{.*}} : f32, f32
+// CHECK-COUNT-6: nvvm.mapa
+// CHECK-NOT: nvvm.mapa
+// CHECK: %[[MX:.*]] = arith.maximumf %[[M]], %[[V0]]#0 : f32
+// CHECK: %[[SUM:.*]] = arith.addf %[[S]], %[[V0]]#1 : f32
+// CHECK: arith.select %[[IN0]], %[[MX]], %[[M]] : f32
+// CHECK: arith.select %[[IN0]], %[[SUM]], %[[S]] : f32
 // CHECK: scf.yield
 // CHECK: nvvm.cluster.arrive {aligned}
 // CHECK-NEXT: nvvm.cluster.wait {aligned}
+// CHECK-LABEL: gpu.func @alternating
+// CHECK: %[[B:.*]] = arith.index_castui %{{.*}} : i32 to index
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[B]]] : memref<2xf32, #gpu.address_space<workgroup>>
+// CHECK: nvvm.cluster.arrive {aligned}
+// CHECK-NEXT: nvvm.cluster.wait {aligned}
+// CHECK: %[[B64:.*]] = arith.index_cast %[[B]] : index to i64
+// CHECK: llvm.getelementptr %{{.*}}[%[[B64]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, f32
+// CHECK: scf.for
+// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<1xf32>
+// CHECK-NEXT: nvvm.cluster.arrive {aligned}
+// CHECK-NEXT: nvvm.cluster.wait {aligned}
+// CHECK-NEXT: gpu.return
 // GONE-NOT: fusion.
 
 // PTX-LABEL: .entry row_over_cluster(
@@ -46,6 +73,12 @@
 // PTX: ld.shared::cluster.{{[bf]}}32
 // PTX: barrier.cluster.arrive.aligned;
 // PTX-NEXT: barrier.cluster.wait.aligned;
+// PTX-LABEL: .entry alternating(
+// PTX: barrier.cluster.arrive.aligned;
+// PTX: ld.shared::cluster.{{[bf]}}32
+// PTX: barrier.cluster.arrive.aligned;
+// PTX-NEXT: barrier.cluster.wait.aligned;
+// PTX-NEXT: ret;
 // PTX-LABEL: .entry sum_i64(
 // PTX: mapa.shared::cluster.u64 [[ADDR:%rd[0-9]+]],
 // PTX-NEXT: ld.shared::cluster.{{[bu]}}64 {{%rd[0-9]+}}, {{\[}}[[ADDR]]{{\]}};
@@ -74,6 +107,22 @@ gpu.module @cluster_kernels {
       memref.store %r#0, %out[%c0] : memref<2xf32>
       memref.store %r#1, %out[%c1] : memref<2xf32>
     }
+    gpu.return
+  }
+  // Alternating buffers: slot %b of two, one barrier; the kernel's own
+  // cluster_sync before it returns.
+  gpu.func @alternating(%x: f32, %b: i32, %leader: i1, %out: memref<1xf32>) workgroup(%slot : memref<2xf32, #gpu.address_space<workgroup>>) kernel {
+    %r = fusion.cluster_reduce %x : f32 leader %leader slots(%slot : memref<2xf32, #gpu.address_space<workgroup>>) buffer %b : i32 identity {
+      %z = arith.constant 0.0 : f32
+      fusion.reduce_yield %z : f32
+    } combiner {
+    ^bb0(%a: f32, %c: f32):
+      %t = arith.addf %a, %c : f32
+      fusion.reduce_yield %t : f32
+    }
+    %c0 = arith.constant 0 : index
+    memref.store %r, %out[%c0] : memref<1xf32>
+    fusion.cluster_sync
     gpu.return
   }
   gpu.func @sum_i64(%x: i64, %leader: i1, %out: memref<1xi64>) workgroup(%slot : memref<4xi64, #gpu.address_space<workgroup>>) kernel {

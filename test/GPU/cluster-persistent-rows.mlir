@@ -44,7 +44,7 @@
 // RUN: fusion-run %S/normalization.mlir --fusion=nan_rows --inner-long-cluster=8 --input=4x40000 | FileCheck %s --check-prefix=NAN
 // NAN: PASS nan_rows 4x40000xf32 {{.*}}variant=nan_rows_k0_cpv4_i32
 // RUN: fusion-run %S/staged-rows.mlir --fusion=masked_softmax --inner-long-cluster=8 --input=50x20000 --input=50x20000 | FileCheck %s --check-prefix=MASKED
-// MASKED: PASS masked_softmax 50x20000xbf16,50x20000xbf16 {{.*}}variant=masked_softmax_k0_cpv8_i32
+// MASKED: PASS masked_softmax 50x20000xf32,50x20000xi1 {{.*}}variant=masked_softmax_k0_cpv8_i32
 // The other variants: rows the first persistent variant holds, an odd row,
 // a misaligned buffer, a row longer than 8 blocks hold.
 // RUN: fusion-run %S/normalization.mlir --fusion=softmax_bf16 --inner-long-cluster=8 --input=200x8192 | FileCheck %s --check-prefix=FIRST

@@ -45,19 +45,21 @@
 // CHECK-NOT: gpu.cluster_id
 // CHECK-LABEL: gpu.func @softmax_k0_cpv8_i32
 // CHECK-SAME: workgroup(
-// CHECK-SAME: memref<1xf32, #gpu.address_space<workgroup>>, %{{.*}}: memref<1xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: memref<2xf32, #gpu.address_space<workgroup>>, %{{.*}}: memref<2xf32, #gpu.address_space<workgroup>>)
 // CHECK-DAG: gpu.cluster_id x
 // CHECK-DAG: gpu.cluster_dim x
 // CHECK-DAG: gpu.cluster_block_id x
 // CHECK: scf.for
 // CHECK: fusion.block_reduce
-// CHECK: fusion.cluster_reduce
-// CHECK: gpu.return
+// CHECK: fusion.cluster_reduce {{.*}} buffer %{{.*}} : i32
+// CHECK: fusion.cluster_sync
+// CHECK-NEXT: gpu.return
 // CHECK: gpu.module @layernorm_kernels
 // CHECK-LABEL: gpu.func @layernorm_k0_cpv8_i32
-// CHECK: fusion.cluster_reduce
-// CHECK: fusion.cluster_reduce
-// CHECK: gpu.return
+// CHECK: fusion.cluster_reduce {{.*}} buffer %{{.*}} : i32
+// CHECK: fusion.cluster_reduce {{.*}} buffer %{{.*}} : i32
+// CHECK: fusion.cluster_sync
+// CHECK-NEXT: gpu.return
 
 // SM80-NOT: _cpv8_
 // SM80: _plv8_i32

@@ -34,14 +34,15 @@
 // CHECK: gpu.module @softmax_kernels
 // CHECK-LABEL: gpu.func @softmax_k0_cv8_i32
 // CHECK-SAME: workgroup(
-// CHECK-SAME: memref<1xf32, #gpu.address_space<workgroup>>, %{{.*}}: memref<1xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: memref<2xf32, #gpu.address_space<workgroup>>, %{{.*}}: memref<2xf32, #gpu.address_space<workgroup>>)
 // CHECK-DAG: gpu.cluster_id x
 // CHECK-DAG: gpu.cluster_dim x
 // CHECK-DAG: gpu.cluster_block_id x
 // CHECK-DAG: gpu.cluster_dim_blocks x
 // CHECK: fusion.block_reduce
-// CHECK: fusion.cluster_reduce
-// CHECK: gpu.return
+// CHECK: fusion.cluster_reduce {{.*}} buffer %{{.*}} : i32
+// CHECK: fusion.cluster_sync
+// CHECK-NEXT: gpu.return
 // CHECK-LABEL: gpu.func @softmax_k0_pv8_i32
 // CHECK-NOT: gpu.cluster_id
 // CHECK: gpu.module @row_sum_kernels

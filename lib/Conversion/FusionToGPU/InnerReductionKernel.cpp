@@ -101,6 +101,9 @@ private:
   /// persistent rows]), each block's span starting at column `spanBase`.
   bool cluster = false;
   Value spanBase;
+  /// Cluster rows: the slots' buffer of this row's cluster reductions, the
+  /// row loop's iteration parity (Note [Cluster reductions]).
+  Value clusterBuffer;
   int64_t itemsPerChunk = 0;
   bool ragged = false;
 
@@ -213,6 +216,14 @@ LogicalResult KernelEmitter::RowKernelWriter::write() {
   }
   row = rowOf(rowLoop.getInductionVar());
   valid = cmp(arith::CmpIPredicate::ult, row, rows);
+  if (cluster)
+    clusterBuffer = arith::RemUIOp::create(
+        b, loc,
+        arith::DivUIOp::create(
+            b, loc,
+            arith::SubIOp::create(b, loc, rowLoop.getInductionVar(), blockId),
+            gridDim),
+        constIdx(2));
   setOuter(row);
   e.reduced.clear();
   if (stage && !asyncStage) {
@@ -246,6 +257,10 @@ LogicalResult KernelEmitter::RowKernelWriter::write() {
     StageWaitOp::create(b, loc, 0);
   }
   b.setInsertionPointToEnd(&func.getBody().front());
+  // Cluster reductions with alternating buffers leave the last reads of a
+  // block's slots to the other blocks: none exits before all have read.
+  if (cluster)
+    ClusterSyncOp::create(b, loc);
   gpu::ReturnOp::create(b, loc);
   return success();
 }
@@ -282,11 +297,13 @@ LogicalResult KernelEmitter::RowKernelWriter::makeParts() {
     parts.push_back(part);
   }
   // Cluster rows: each state component's slot for the cluster reduction.
+  // Two buffers each, alternating from row to row (Note [Cluster
+  // reductions]).
   if (cluster)
     for (RowPart &part : parts)
       for (size_t c = 0; c < part.width(); ++c)
         part.clusterSlots.push_back(
-            workgroupBuffer(1, part.componentType(c, ctx)));
+            workgroupBuffer(2, part.componentType(c, ctx)));
   // Split rows: whether this block is its row's last (Note [Split rows]).
   if (split)
     lastFlag = workgroupBuffer(1, b.getI32Type());
@@ -913,7 +930,8 @@ void KernelEmitter::RowKernelWriter::reduceRow(RowPart &part,
                                         warpsPerRow, multiWarp);
     finish(part, e.clusterReduceState(
                      part, block,
-                     cmp(arith::CmpIPredicate::eq, threadId, constIdx(0))));
+                     cmp(arith::CmpIPredicate::eq, threadId, constIdx(0)),
+                     clusterBuffer));
     return;
   }
   // Rows narrower than a warp reduce among their own lanes (Note [Short

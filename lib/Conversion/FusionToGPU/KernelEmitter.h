@@ -184,7 +184,10 @@ public:
   /// of the thread block cluster (fusion.cluster_reduce, through
   /// `part.clusterSlots`; `leader` is one thread of the block), so every
   /// block gets the cluster's state (Note [Cluster rows]).
-  RowState clusterReduceState(RowPart &part, RowState x, Value leader);
+  /// `buffer`: the slots' element this reduction uses (alternating
+  /// buffers, one cluster barrier: Note [Cluster reductions]).
+  RowState clusterReduceState(RowPart &part, RowState x, Value leader,
+                              Value buffer);
 
   /// The identity and combiner regions of a kernel-level reduction of
   /// `part`'s state (fusion.block_reduce).

@@ -207,10 +207,12 @@ KernelEmitter::blockReduceState(RowPart &part, RowState x, Value lane,
   return RowState(op.getResults().begin(), op.getResults().end());
 }
 
-KernelEmitter::RowState
-KernelEmitter::clusterReduceState(RowPart &part, RowState x, Value leader) {
+KernelEmitter::RowState KernelEmitter::clusterReduceState(RowPart &part,
+                                                          RowState x,
+                                                          Value leader,
+                                                          Value buffer) {
   auto op = ClusterReduceOp::create(*builder, loc, ValueRange(x), leader,
-                                    part.clusterSlots);
+                                    part.clusterSlots, buffer);
   buildStateRegions(part, op.getIdentity(), op.getCombiner());
   return RowState(op.getResults().begin(), op.getResults().end());
 }

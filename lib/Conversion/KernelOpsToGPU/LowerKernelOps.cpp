@@ -611,24 +611,34 @@ struct LowerClusterRank : OpRewritePattern<ClusterRankOp> {
   }
 };
 
-/// Leaders store, cluster barrier, every thread folds slot 0 of ranks 0 ..
-/// %cluster_nctarank - 1 through mapa (the rank's shared::cluster address
-/// of the same slot) from the identity, cluster barrier. barrier.cluster's
-/// arrive releases and its wait acquires by default, so the stores are
-/// visible to the loads; both are .aligned (every thread reaches the op).
+/// Leaders store, cluster barrier, every thread folds slot 0 (with a
+/// buffer operand: slot `buffer`) of ranks 0 .. %cluster_nctarank - 1
+/// through mapa (the rank's shared::cluster address of the same slot) from
+/// the identity, then (without a buffer operand) a second cluster barrier.
+/// barrier.cluster's arrive releases and its wait acquires by default, so
+/// the stores are visible to the loads; both are .aligned (every thread
+/// reaches the op). The ranks are read kClusterReadsInFlight at a time:
+/// each rank's load under its own branch (a rank past the cluster's last
+/// reads nothing), all issued before any is folded, then folded in rank
+/// order, so every block combines the same states in the same order.
 struct LowerClusterReduce : OpRewritePattern<ClusterReduceOp> {
   using OpRewritePattern::OpRewritePattern;
+  static constexpr int64_t kClusterReadsInFlight = 4;
   LogicalResult matchAndRewrite(ClusterReduceOp op,
                                 PatternRewriter &rewriter) const override {
     OpBuilder &b = rewriter;
     Location loc = op.getLoc();
-    Value first = arith::ConstantIndexOp::create(b, loc, 0);
+    Value slot = op.getBuffer();
+    if (!slot)
+      slot = arith::ConstantIndexOp::create(b, loc, 0);
+    else if (!slot.getType().isIndex())
+      slot = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), slot);
     {
       auto write = scf::IfOp::create(b, loc, op.getLeader(), false);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(write.thenBlock()->getTerminator());
       for (auto [c, slots] : llvm::zip(op.getState(), op.getSlots()))
-        memref::StoreOp::create(b, loc, c, slots, ValueRange{first});
+        memref::StoreOp::create(b, loc, c, slots, ValueRange{slot});
     }
     auto clusterBarrier = [&] {
       NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
@@ -639,32 +649,80 @@ struct LowerClusterReduce : OpRewritePattern<ClusterReduceOp> {
     Value blocks = NVVM::ClusterDim::create(b, loc, i32);
     SmallVector<Value> init = inlineStateRegion(b, op.getIdentity(), {});
     SmallVector<Value> local;
-    for (Value slots : op.getSlots())
-      local.push_back(sharedPointer(b, loc, slots));
+    Value slotI64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), slot);
+    for (Value slots : op.getSlots()) {
+      Value base = sharedPointer(b, loc, slots);
+      Type element = cast<MemRefType>(slots.getType()).getElementType();
+      local.push_back(LLVM::GEPOp::create(b, loc, base.getType(), element, base,
+                                          ValueRange{slotI64}));
+    }
     auto fold = scf::ForOp::create(
         b, loc, arith::ConstantIntOp::create(b, loc, i32, 0), blocks,
-        arith::ConstantIntOp::create(b, loc, i32, 1), ValueRange(init));
+        arith::ConstantIntOp::create(b, loc, i32, kClusterReadsInFlight),
+        ValueRange(init));
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(fold.getBody());
       auto remoteType = LLVM::LLVMPointerType::get(
           b.getContext(),
           static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
-      SmallVector<Value> args(fold.getRegionIterArgs());
-      for (auto [slots, pointer] : llvm::zip(op.getSlots(), local)) {
-        Value remote = NVVM::MapaOp::create(b, loc, remoteType, pointer,
-                                            fold.getInductionVar());
-        // The slot's natural alignment (a workgroup buffer of its element
-        // type), so 64-bit states load whole.
-        Type element = cast<MemRefType>(slots.getType()).getElementType();
-        args.push_back(LLVM::LoadOp::create(
-            b, loc, element, remote, element.getIntOrFloatBitWidth() / 8));
+      SmallVector<Value> ranks, present;
+      SmallVector<SmallVector<Value>> read;
+      for (int64_t k = 0; k < kClusterReadsInFlight; ++k) {
+        Value rank =
+            arith::AddIOp::create(b, loc, fold.getInductionVar(),
+                                  arith::ConstantIntOp::create(b, loc, i32, k));
+        Value inCluster = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ult, rank, blocks);
+        auto ifRead = scf::IfOp::create(b, loc, TypeRange(ValueRange(init)),
+                                        inCluster, /*withElse=*/true);
+        {
+          OpBuilder::InsertionGuard inner(b);
+          b.setInsertionPointToStart(ifRead.thenBlock());
+          SmallVector<Value> values;
+          for (auto [slots, pointer] : llvm::zip(op.getSlots(), local)) {
+            Value remote =
+                NVVM::MapaOp::create(b, loc, remoteType, pointer, rank);
+            // The slot's natural alignment (a workgroup buffer of its
+            // element type), so 64-bit states load whole.
+            Type element = cast<MemRefType>(slots.getType()).getElementType();
+            values.push_back(LLVM::LoadOp::create(
+                b, loc, element, remote, element.getIntOrFloatBitWidth() / 8));
+          }
+          scf::YieldOp::create(b, loc, values);
+          b.setInsertionPointToStart(ifRead.elseBlock());
+          scf::YieldOp::create(b, loc, init);
+        }
+        present.push_back(inCluster);
+        read.push_back(SmallVector<Value>(ifRead.getResults()));
       }
-      scf::YieldOp::create(
-          b, loc, ValueRange(inlineStateRegion(b, op.getCombiner(), args)));
+      SmallVector<Value> acc(fold.getRegionIterArgs());
+      for (int64_t k = 0; k < kClusterReadsInFlight; ++k) {
+        SmallVector<Value> args(acc);
+        args.append(read[k]);
+        SmallVector<Value> combined =
+            inlineStateRegion(b, op.getCombiner(), args);
+        for (auto [a, c] : llvm::zip(acc, combined))
+          a = arith::SelectOp::create(b, loc, present[k], c, a);
+      }
+      scf::YieldOp::create(b, loc, acc);
     }
-    clusterBarrier();
+    if (!op.getBuffer())
+      clusterBarrier();
     rewriter.replaceOp(op, fold.getResults());
+    return success();
+  }
+};
+
+/// Note [Cluster reductions]: barrier.cluster arrive and wait, aligned.
+struct LowerClusterSync : OpRewritePattern<ClusterSyncOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ClusterSyncOp op,
+                                PatternRewriter &rewriter) const override {
+    NVVM::ClusterArriveOp::create(rewriter, op.getLoc(),
+                                  rewriter.getUnitAttr());
+    NVVM::ClusterWaitOp::create(rewriter, op.getLoc(), rewriter.getUnitAttr());
+    rewriter.eraseOp(op);
     return success();
   }
 };
@@ -708,7 +766,8 @@ struct FusionLowerKernelOpsPass
              LowerMBarrierWait, LowerBulkTensorLoad, LowerBulkTensorStore,
              LowerToNvvm<BulkCommitGroupOp, NVVM::CpAsyncBulkCommitGroupOp>,
              LowerBulkWaitGroup, LowerFenceAsyncShared, LowerPrefetchTensorMap,
-             LowerClusterRank, LowerClusterReduce>(&getContext());
+             LowerClusterRank, LowerClusterReduce, LowerClusterSync>(
+            &getContext());
     // A walk, not the greedy driver: the ops are rewritten in place, in
     // order, and nothing else is folded, so the rewritten kernels are the
     // ones the lowering would have written directly.

@@ -113,3 +113,20 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Alternating buffers need two slots per component.
+gpu.module @m {
+  gpu.func @one_buffer(%x: f32, %l: i1, %b: i32) workgroup(%s : memref<1xf32, #gpu.address_space<workgroup>>) kernel {
+    // expected-error @+1 {{with a buffer operand needs two elements in every slot buffer; slot buffer 0 has type 'memref<1xf32, #gpu.address_space<workgroup>>'}}
+    %r = fusion.cluster_reduce %x : f32 leader %l slots(%s : memref<1xf32, #gpu.address_space<workgroup>>) buffer %b : i32 identity {
+      %z = arith.constant 0.0 : f32
+      fusion.reduce_yield %z : f32
+    } combiner {
+    ^bb0(%a: f32, %c: f32):
+      fusion.reduce_yield %a : f32
+    }
+    gpu.return
+  }
+}

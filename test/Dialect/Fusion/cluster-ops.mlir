@@ -12,6 +12,10 @@
 // CHECK: ^bb0(%{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32):
 // CHECK-LABEL: gpu.func @sum_i64
 // CHECK: fusion.cluster_reduce %{{.*}} : i64 leader
+// CHECK-LABEL: gpu.func @alternating
+// CHECK: fusion.cluster_reduce %{{.*}} : f32 leader %{{.*}} slots(%{{.*}} : memref<2xf32, #gpu.address_space<workgroup>>) buffer %{{.*}} : i32 identity {
+// CHECK: fusion.cluster_sync
+// CHECK-NEXT: gpu.return
 gpu.module @cluster_kernels {
   gpu.func @row_over_cluster(%m: f32, %s: f32, %tid: i32, %out: memref<2xf32>) workgroup(%sm : memref<1xf32, #gpu.address_space<workgroup>>, %ss : memref<1xf32, #gpu.address_space<workgroup>>) kernel {
     %rank = fusion.cluster_rank : i32
@@ -54,6 +58,18 @@ gpu.module @cluster_kernels {
     }
     %c0 = arith.constant 0 : index
     memref.store %r, %out[%c0] : memref<1xi64>
+    gpu.return
+  }
+  gpu.func @alternating(%x: f32, %b: i32, %leader: i1) workgroup(%slot : memref<2xf32, #gpu.address_space<workgroup>>) kernel {
+    %r = fusion.cluster_reduce %x : f32 leader %leader slots(%slot : memref<2xf32, #gpu.address_space<workgroup>>) buffer %b : i32 identity {
+      %z = arith.constant 0.0 : f32
+      fusion.reduce_yield %z : f32
+    } combiner {
+    ^bb0(%a: f32, %c: f32):
+      %t = arith.addf %a, %c : f32
+      fusion.reduce_yield %t : f32
+    }
+    fusion.cluster_sync
     gpu.return
   }
 }

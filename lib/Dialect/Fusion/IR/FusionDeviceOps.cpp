@@ -139,8 +139,17 @@ ClusterReduceOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
 /// memory (read by the other blocks with ld.shared::cluster): 16- to 64-bit
 /// integers and floats.
 LogicalResult ClusterReduceOp::verifyRegions() {
-  return verifySlotReduction(*this, getState().getTypes(), getSlots(),
-                             getIdentity(), getCombiner(), /*fixed=*/true);
+  if (failed(verifySlotReduction(*this, getState().getTypes(), getSlots(),
+                                 getIdentity(), getCombiner(), /*fixed=*/true)))
+    return failure();
+  // Alternating buffers: elements 0 and 1 of every slot buffer.
+  if (getBuffer())
+    for (auto [i, slots] : llvm::enumerate(getSlots()))
+      if (cast<MemRefType>(slots.getType()).getNumElements() < 2)
+        return emitOpError() << "with a buffer operand needs two elements in "
+                                "every slot buffer; slot buffer "
+                             << i << " has type " << slots.getType();
+  return success();
 }
 
 /// The arrival counter's buffers: a one-element workgroup flag, and the

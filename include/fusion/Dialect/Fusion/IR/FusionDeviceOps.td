@@ -515,6 +515,15 @@ def Fusion_ClusterReduceOp : Fusion_Op<"cluster_reduce", [
     the block) alive until every block has read them. Every thread of
     every block of the cluster must reach the op. sm_90 and later only.
 
+    With `buffer %b : T` (0 or 1, an integer or index), each slot buffer holds two elements and the
+    op uses element `%b`, with one cluster barrier only: a caller that
+    alternates the buffer on successive reductions through the same slots
+    needs no second barrier, as a block's reads of one buffer come before it
+    arrives at the next reduction's barrier, which the next write to that
+    buffer waits for. The caller then ends with a cluster barrier of its own
+    (`fusion.cluster_sync`) before any block of the cluster exits, so no
+    block's shared memory goes while another may still read it.
+
     ```mlir
     %r = fusion.cluster_reduce %x : f32 leader %t0
         slots(%s : memref<1xf32, #gpu.address_space<workgroup>>)
@@ -529,16 +538,35 @@ def Fusion_ClusterReduceOp : Fusion_Op<"cluster_reduce", [
     ```
   }];
   let arguments = (ins Variadic<AnyType>:$state, I1:$leader,
-                       Variadic<AnyMemRef>:$slots);
+                       Variadic<AnyMemRef>:$slots,
+                       Optional<AnySignlessIntegerOrIndex>:$buffer);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$identity, SizedRegion<1>:$combiner);
   let assemblyFormat = [{
     $state `:` type($state) `leader` $leader
     `slots` `(` $slots `:` type($slots) `)`
+    (`buffer` $buffer^ `:` type($buffer))?
     `identity` $identity
     `combiner` $combiner attr-dict
   }];
   let hasRegionVerifier = 1;
+}
+
+def Fusion_ClusterSyncOp : Fusion_Op<"cluster_sync", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "A barrier over every thread of a thread block cluster";
+  let description = [{
+    barrier.cluster arrive (release) and wait (acquire): every thread of
+    every block of the cluster must reach it. Kernels whose cluster
+    reductions use alternating buffers (`fusion.cluster_reduce ... buffer`)
+    end with it, so no block exits while another may still read its shared
+    memory. sm_90 and later only.
+
+    ```mlir
+    fusion.cluster_sync
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
 }
 
 #endif // FUSION_DEVICE_OPS_TD
