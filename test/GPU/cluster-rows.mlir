@@ -28,9 +28,13 @@
 // cluster's blocks as within a block).
 // RUN: fusion-run %S/normalization.mlir --fusion=nan_rows --inner-cluster=8 --input=4x40000 | FileCheck %s --check-prefix=NAN
 // NAN: PASS nan_rows 4x40000xf32 {{.*}}variant=nan_rows_k0_cv4_i32
-// Plain variants: many rows, an odd row, a misaligned buffer, one chunk.
+// The other variants: many rows (kept by a cluster's blocks in registers,
+// Note [Cluster persistent rows], or streamed without that variant), an
+// odd row, a misaligned buffer, one chunk.
 // RUN: fusion-run %S/normalization.mlir --fusion=softmax_bf16 --inner-cluster=8 --input=200x100000 | FileCheck %s --check-prefix=MANY
-// MANY: PASS softmax_bf16 200x100000xbf16 {{.*}}variant=softmax_bf16_k0_v8_i32
+// MANY: PASS softmax_bf16 200x100000xbf16 {{.*}}variant=softmax_bf16_k0_cpv8_i32
+// RUN: fusion-run %S/normalization.mlir --fusion=softmax_bf16 --inner-cluster=8 --inner-long-cluster=0 --input=200x100000 | FileCheck %s --check-prefix=MANYSTREAM
+// MANYSTREAM: PASS softmax_bf16 200x100000xbf16 {{.*}}variant=softmax_bf16_k0_v8_i32
 // RUN: fusion-run %S/normalization.mlir --fusion=softmax_bf16 --inner-cluster=8 --input=4x100003 | FileCheck %s --check-prefix=ODD
 // ODD: PASS softmax_bf16 4x100003xbf16 {{.*}}variant=softmax_bf16_k0_rv8_i32
 // RUN: fusion-run %S/normalization.mlir --fusion=softmax_bf16 --inner-cluster=8 --input=4x100000 --misalign | FileCheck %s --check-prefix=MIS

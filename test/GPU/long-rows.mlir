@@ -4,19 +4,24 @@
 // twice the items, against the reference interpreter: bf16 rows of 16392
 // to 32768 (softmax staged, layer_norm and add + rms_norm in registers),
 // the same with --inner-stage=2 (two 64 KB buffers
-// copied with cp.async on sm_90), and the rows that still stream (longer,
-// or odd). The definitions are staged-rows.mlir's.
+// copied with cp.async on sm_90), and the rows that go on to the next
+// variants (longer: a cluster's blocks keep them, Note [Cluster persistent
+// rows], or they stream with --inner-long-cluster=0; odd: ragged). The
+// definitions are staged-rows.mlir's.
 // RUN: fusion-run %S/staged-rows.mlir --fusion=softmax_bf16 --input=300x32768 | FileCheck %s --check-prefix=SM32K
 // SM32K: PASS softmax_bf16 300x32768xbf16 {{.*}}variant=softmax_bf16_k0_plv8_i32
 // RUN: fusion-run %S/staged-rows.mlir --fusion=softmax_bf16 --input=50x16392 | FileCheck %s --check-prefix=SM16K
 // SM16K: PASS softmax_bf16 50x16392xbf16 {{.*}}variant=softmax_bf16_k0_plv8_i32
 // RUN: fusion-run %S/staged-rows.mlir --fusion=softmax_bf16 --input=300x32768 --inner-stage=2 | FileCheck %s --check-prefix=SM32K
 // f32 rows: 8 vectors of 4 per thread already (16384 per row); twice
-// that would pass 8 vectors: no long variant, longer rows stream.
+// that would pass 8 vectors: no long variant, longer rows go to the
+// cluster variant (or stream without it).
 // RUN: fusion-run %S/staged-rows.mlir --fusion=softmax_f32 --input=100x16384 | FileCheck %s --check-prefix=F32
 // F32: PASS softmax_f32 100x16384xf32 {{.*}}variant=softmax_f32_k0_pv4_i32
 // RUN: fusion-run %S/staged-rows.mlir --fusion=softmax_f32 --input=100x20000 | FileCheck %s --check-prefix=F32LONG
-// F32LONG: PASS softmax_f32 100x20000xf32 {{.*}}variant=softmax_f32_k0_v4_i32
+// F32LONG: PASS softmax_f32 100x20000xf32 {{.*}}variant=softmax_f32_k0_cpv4_i32
+// RUN: fusion-run %S/staged-rows.mlir --fusion=softmax_f32 --input=100x20000 --inner-long-cluster=0 | FileCheck %s --check-prefix=F32STREAM
+// F32STREAM: PASS softmax_f32 100x20000xf32 {{.*}}variant=softmax_f32_k0_v4_i32
 // RUN: fusion-run %S/staged-rows.mlir --fusion=layernorm_bf16 --input=100x32000 --input=32000 --input=32000 | FileCheck %s --check-prefix=LN
 // RUN: fusion-run %S/staged-rows.mlir --fusion=layernorm_bf16 --input=100x32000 --input=32000 --input=32000 --inner-stage=2 | FileCheck %s --check-prefix=LN
 // LN: PASS layernorm_bf16 100x32000xbf16{{.*}}variant=layernorm_bf16_k0_plv8_i32
@@ -25,6 +30,8 @@
 // RUN: fusion-run %S/staged-rows.mlir --fusion=add_rmsnorm_bf16 --input=64x32768 --input=64x32768 --input=32768 | FileCheck %s --check-prefix=ADD
 // ADD: PASS add_rmsnorm_bf16 64x32768xbf16{{.*}}variant=add_rmsnorm_bf16_k0_plv8_i32
 // RUN: fusion-run %S/staged-rows.mlir --fusion=softmax_bf16 --input=20x32776 | FileCheck %s --check-prefix=LONGER
-// LONGER: PASS softmax_bf16 20x32776xbf16 {{.*}}variant=softmax_bf16_k0_v8_i32
+// LONGER: PASS softmax_bf16 20x32776xbf16 {{.*}}variant=softmax_bf16_k0_cpv8_i32
+// RUN: fusion-run %S/staged-rows.mlir --fusion=softmax_bf16 --input=20x32776 --inner-long-cluster=0 | FileCheck %s --check-prefix=STREAM
+// STREAM: PASS softmax_bf16 20x32776xbf16 {{.*}}variant=softmax_bf16_k0_v8_i32
 // RUN: fusion-run %S/staged-rows.mlir --fusion=softmax_bf16 --input=20x20001 | FileCheck %s --check-prefix=ODD
 // ODD: PASS softmax_bf16 20x20001xbf16 {{.*}}variant=softmax_bf16_k0_rv8_i32

@@ -1,17 +1,19 @@
-// Note [Cluster persistent rows]: with inner-long-cluster=L, a persistent
-// inner reduction with per-element results gets a variant for rows longer
-// than one block holds, tried right after the first persistent one: every
+// Note [Cluster persistent rows]: with inner-long-cluster=L (8 by
+// default), a persistent vectorized inner reduction with per-element
+// results gets a variant for rows longer than the persistent variants hold
+// in one block, tried right after the long-row variant (`_plv8`): every
 // block of a cluster takes the same rows (gpu.cluster_id), keeps the span
 // of the row at its rank (gpu.cluster_block_id) in registers, and reduces
-// each pass's state across the block, then across the cluster. It takes
-// the place of the long-row variant (`_plv8`). The host launches it with a
+// each pass's state across the block, then across the cluster (alternating
+// buffers, a cluster_sync before it returns). The host launches it with a
 // cluster of 2, 4 or 8 blocks along x and the block size chosen at launch;
-// PTX only, as the fallbacks. Chips before sm_90 keep the long-row variant,
-// and kernels without per-element results get none.
+// PTX only, as the fallbacks. Chips before sm_90 do without it, and
+// kernels without per-element results get none.
 // RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-long-cluster=4" | FileCheck %s --check-prefix=SCHED
 // RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-long-cluster=4" --fusion-lower-kernels="chip=sm_90a" | FileCheck %s
 // RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-long-cluster=4" --fusion-lower-kernels="chip=sm_80" | FileCheck %s --check-prefix=SM80
 // RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-long-cluster=0" | FileCheck %s --check-prefix=OFF
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule | FileCheck %s --check-prefix=DEFAULT
 // The PTX passes ptxas for sm_90a:
 // RUN: fusion-translate %s --fusion=layernorm --inner-long-cluster=8 --fusion-to-ptx --no-cubin -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
@@ -28,15 +30,24 @@
 // SCHED-LABEL: @row_sum
 // SCHED: #fusion.inner_reduction<vector = 4, items = 0, block = 256, max_grid = 2112, index64 = false, fast_math = false> (%arg0)
 // OFF-NOT: long_cluster
+// DEFAULT-LABEL: @softmax
+// DEFAULT: stage_row = true, long_cluster = 8>
+// DEFAULT-LABEL: @layernorm
+// DEFAULT: fast_math = true, long_cluster = 8>
+// DEFAULT-LABEL: @row_sum
+// DEFAULT-NOT: long_cluster
 
 // CHECK-LABEL: fusion.fusion @softmax
 // CHECK: launch @softmax_kernels::@softmax_k0_pv8_i32
+// CHECK-NOT: cluster(
+// CHECK: launch @softmax_kernels::@softmax_k0_plv8_i32
 // CHECK-NOT: cluster(
 // CHECK: launch @softmax_kernels::@softmax_k0_cpv8_i32 if(%{{.*}}) grid(%{{.*}}, %c1{{.*}}, %c1{{.*}}) block(%{{.*}}, %c1{{.*}}, %c1{{.*}}) smem(%{{.*}}) cluster(%{{.*}}, %c1{{.*}}, %c1{{.*}}) args({{.*}}) {fallback
 // CHECK-NOT: _plv8
 // CHECK: launch @softmax_kernels::@softmax_k0_prv8_i32
 // CHECK-LABEL: fusion.fusion @layernorm
 // CHECK: launch @layernorm_kernels::@layernorm_k0_pv8_i32
+// CHECK: launch @layernorm_kernels::@layernorm_k0_plv8_i32
 // CHECK: launch @layernorm_kernels::@layernorm_k0_cpv8_i32 {{.*}} cluster(
 // CHECK-LABEL: fusion.fusion @row_sum
 // CHECK-NOT: _cp
@@ -68,6 +79,8 @@
 // PTX-LABEL: .entry layernorm_k0_pv8_i32(
 // PTX-NOT: barrier.cluster
 // PTX: ret;
+// PTX-LABEL: .entry layernorm_k0_plv8_i32(
+// PTX-NOT: barrier.cluster
 // PTX-LABEL: .entry layernorm_k0_cpv8_i32(
 // PTX: %clusterid.x
 // PTX: %cluster_ctaid.x

@@ -6,9 +6,11 @@
 // state across the block, then across the cluster. The host launches it
 // with a cluster of 2, 4 or 8 blocks along x (chosen at launch) and 512
 // threads per row, before the plain variants; PTX only, as the fallbacks.
-// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-cluster=8" | FileCheck %s --check-prefix=SCHED
-// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-cluster=8" --fusion-lower-kernels="chip=sm_90a" | FileCheck %s
-// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-cluster=8" --fusion-lower-kernels="chip=sm_80" | FileCheck %s --check-prefix=SM80
+// (inner-long-cluster=0 leaves out the other cluster variant, Note [Cluster
+// persistent rows]: test/Transforms/lower-kernels-cluster-persistent.mlir.)
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-cluster=8 inner-long-cluster=0" | FileCheck %s --check-prefix=SCHED
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-cluster=8 inner-long-cluster=0" --fusion-lower-kernels="chip=sm_90a" | FileCheck %s
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-cluster=8 inner-long-cluster=0" --fusion-lower-kernels="chip=sm_80" | FileCheck %s --check-prefix=SM80
 // RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule | FileCheck %s --check-prefix=DEFAULT
 // The PTX passes ptxas for sm_90a:
 // RUN: fusion-translate %s --fusion=softmax --inner-cluster=8 --fusion-to-ptx --no-cubin -o %t.ptx
@@ -23,7 +25,7 @@
 // SCHED: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, stage_row = true, cluster = 8>
 // SCHED-LABEL: @row_sum
 // SCHED: #fusion.inner_reduction<vector = 4, items = 0, block = 256, max_grid = 2112, index64 = false, fast_math = false> (%arg0)
-// DEFAULT-NOT: cluster =
+// DEFAULT-NOT: , cluster =
 
 // CHECK-LABEL: fusion.fusion @softmax
 // CHECK: launch @softmax_kernels::@softmax_k0_cv8_i32 if(%{{.*}}) grid(%{{.*}}, %c1{{.*}}, %c1{{.*}}) block(%c512{{.*}}, %c1{{.*}}, %c1{{.*}}) smem(%c0{{.*}}) cluster(%{{.*}}, %c1{{.*}}, %c1{{.*}}) args({{.*}}) {fallback

@@ -257,11 +257,12 @@ struct FusionSchedulePass
     // cp.async instead of loading it into registers.
     bool asyncStage = stage && innerStage == 2;
     // Note [Cluster persistent rows] (InnerReduction.cpp): rows longer than
-    // a block holds split over a cluster, for persistent vectorized kernels
-    // with 32-bit offsets.
+    // the persistent variants hold split over clusters of up to 8 blocks,
+    // for persistent vectorized kernels with 32-bit offsets (the lowering
+    // adds the variant on sm_90 and later only).
     int64_t longCluster =
         items > 0 && vector > 1 && !index64
-            ? (innerLongCluster >= 0 ? innerLongCluster.getValue() : 0)
+            ? (innerLongCluster >= 0 ? innerLongCluster.getValue() : 8)
             : 0;
     return InnerReductionScheduleAttr::get(&getContext(), vector, items, block,
                                            maxGrid, index64, fastMath, stage,

@@ -93,11 +93,12 @@ def Fusion_InnerReductionScheduleAttr
     pass, so a handful of rows fills the GPU (Note [Cluster rows]).
 
     With `long_cluster = L` (2, 4 or 8; sm_90 and later, vectorized and
-    `items > 0`), rows longer than one block of 512 threads holds in
-    registers are split over a cluster of 2, 4 or 8 blocks (the fewest that
-    hold the row, at most `L`), each block keeping its span of the row in
-    registers; the blocks' states meet through distributed shared memory
-    after each pass (Note [Cluster persistent rows]).
+    `items > 0`; the scheduler sets 8), rows longer than the persistent
+    variants hold in one block are split over a cluster of 2, 4 or 8
+    blocks (the fewest whose 512 threads hold the row, at most `L`), each
+    block keeping its span of the row in registers; the blocks' states meet
+    through distributed shared memory after each pass (Note [Cluster
+    persistent rows]).
 
     Ranges: `vector` a power of two from 1 to 16, `items` 0 to 16, `block`
     1 to 1024, `max_grid` 1 to 2^31 - 1, `cluster` and `long_cluster` 0
