@@ -632,6 +632,48 @@ TEST_F(FakeDriver, CompiledClusterRowsLaunchWithTheirCluster) {
   // ClusterResidencyAndNonPortableClusters.)
 }
 
+// Note [Cluster persistent rows]: with the default schedule, a row longer
+// than the long-row variant holds (bf16 65536 > 32768) takes the cluster
+// persistent variant: a cluster of 4 blocks of 512 threads (the fewest that
+// hold the row), cs * min(rows, max_grid / cs) blocks, each block's staged
+// slots as dynamic shared memory; a row the long-row variant holds keeps it
+// (no cluster attribute).
+TEST_F(FakeDriver, LongRowsTakeTheClusterPersistentVariant) {
+  std::string bytes = fusion::testing::compileBytes(
+      fusion::testing::readExample("normalization/softmax"), true);
+  ASSERT_FALSE(bytes.empty());
+  auto loaded = Executable::load(bytes.data(), bytes.size());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
+  std::unique_ptr<Executable> exe = std::move(loaded.value());
+  Tensor2D x(2048, 65536);
+  auto call = Call::make(*exe, {x.arg(0x100000, DType::BF16)});
+  ASSERT_TRUE(call);
+  Status status = call->run(*exe, kStream1);
+  ASSERT_TRUE(status.ok()) << status.toString();
+  std::vector<FakeCudaLaunch> launches = fake().launches();
+  ASSERT_EQ(launches.size(), 1u);
+  EXPECT_STREQ(launches[0].function, "softmax_k0_cpv8_i32");
+  EXPECT_EQ(launches[0].clusterDim[0], 4u);
+  EXPECT_EQ(launches[0].clusterDim[1], 1u);
+  EXPECT_EQ(launches[0].block[0], 512u);
+  EXPECT_EQ(launches[0].grid[0], 4u * 528u);
+  // 4 vectors of 8 bf16 per thread, staged: 64 bytes a thread.
+  EXPECT_EQ(launches[0].sharedMemBytes, 512u * 64u);
+  EXPECT_EQ(int64_t(launches[0].paramSize), launches[0].ptxParamSize);
+  EXPECT_EQ(count("cuOccupancyMaxActiveClusters"), 1);
+
+  fake().reset();
+  Tensor2D y(4096, 32768);
+  auto held = Call::make(*exe, {y.arg(0x100000, DType::BF16)});
+  ASSERT_TRUE(held);
+  status = held->run(*exe, kStream1);
+  ASSERT_TRUE(status.ok()) << status.toString();
+  launches = fake().launches();
+  ASSERT_EQ(launches.size(), 1u);
+  EXPECT_STREQ(launches[0].function, "softmax_k0_plv8_i32");
+  EXPECT_EQ(launches[0].clusterDim[0], 0u);
+}
+
 // The plan's grid, block, dynamic shared memory and packed parameters (with
 // this call's pointers patched in) are what cuLaunchKernelEx gets.
 TEST_F(FakeDriver, LaunchParametersReachTheDriver) {
