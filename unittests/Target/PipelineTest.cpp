@@ -371,12 +371,20 @@ TEST(Pipeline, InnerReductionHeuristicTable) {
        "softmax_k0_plv8_i32", 512, 4, 512, 512 * 128},
       {"normalization/softmax", DType::BF16, 8192, 32000, 0x100000,
        "softmax_k0_plv8_i32", 512, 2112, 512, 512 * 128},
-      // Too long to stay on chip: streaming, 512 threads per row where the
-      // rows are few, down to 128 where 2112 blocks of 128 threads find
-      // a row each (Note [Streaming threads per row]).
+      // Longer still: split over a cluster of 4 blocks (the fewest that
+      // hold 40000), each keeping 10000 elements in 320 threads, staged;
+      // cs x min(rows, 2112 / cs) blocks (Note [Cluster persistent rows]).
       {"normalization/softmax", DType::BF16, 4, 40000, 0x100000,
-       "softmax_k0_v8_i32", 512, 4, 512},
+       "softmax_k0_cpv8_i32", 320, 16, 320, 320 * 64},
       {"normalization/softmax", DType::BF16, 8192, 40000, 0x100000,
+       "softmax_k0_cpv8_i32", 320, 2112, 320, 320 * 64},
+      // Too long to stay on chip (more than 8 blocks of 16384): streaming,
+      // 512 threads per row where the rows are few, down to 128 where 2112
+      // blocks of 128 threads find a row each (Note [Streaming threads per
+      // row]).
+      {"normalization/softmax", DType::BF16, 4, 140000, 0x100000,
+       "softmax_k0_v8_i32", 512, 4, 512},
+      {"normalization/softmax", DType::BF16, 8192, 140000, 0x100000,
        "softmax_k0_v8_i32", 256, 2112, 128},
       // Odd row lengths stream 16 bytes at a time from each row's first
       // aligned vector, the head and tail masked (Note [Ragged rows]);
@@ -426,8 +434,9 @@ TEST(Pipeline, InnerReductionHeuristicTable) {
 // Note [Long persistent rows]: rows longer than the persistent variant
 // holds (512 threads x 4 vectors of 8 bf16; 256 threads for softmax) and
 // at most twice that take the second persistent variant, with the threads
-// the row needs; longer rows and odd ones stream; shorter ones keep the
-// first.
+// the row needs; longer rows take the cluster persistent variant (Note
+// [Cluster persistent rows]) up to 8 blocks' worth, then stream; odd ones
+// stream; shorter ones keep the first.
 TEST(Pipeline, LongRowsTakeTheLongPersistentVariant) {
   struct Case {
     const char *example;
@@ -444,7 +453,9 @@ TEST(Pipeline, LongRowsTakeTheLongPersistentVariant) {
       {"normalization/softmax", 100, 16383, "softmax_k0_prv8_i32", 512},
       {"normalization/layernorm", 100, 16384, "layernorm_k0_pv8_i32", 512},
       {"normalization/softmax", 100, 32768, "softmax_k0_plv8_i32", 512},
-      {"normalization/softmax", 100, 32776, "softmax_k0_v8_i32", 0},
+      {"normalization/softmax", 100, 32776, "softmax_k0_cpv8_i32", 288},
+      {"normalization/layernorm", 100, 65536, "layernorm_k0_cpv8_i32", 512},
+      {"normalization/softmax", 100, 131080, "softmax_k0_v8_i32", 0},
       {"normalization/softmax", 100, 20001, "softmax_k0_rv8_i32", 0},
       {"normalization/layernorm", 100, 32000, "layernorm_k0_plv8_i32", 512},
   };
