@@ -70,10 +70,12 @@ compileBytes(llvm::StringRef source, bool threads = true,
   return mlir::succeeded(bytes) ? *bytes : "";
 }
 
-/// `source` compiled and loaded; null on failure (with a test failure).
+/// `source` compiled (with `options`, or the defaults) and loaded; null on
+/// failure (with a test failure).
 inline std::unique_ptr<runtime::Executable>
-compileSource(llvm::StringRef source) {
-  std::string bytes = compileBytes(source);
+compileSource(llvm::StringRef source,
+              const mlir::fusion::CompileOptions *options = nullptr) {
+  std::string bytes = compileBytes(source, true, options);
   if (bytes.empty())
     return nullptr;
   auto exe = runtime::Executable::load(bytes.data(), bytes.size());
@@ -89,11 +91,13 @@ inline std::string readExample(const std::string &name) {
   return buffer ? (*buffer)->getBuffer().str() : "";
 }
 
-/// examples/<name>.mlir compiled and loaded.
+/// examples/<name>.mlir compiled (with `options`, or the defaults) and
+/// loaded.
 inline std::unique_ptr<runtime::Executable>
-compileExample(const std::string &name) {
+compileExample(const std::string &name,
+               const mlir::fusion::CompileOptions *options = nullptr) {
   std::string source = readExample(name);
-  return source.empty() ? nullptr : compileSource(source);
+  return source.empty() ? nullptr : compileSource(source, options);
 }
 
 } // namespace fusion::testing

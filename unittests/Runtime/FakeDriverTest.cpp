@@ -599,6 +599,21 @@ TEST_F(FakeDriver, FailedLaunchZeroesKeptZeroCountersAgain) {
   EXPECT_EQ(recordedMemsets(), call->expectedMemsets(workspace.address, false));
 }
 
+/// One call of `exe` on a contiguous bf16 [rows, cols] tensor: the launches
+/// the fake driver saw (none, with a test failure, when the call fails).
+static std::vector<FakeCudaLaunch>
+launchesOfBf16Rows(Executable &exe, int64_t rows, int64_t cols) {
+  Tensor2D x(rows, cols);
+  auto call = Call::make(exe, {x.arg(0x100000, DType::BF16)});
+  if (!call) {
+    ADD_FAILURE() << "no call";
+    return {};
+  }
+  Status status = call->run(exe, kStream1);
+  EXPECT_TRUE(status.ok()) << status.toString();
+  return status.ok() ? fake().launches() : std::vector<FakeCudaLaunch>{};
+}
+
 // Note [Cluster rows]: the compiled cluster variant (PTX only, loaded at its
 // first launch) reaches cuLaunchKernelEx with its cluster attribute, after
 // the residency check (asked once); the parameter buffer is what its PTX
@@ -606,18 +621,9 @@ TEST_F(FakeDriver, FailedLaunchZeroesKeptZeroCountersAgain) {
 TEST_F(FakeDriver, CompiledClusterRowsLaunchWithTheirCluster) {
   mlir::fusion::CompileOptions options;
   options.innerCluster = 8;
-  std::string bytes = fusion::testing::compileBytes(
-      fusion::testing::readExample("normalization/softmax"), true, &options);
-  ASSERT_FALSE(bytes.empty());
-  auto loaded = Executable::load(bytes.data(), bytes.size());
-  ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
-  std::unique_ptr<Executable> exe = std::move(loaded.value());
-  Tensor2D x(16, 1000000);
-  auto call = Call::make(*exe, {x.arg(0x100000, DType::BF16)});
-  ASSERT_TRUE(call);
-  Status status = call->run(*exe, kStream1);
-  ASSERT_TRUE(status.ok()) << status.toString();
-  std::vector<FakeCudaLaunch> launches = fake().launches();
+  auto exe = compileExample("normalization/softmax", &options);
+  ASSERT_TRUE(exe);
+  std::vector<FakeCudaLaunch> launches = launchesOfBf16Rows(*exe, 16, 1000000);
   ASSERT_EQ(launches.size(), 1u);
   EXPECT_STREQ(launches[0].function, "softmax_k0_cv8_i32");
   EXPECT_EQ(launches[0].grid[0], 128u);
@@ -639,18 +645,9 @@ TEST_F(FakeDriver, CompiledClusterRowsLaunchWithTheirCluster) {
 // slots as dynamic shared memory; a row the long-row variant holds keeps it
 // (no cluster attribute).
 TEST_F(FakeDriver, LongRowsTakeTheClusterPersistentVariant) {
-  std::string bytes = fusion::testing::compileBytes(
-      fusion::testing::readExample("normalization/softmax"), true);
-  ASSERT_FALSE(bytes.empty());
-  auto loaded = Executable::load(bytes.data(), bytes.size());
-  ASSERT_TRUE(loaded.ok()) << loaded.status().toString();
-  std::unique_ptr<Executable> exe = std::move(loaded.value());
-  Tensor2D x(2048, 65536);
-  auto call = Call::make(*exe, {x.arg(0x100000, DType::BF16)});
-  ASSERT_TRUE(call);
-  Status status = call->run(*exe, kStream1);
-  ASSERT_TRUE(status.ok()) << status.toString();
-  std::vector<FakeCudaLaunch> launches = fake().launches();
+  auto exe = compileExample("normalization/softmax");
+  ASSERT_TRUE(exe);
+  std::vector<FakeCudaLaunch> launches = launchesOfBf16Rows(*exe, 2048, 65536);
   ASSERT_EQ(launches.size(), 1u);
   EXPECT_STREQ(launches[0].function, "softmax_k0_cpv8_i32");
   EXPECT_EQ(launches[0].clusterDim[0], 4u);
@@ -663,12 +660,7 @@ TEST_F(FakeDriver, LongRowsTakeTheClusterPersistentVariant) {
   EXPECT_EQ(count("cuOccupancyMaxActiveClusters"), 1);
 
   fake().reset();
-  Tensor2D y(4096, 32768);
-  auto held = Call::make(*exe, {y.arg(0x100000, DType::BF16)});
-  ASSERT_TRUE(held);
-  status = held->run(*exe, kStream1);
-  ASSERT_TRUE(status.ok()) << status.toString();
-  launches = fake().launches();
+  launches = launchesOfBf16Rows(*exe, 4096, 32768);
   ASSERT_EQ(launches.size(), 1u);
   EXPECT_STREQ(launches[0].function, "softmax_k0_plv8_i32");
   EXPECT_EQ(launches[0].clusterDim[0], 0u);

@@ -494,13 +494,15 @@ void KernelLowering::launchClusterPersistentRows(
                       h.c(cs), size);
   Value guard = h.mul(plainGuard(h, variant, *rl.launch),
                       h.mul(h.lt(h.c(1), size), h.lt(h.c(0), rows)));
-  Value one = h.max(size, h.c(1));
+  Value clusterBlocks = h.max(size, h.c(1));
   Value threads = h.mul(
-      h.ceilDiv(h.ceilDiv(h.ceilDiv(rowLength, one), h.c(perThread)), h.c(32)),
+      h.ceilDiv(h.ceilDiv(h.ceilDiv(rowLength, clusterBlocks), h.c(perThread)),
+                h.c(32)),
       h.c(32));
   threads = h.min(h.max(threads, h.c(32)), h.c(kMaxRowThreads));
   Value clusters =
-      h.max(h.min(rows, h.floorDiv(h.c(schedule.getMaxGrid()), one)), h.c(1));
+      h.max(h.min(rows, h.floorDiv(h.c(schedule.getMaxGrid()), clusterBlocks)),
+            h.c(1));
   SmallVector<Value> args(rl.launch->args);
   args.push_back(rows);
   args.push_back(threads);
@@ -509,8 +511,9 @@ void KernelLowering::launchClusterPersistentRows(
   if (auto bytes =
           func->getAttrOfType<IntegerAttr>("fusion.stage_bytes_per_thread"))
     smem = h.mul(threads, h.c(bytes.getInt()));
-  createLaunch(b, loc, h, rl.gpuModule, func, guard, h.mul(clusters, one),
-               h.c(1), threads, args, smem, ValueRange{one, h.c(1), h.c(1)});
+  createLaunch(b, loc, h, rl.gpuModule, func, guard,
+               h.mul(clusters, clusterBlocks), h.c(1), threads, args, smem,
+               ValueRange{clusterBlocks, h.c(1), h.c(1)});
 }
 
 void KernelLowering::launchRowVariants(OpBuilder &b, HostBuilder &h,
