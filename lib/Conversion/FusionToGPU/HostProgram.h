@@ -254,6 +254,15 @@ public:
     const LaunchArgs *launch;
     /// The extents the index ops read, after threads per row.
     SmallVector<Value> extents;
+    /// A row variant's arguments: the launch's, the row count, `threads`
+    /// per row, the extents.
+    SmallVector<Value> kernelArgs(Value threads) const {
+      SmallVector<Value> args(launch->args);
+      args.push_back(rows);
+      args.push_back(threads);
+      args.append(extents);
+      return args;
+    }
   };
 
   /// The split-row launches (Note [Split rows]): the split count, the state

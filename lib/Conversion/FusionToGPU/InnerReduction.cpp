@@ -442,14 +442,21 @@ void KernelLowering::launchClusterRows(OpBuilder &b, HostBuilder &h,
         size = h.select(h.lt(h.c(cs - 1), limit), h.c(cs), size);
     Value guard = h.mul(h.mul(launch.vecOk, launch.fits32),
                         h.mul(h.lt(h.c(1), size), h.lt(h.c(0), rows)));
-    SmallVector<Value> args(launch.args);
-    args.push_back(rows);
-    args.push_back(h.c(kMaxRowThreads));
-    args.append(rl.extents);
+    SmallVector<Value> args = rl.kernelArgs(h.c(kMaxRowThreads));
     createLaunch(b, loc, h, rl.gpuModule, func, guard, h.mul(rows, size),
                  h.c(1), h.c(kMaxRowThreads), args, h.c(0),
                  ValueRange{size, h.c(1), h.c(1)});
   }
+}
+
+/// Dynamic shared memory of a block of `blockThreads` threads: the staged
+/// row's bytes (Note [Staged rows]), none for a variant that does not stage.
+static Value stagedRowBytes(HostBuilder &h, gpu::GPUFuncOp func,
+                            Value blockThreads) {
+  if (auto bytes =
+          func->getAttrOfType<IntegerAttr>("fusion.stage_bytes_per_thread"))
+    return h.mul(blockThreads, h.c(bytes.getInt()));
+  return h.c(0);
 }
 
 // Note [Cluster persistent rows]: the persistent variant holds a row of
@@ -503,14 +510,8 @@ void KernelLowering::launchClusterPersistentRows(
   Value clusters =
       h.max(h.min(rows, h.floorDiv(h.c(schedule.getMaxGrid()), clusterBlocks)),
             h.c(1));
-  SmallVector<Value> args(rl.launch->args);
-  args.push_back(rows);
-  args.push_back(threads);
-  args.append(rl.extents);
-  Value smem = h.c(0);
-  if (auto bytes =
-          func->getAttrOfType<IntegerAttr>("fusion.stage_bytes_per_thread"))
-    smem = h.mul(threads, h.c(bytes.getInt()));
+  SmallVector<Value> args = rl.kernelArgs(threads);
+  Value smem = stagedRowBytes(h, func, threads);
   createLaunch(b, loc, h, rl.gpuModule, func, guard,
                h.mul(clusters, clusterBlocks), h.c(1), threads, args, smem,
                ValueRange{clusterBlocks, h.c(1), h.c(1)});
@@ -591,14 +592,8 @@ void KernelLowering::launchRowVariants(OpBuilder &b, HostBuilder &h,
     Value grid =
         h.max(h.min(h.ceilDiv(rows, rowsPerBlock), h.c(schedule.getMaxGrid())),
               h.c(1));
-    SmallVector<Value> launchArgs(rl.launch->args);
-    launchArgs.push_back(rows);
-    launchArgs.push_back(threads);
-    launchArgs.append(rl.extents);
-    Value smem = h.c(0);
-    if (auto bytes = funcs[i]->getAttrOfType<IntegerAttr>(
-            "fusion.stage_bytes_per_thread"))
-      smem = h.mul(blockSize, h.c(bytes.getInt()));
+    SmallVector<Value> launchArgs = rl.kernelArgs(threads);
+    Value smem = stagedRowBytes(h, funcs[i], blockSize);
     createLaunch(b, loc, h, rl.gpuModule, funcs[i], guard, grid, h.c(1),
                  blockSize, launchArgs, smem);
   }
