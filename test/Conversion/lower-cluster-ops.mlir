@@ -3,13 +3,19 @@
 // a cluster barrier, reads slot 0 of the ranks four at a time (each load
 // under its own rank < nctarank branch, all issued before any is folded)
 // through mapa and ld.shared::cluster, folds them in rank order, and
-// crosses a second barrier. With a buffer operand it uses that slot and
-// crosses one barrier only; fusion.cluster_sync is a barrier of its own. Through
-// the rest of the pipeline the kernel is PTX that ptxas accepts for sm_90a;
-// sm_80 is refused on the op.
+// crosses a second barrier. Through mbarriers (Note [Cluster reductions
+// through mbarriers]) there is no cluster barrier in the reduction:
+// fusion.cluster_reduce_init initializes the two mbarriers in thread 0, then
+// fence.mbarrier_init and a relaxed cluster barrier; a round's leader
+// expects the cluster's bytes on its mbarrier of the round's set and sends
+// its state to every rank's slot with st.async (inline PTX, PTX ISA 8.1),
+// every thread waits for the round's phase and folds its own slots (no
+// mapa). fusion.cluster_sync is a barrier of its own. Through the rest of
+// the pipeline the kernel is PTX that ptxas accepts for sm_90a; sm_80 is
+// refused on the op.
 // RUN: fusion-opt %s --fusion-lower-kernel-ops | FileCheck %s
 // RUN: fusion-opt %s --fusion-lower-kernel-ops | FileCheck %s --check-prefix=GONE
-// RUN: fusion-opt %s --pass-pipeline="builtin.module(fusion-lower-kernel-ops,gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,convert-nvvm-to-llvm,reconcile-unrealized-casts),nvvm-attach-target{chip=sm_90a},gpu-module-to-binary{format=isa})" | python3 %fusion_src/utils/gpu-binary-ptx.py > %t.ptx
+// RUN: fusion-opt %s --pass-pipeline="builtin.module(fusion-lower-kernel-ops,gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,convert-nvvm-to-llvm,reconcile-unrealized-casts),nvvm-attach-target{chip=sm_90a features=+ptx81},gpu-module-to-binary{format=isa})" | python3 %fusion_src/utils/gpu-binary-ptx.py > %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %if ptxas %{ ptxas -arch=sm_90a %t.ptx -o %t.cubin %}
 // RUN: not fusion-opt %s --pass-pipeline="builtin.module(fusion-lower-kernel-ops,gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,convert-nvvm-to-llvm,reconcile-unrealized-casts),nvvm-attach-target{chip=sm_80},gpu-module-to-binary{format=isa})" 2>&1 | FileCheck %s --check-prefix=SM80
@@ -47,16 +53,40 @@
 // CHECK: scf.yield
 // CHECK: nvvm.cluster.arrive {aligned}
 // CHECK-NEXT: nvvm.cluster.wait {aligned}
-// CHECK-LABEL: gpu.func @alternating
-// CHECK: %[[B:.*]] = arith.index_castui %{{.*}} : i32 to index
-// CHECK: memref.store %{{.*}}, %{{.*}}[%[[B]]] : memref<2xf32, #gpu.address_space<workgroup>>
-// CHECK: nvvm.cluster.arrive {aligned}
+// CHECK-LABEL: gpu.func @through_mbarriers
+// CHECK: %[[TX:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK: scf.if
+// CHECK-COUNT-2: nvvm.mbarrier.init %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32
+// CHECK: }
+// CHECK-NEXT: nvvm.fence.mbarrier.init
+// CHECK-NEXT: nvvm.cluster.arrive.relaxed {aligned}
 // CHECK-NEXT: nvvm.cluster.wait {aligned}
-// CHECK: %[[B64:.*]] = arith.index_cast %[[B]] : index to i64
-// CHECK: llvm.getelementptr %{{.*}}[%[[B64]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, f32
-// CHECK: scf.for
-// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<1xf32>
-// CHECK-NEXT: nvvm.cluster.arrive {aligned}
+// CHECK: %[[ROUND:.*]] = arith.index_castui %{{.*}} : i32 to index
+// CHECK: %[[SET:.*]] = arith.remui %[[ROUND]], %{{.*}} : index
+// CHECK: %[[HALF:.*]] = arith.divui %[[ROUND]], %{{.*}} : index
+// CHECK: %[[PARITY:.*]] = arith.remui %[[HALF]], %{{.*}} : index
+// CHECK: %[[PHASE:.*]] = arith.index_castui %[[PARITY]] : index to i32
+// CHECK: %[[N:.*]] = nvvm.read.ptx.sreg.cluster.nctarank : i32
+// CHECK: %[[RANK:.*]] = nvvm.read.ptx.sreg.cluster.ctarank : i32
+// CHECK: %[[BAR:.*]] = llvm.getelementptr %{{.*}} : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i64
+// CHECK: %[[SETBASE:.*]] = llvm.getelementptr %{{.*}} : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, f32
+// CHECK: scf.if %{{.*}} {
+// CHECK: %[[BYTES:.*]] = arith.muli %[[N]], %{{.*}} : i32
+// CHECK: nvvm.mbarrier.arrive.expect_tx %[[BAR]], %[[BYTES]] : !llvm.ptr<3>, i32
+// CHECK: scf.for %[[PEER:.*]] = %{{.*}} to %[[N]] step
+// CHECK: %[[RBAR:.*]] = nvvm.mapa %[[BAR]], %[[PEER]] : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK: %[[R64:.*]] = arith.extui %[[RANK]] : i32 to i64
+// CHECK: %[[MINE:.*]] = llvm.getelementptr %[[SETBASE]][%[[R64]]]
+// CHECK: nvvm.mapa %[[MINE]], %[[PEER]] : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK: llvm.inline_asm has_side_effects "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [$0], $1, [$2];", "l,r,l,~{memory}"
+// CHECK: nvvm.mbarrier.try_wait.parity %[[BAR]], %[[PHASE]]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[N]] step %{{.*}} iter_args
+// CHECK-NOT: nvvm.mapa
+// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK-NOT: nvvm.mapa
+// CHECK: scf.yield
+// CHECK-LABEL: gpu.func @sync
+// CHECK: nvvm.cluster.arrive {aligned}
 // CHECK-NEXT: nvvm.cluster.wait {aligned}
 // CHECK-NEXT: gpu.return
 // GONE-NOT: fusion.
@@ -73,12 +103,17 @@
 // PTX: ld.shared::cluster.{{[bf]}}32
 // PTX: barrier.cluster.arrive.aligned;
 // PTX-NEXT: barrier.cluster.wait.aligned;
-// PTX-LABEL: .entry alternating(
-// PTX: barrier.cluster.arrive.aligned;
-// PTX: ld.shared::cluster.{{[bf]}}32
-// PTX: barrier.cluster.arrive.aligned;
+// PTX-LABEL: .entry through_mbarriers(
+// PTX: mbarrier.init.shared.b64
+// PTX: fence.mbarrier_init.release.cluster;
+// PTX-NEXT: barrier.cluster.arrive.relaxed.aligned;
 // PTX-NEXT: barrier.cluster.wait.aligned;
-// PTX-NEXT: ret;
+// PTX-NOT: barrier.cluster
+// PTX: mbarrier.arrive.expect_tx.shared.b64
+// PTX: st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
+// PTX: mbarrier.try_wait.parity
+// PTX-NOT: barrier.cluster
+// PTX: ret;
 // PTX-LABEL: .entry sum_i64(
 // PTX: mapa.shared::cluster.u64 [[ADDR:%rd[0-9]+]],
 // PTX-NEXT: ld.shared::cluster.{{[bu]}}64 {{%rd[0-9]+}}, {{\[}}[[ADDR]]{{\]}};
@@ -109,10 +144,11 @@ gpu.module @cluster_kernels {
     }
     gpu.return
   }
-  // Alternating buffers: slot %b of two, one barrier; the kernel's own
-  // cluster_sync before it returns.
-  gpu.func @alternating(%x: f32, %b: i32, %leader: i1, %out: memref<1xf32>) workgroup(%slot : memref<2xf32, #gpu.address_space<workgroup>>) kernel {
-    %r = fusion.cluster_reduce %x : f32 leader %leader slots(%slot : memref<2xf32, #gpu.address_space<workgroup>>) buffer %b : i32 identity {
+  // Rounds through mbarriers (Note [Cluster reductions through
+  // mbarriers]): the barriers prepared once, round %n uses set %n % 2.
+  gpu.func @through_mbarriers(%x: f32, %n: i32, %leader: i1, %out: memref<1xf32>) workgroup(%slot : memref<16xf32, #gpu.address_space<workgroup>>, %bars : memref<2xi64, #gpu.address_space<workgroup>>) kernel {
+    fusion.cluster_reduce_init %bars : memref<2xi64, #gpu.address_space<workgroup>>
+    %r = fusion.cluster_reduce %x : f32 leader %leader slots(%slot : memref<16xf32, #gpu.address_space<workgroup>>) barriers %bars round %n : memref<2xi64, #gpu.address_space<workgroup>>, i32 identity {
       %z = arith.constant 0.0 : f32
       fusion.reduce_yield %z : f32
     } combiner {
@@ -122,6 +158,9 @@ gpu.module @cluster_kernels {
     }
     %c0 = arith.constant 0 : index
     memref.store %r, %out[%c0] : memref<1xf32>
+    gpu.return
+  }
+  gpu.func @sync() kernel {
     fusion.cluster_sync
     gpu.return
   }

@@ -4,8 +4,10 @@
 // in one block, tried right after the long-row variant (`_plv8`): every
 // block of a cluster takes the same rows (gpu.cluster_id), keeps the span
 // of the row at its rank (gpu.cluster_block_id) in registers, and reduces
-// each pass's state across the block, then across the cluster (alternating
-// buffers, a cluster_sync before it returns). The host launches it with a
+// each pass's state across the block, then across the cluster (through
+// mbarriers: st.async into every block's slots, rounds counted by the row
+// loop, the barriers prepared once before it; no cluster barrier in the
+// loop). The host launches it with a
 // cluster of 2, 4 or 8 blocks along x and the block size chosen at launch;
 // PTX only, as the fallbacks. Chips before sm_90 do without it, and
 // kernels without per-element results get none.
@@ -18,6 +20,10 @@
 // RUN: fusion-translate %s --fusion=layernorm --inner-long-cluster=8 --fusion-to-ptx --no-cubin -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %if ptxas %{ ptxas -arch=sm_90a %t.ptx -o %t.cubin %}
+// st.async needs PTX ISA 8.1; a module without it keeps LLVM's 8.0 (Note
+// [PTX ISA of inline PTX]):
+// RUN: fusion-translate %s --fusion=layernorm --inner-long-cluster=0 --fusion-to-ptx --no-cubin -o %t.off.ptx
+// RUN: FileCheck %s --check-prefix=ISA80 < %t.off.ptx
 // Other cluster sizes are refused before anything is scheduled (Note
 // [Schedule options]); a schedule written with one fails its verifier
 // (test/Reliability/schedule-ranges.mlir):
@@ -56,26 +62,29 @@
 // CHECK-NOT: gpu.cluster_id
 // CHECK-LABEL: gpu.func @softmax_k0_cpv8_i32
 // CHECK-SAME: workgroup(
-// CHECK-SAME: memref<2xf32, #gpu.address_space<workgroup>>, %{{.*}}: memref<2xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: memref<16xf32, #gpu.address_space<workgroup>>, %{{.*}}: memref<16xf32, #gpu.address_space<workgroup>>, %[[BARS:[a-z0-9]+]] : memref<2xi64, #gpu.address_space<workgroup>>)
 // CHECK-DAG: gpu.cluster_id x
 // CHECK-DAG: gpu.cluster_dim x
 // CHECK-DAG: gpu.cluster_block_id x
+// CHECK: fusion.cluster_reduce_init %[[BARS]] : memref<2xi64, #gpu.address_space<workgroup>>
 // CHECK: scf.for
 // CHECK: fusion.block_reduce
-// CHECK: fusion.cluster_reduce {{.*}} buffer %{{.*}} : i32
-// CHECK: fusion.cluster_sync
-// CHECK-NEXT: gpu.return
+// CHECK: fusion.cluster_reduce {{.*}} barriers %[[BARS]] round %{{.*}} : memref<2xi64, #gpu.address_space<workgroup>>, i32
+// CHECK-NOT: fusion.cluster_sync
+// CHECK: gpu.return
 // CHECK: gpu.module @layernorm_kernels
 // CHECK-LABEL: gpu.func @layernorm_k0_cpv8_i32
-// CHECK: fusion.cluster_reduce {{.*}} buffer %{{.*}} : i32
-// CHECK: fusion.cluster_reduce {{.*}} buffer %{{.*}} : i32
-// CHECK: fusion.cluster_sync
-// CHECK-NEXT: gpu.return
+// CHECK: fusion.cluster_reduce_init %[[B0:[a-z0-9]+]], %[[B1:[a-z0-9]+]] : memref<2xi64
+// CHECK: fusion.cluster_reduce {{.*}} barriers %[[B0]] round
+// CHECK: fusion.cluster_reduce {{.*}} barriers %[[B1]] round
+// CHECK-NOT: fusion.cluster_sync
+// CHECK: gpu.return
 
 // SM80-NOT: _cpv8_
 // SM80: _plv8_i32
 // SM80-NOT: _cpv8_
 
+// PTX: .version 8.1
 // PTX-LABEL: .entry layernorm_k0_pv8_i32(
 // PTX-NOT: barrier.cluster
 // PTX: ret;
@@ -84,10 +93,22 @@
 // PTX-LABEL: .entry layernorm_k0_cpv8_i32(
 // PTX: %clusterid.x
 // PTX: %cluster_ctaid.x
-// PTX: barrier.cluster.arrive
+// PTX: mbarrier.init.shared.b64
+// PTX: fence.mbarrier_init.release.cluster;
+// PTX-NEXT: barrier.cluster.arrive.relaxed.aligned;
+// PTX-NEXT: barrier.cluster.wait.aligned;
+// PTX-NOT: barrier.cluster
+// PTX-NOT: ld.shared::cluster
+// PTX: mbarrier.arrive.expect_tx.shared.b64
 // PTX: mapa.shared::cluster
-// PTX: ld.shared::cluster
+// PTX: st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
+// PTX: mbarrier.try_wait.parity
+// PTX-NOT: barrier.cluster
+// PTX-NOT: ld.shared::cluster
 // PTX-LABEL: .entry layernorm_k0_prv8_i32(
+
+// ISA80: .version 8.0
+// ISA80-NOT: st.async
 
 // BAD: error: the option inner-long-cluster must be -1 (heuristic), 0 (none), 2, 4 or 8, got 3
 

@@ -36,15 +36,16 @@
 // CHECK: gpu.module @softmax_kernels
 // CHECK-LABEL: gpu.func @softmax_k0_cv8_i32
 // CHECK-SAME: workgroup(
-// CHECK-SAME: memref<2xf32, #gpu.address_space<workgroup>>, %{{.*}}: memref<2xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: memref<16xf32, #gpu.address_space<workgroup>>, %{{.*}}: memref<16xf32, #gpu.address_space<workgroup>>, %[[BARS:[a-z0-9]+]] : memref<2xi64, #gpu.address_space<workgroup>>)
 // CHECK-DAG: gpu.cluster_id x
 // CHECK-DAG: gpu.cluster_dim x
 // CHECK-DAG: gpu.cluster_block_id x
 // CHECK-DAG: gpu.cluster_dim_blocks x
+// CHECK: fusion.cluster_reduce_init %[[BARS]]
 // CHECK: fusion.block_reduce
-// CHECK: fusion.cluster_reduce {{.*}} buffer %{{.*}} : i32
-// CHECK: fusion.cluster_sync
-// CHECK-NEXT: gpu.return
+// CHECK: fusion.cluster_reduce {{.*}} barriers %[[BARS]] round %{{.*}} : memref<2xi64, #gpu.address_space<workgroup>>, i32
+// CHECK-NOT: fusion.cluster_sync
+// CHECK: gpu.return
 // CHECK-LABEL: gpu.func @softmax_k0_pv8_i32
 // CHECK-NOT: gpu.cluster_id
 // CHECK: gpu.module @row_sum_kernels
@@ -53,9 +54,11 @@
 
 // PTX-LABEL: .entry softmax_k0_cv8_i32(
 // PTX: %clusterid.x
-// PTX: barrier.cluster.arrive
+// PTX: barrier.cluster.arrive.relaxed.aligned
+// PTX-NEXT: barrier.cluster.wait.aligned
+// PTX-NOT: barrier.cluster
 // PTX: mapa.shared::cluster
-// PTX: ld.shared::cluster
+// PTX: st.async.shared::cluster
 // PTX-LABEL: .entry softmax_k0_pv8_i32(
 // PTX-NOT: barrier.cluster
 // PTX: ret;

@@ -101,9 +101,9 @@ private:
   /// persistent rows]), each block's span starting at column `spanBase`.
   bool cluster = false;
   Value spanBase;
-  /// Cluster rows: the slots' buffer of this row's cluster reductions, the
-  /// row loop's iteration parity (Note [Cluster reductions]).
-  Value clusterBuffer;
+  /// Cluster rows: the round of this row's cluster reductions, the row
+  /// loop's iteration count (Note [Cluster reductions through mbarriers]).
+  Value clusterRound;
   int64_t itemsPerChunk = 0;
   bool ragged = false;
 
@@ -173,6 +173,12 @@ LogicalResult KernelEmitter::RowKernelWriter::write() {
   if (failed(makeParts()))
     return failure();
   emitThreadIndexing();
+  if (cluster) {
+    SmallVector<Value> barriers;
+    for (RowPart &part : parts)
+      barriers.push_back(part.clusterBarriers);
+    ClusterReduceInitOp::create(b, loc, barriers);
+  }
   if (cluster && persistent)
     spanBase = arith::MulIOp::create(
         b, loc, clusterRank,
@@ -217,13 +223,10 @@ LogicalResult KernelEmitter::RowKernelWriter::write() {
   row = rowOf(rowLoop.getInductionVar());
   valid = cmp(arith::CmpIPredicate::ult, row, rows);
   if (cluster)
-    clusterBuffer = arith::RemUIOp::create(
+    clusterRound = arith::DivUIOp::create(
         b, loc,
-        arith::DivUIOp::create(
-            b, loc,
-            arith::SubIOp::create(b, loc, rowLoop.getInductionVar(), blockId),
-            gridDim),
-        constIdx(2));
+        arith::SubIOp::create(b, loc, rowLoop.getInductionVar(), blockId),
+        gridDim);
   setOuter(row);
   e.reduced.clear();
   if (stage && !asyncStage) {
@@ -257,10 +260,6 @@ LogicalResult KernelEmitter::RowKernelWriter::write() {
     StageWaitOp::create(b, loc, 0);
   }
   b.setInsertionPointToEnd(&func.getBody().front());
-  // Cluster reductions with alternating buffers leave the last reads of a
-  // block's slots to the other blocks: none exits before all have read.
-  if (cluster)
-    ClusterSyncOp::create(b, loc);
   gpu::ReturnOp::create(b, loc);
   return success();
 }
@@ -296,14 +295,16 @@ LogicalResult KernelEmitter::RowKernelWriter::makeParts() {
       part.shared.push_back(workgroupBuffer(32, part.componentType(c, ctx)));
     parts.push_back(part);
   }
-  // Cluster rows: each state component's slot for the cluster reduction.
-  // Two buffers each, alternating from row to row (Note [Cluster
-  // reductions]).
+  // Cluster rows: each state component's slots for the cluster reduction,
+  // two sets of one per block, alternating from row to row, and each
+  // part's two mbarriers (Note [Cluster reductions through mbarriers]).
   if (cluster)
-    for (RowPart &part : parts)
+    for (RowPart &part : parts) {
       for (size_t c = 0; c < part.width(); ++c)
         part.clusterSlots.push_back(
-            workgroupBuffer(2, part.componentType(c, ctx)));
+            workgroupBuffer(2 * kMaxClusterBlocks, part.componentType(c, ctx)));
+      part.clusterBarriers = workgroupBuffer(2, b.getI64Type());
+    }
   // Split rows: whether this block is its row's last (Note [Split rows]).
   if (split)
     lastFlag = workgroupBuffer(1, b.getI32Type());
@@ -931,7 +932,7 @@ void KernelEmitter::RowKernelWriter::reduceRow(RowPart &part,
     finish(part, e.clusterReduceState(
                      part, block,
                      cmp(arith::CmpIPredicate::eq, threadId, constIdx(0)),
-                     clusterBuffer));
+                     clusterRound));
     return;
   }
   // Rows narrower than a warp reduce among their own lanes (Note [Short

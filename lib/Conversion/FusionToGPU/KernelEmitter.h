@@ -44,6 +44,10 @@ inline Type accumulatorType(Type element) {
                          : Type(Float32Type::get(ctx));
 }
 
+/// The most blocks of a cluster the row variants launch (the portable
+/// cluster size): each cluster reduction's slots hold that many per set.
+inline constexpr int64_t kMaxClusterBlocks = 8;
+
 /// A generated value: a vector of the variant's width, or a scalar that is
 /// uniform along the innermost iteration dim.
 struct Gen {
@@ -149,9 +153,12 @@ public:
     bool isFloat = true;
     RedKind kind = RedKind::Sum;
     SmallVector<Value> shared; // one shared array per state component
-    /// Cluster rows: one one-element shared buffer per state component
-    /// (fusion.cluster_reduce's slots).
+    /// Cluster rows: one shared buffer of two sets of kMaxClusterBlocks
+    /// slots per state component (fusion.cluster_reduce's slots), and the
+    /// two mbarriers of its rounds (Note [Cluster reductions through
+    /// mbarriers]).
     SmallVector<Value> clusterSlots;
+    Value clusterBarriers;
     size_t width() const {
       return state == Simple ? 1 : state == Welford ? 3 : 2;
     }
@@ -184,10 +191,10 @@ public:
   /// of the thread block cluster (fusion.cluster_reduce, through
   /// `part.clusterSlots`; `leader` is one thread of the block), so every
   /// block gets the cluster's state (Note [Cluster rows]).
-  /// `buffer`: the slots' element this reduction uses (alternating
-  /// buffers, one cluster barrier: Note [Cluster reductions]).
+  /// `round`: how many reductions through these slots came before it in
+  /// the block (Note [Cluster reductions through mbarriers]).
   RowState clusterReduceState(RowPart &part, RowState x, Value leader,
-                              Value buffer);
+                              Value round);
 
   /// The identity and combiner regions of a kernel-level reduction of
   /// `part`'s state (fusion.block_reduce).

@@ -210,9 +210,10 @@ KernelEmitter::blockReduceState(RowPart &part, RowState x, Value lane,
 KernelEmitter::RowState KernelEmitter::clusterReduceState(RowPart &part,
                                                           RowState x,
                                                           Value leader,
-                                                          Value buffer) {
-  auto op = ClusterReduceOp::create(*builder, loc, ValueRange(x), leader,
-                                    part.clusterSlots, buffer);
+                                                          Value round) {
+  auto op =
+      ClusterReduceOp::create(*builder, loc, ValueRange(x), leader,
+                              part.clusterSlots, part.clusterBarriers, round);
   buildStateRegions(part, op.getIdentity(), op.getCombiner());
   return RowState(op.getResults().begin(), op.getResults().end());
 }

@@ -626,13 +626,11 @@ struct LowerClusterReduce : OpRewritePattern<ClusterReduceOp> {
   static constexpr int64_t kClusterReadsInFlight = 4;
   LogicalResult matchAndRewrite(ClusterReduceOp op,
                                 PatternRewriter &rewriter) const override {
+    if (op.getBarriers())
+      return throughBarriers(op, rewriter);
     OpBuilder &b = rewriter;
     Location loc = op.getLoc();
-    Value slot = op.getBuffer();
-    if (!slot)
-      slot = arith::ConstantIndexOp::create(b, loc, 0);
-    else if (!slot.getType().isIndex())
-      slot = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), slot);
+    Value slot = arith::ConstantIndexOp::create(b, loc, 0);
     {
       auto write = scf::IfOp::create(b, loc, op.getLeader(), false);
       OpBuilder::InsertionGuard guard(b);
@@ -707,9 +705,197 @@ struct LowerClusterReduce : OpRewritePattern<ClusterReduceOp> {
       }
       scf::YieldOp::create(b, loc, acc);
     }
-    if (!op.getBuffer())
-      clusterBarrier();
+    clusterBarrier();
     rewriter.replaceOp(op, fold.getResults());
+    return success();
+  }
+
+  /// Note [Cluster reductions through mbarriers] (FusionDeviceOps.td).
+  LogicalResult throughBarriers(ClusterReduceOp op,
+                                PatternRewriter &rewriter) const;
+};
+
+/// st.async of a 32- or 64-bit value to `remote` (a shared::cluster
+/// address), completing its bytes on the mbarrier at `remoteBarrier`. NVVM
+/// has no op for it: inline PTX, which needs PTX ISA 8.1 (Note [PTX ISA of
+/// inline PTX] in KernelModules.cpp).
+static void createStAsync(OpBuilder &b, Location loc, Value value, Value remote,
+                          Value remoteBarrier) {
+  unsigned bits = value.getType().getIntOrFloatBitWidth();
+  Type integer = b.getIntegerType(bits);
+  if (isa<FloatType>(value.getType()))
+    value = arith::BitcastOp::create(b, loc, integer, value);
+  Value address = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), remote);
+  Value barrier =
+      LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), remoteBarrier);
+  std::string text = "st.async.shared::cluster.mbarrier::complete_tx::bytes.b" +
+                     std::to_string(bits) + " [$0], $1, [$2];";
+  LLVM::InlineAsmOp::create(
+      b, loc, TypeRange{}, ValueRange{address, value, barrier},
+      b.getStringAttr(text),
+      b.getStringAttr(bits == 64 ? "l,l,l,~{memory}" : "l,r,l,~{memory}"),
+      b.getUnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
+      LLVM::AsmDialectAttr(), ArrayAttr());
+}
+
+/// Rounds through mbarriers: the leader arrives on its mbarrier of the
+/// round's set expecting every block's bytes, then sends its state to
+/// element `set * half + rank` of every block's slots (st.async, completing
+/// on that block's mbarrier); every thread waits for the round's phase and
+/// folds elements `set * half + 0 .. blocks - 1` of its own slots, issued
+/// kClusterReadsInFlight at a time, in rank order, so every block combines
+/// the same states in the same order.
+LogicalResult
+LowerClusterReduce::throughBarriers(ClusterReduceOp op,
+                                    PatternRewriter &rewriter) const {
+  OpBuilder &b = rewriter;
+  Location loc = op.getLoc();
+  Type i32 = b.getI32Type();
+  auto constI32 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v);
+  };
+  Value two = arith::ConstantIndexOp::create(b, loc, 2);
+  Value round = op.getRound();
+  if (!round.getType().isIndex())
+    round = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), round);
+  Value set = arith::RemUIOp::create(b, loc, round, two);
+  Value phase = arith::IndexCastUIOp::create(
+      b, loc, i32,
+      arith::RemUIOp::create(b, loc, arith::DivUIOp::create(b, loc, round, two),
+                             two));
+  Value blocks = NVVM::ClusterDim::create(b, loc, i32);
+  Value rank = NVVM::ClusterId::create(b, loc, i32);
+  Value barrier = barrierPointer(b, loc, op.getBarriers(), set);
+  int64_t bytes = 0;
+  SmallVector<Value> setBase;
+  SmallVector<int64_t> halves;
+  for (Value slots : op.getSlots()) {
+    auto type = cast<MemRefType>(slots.getType());
+    bytes += type.getElementTypeBitWidth() / 8;
+    int64_t half = type.getNumElements() / 2;
+    halves.push_back(half);
+    Value first = arith::IndexCastOp::create(
+        b, loc, b.getI64Type(),
+        arith::MulIOp::create(b, loc, set,
+                              arith::ConstantIndexOp::create(b, loc, half)));
+    Value base = sharedPointer(b, loc, slots);
+    setBase.push_back(LLVM::GEPOp::create(b, loc, base.getType(),
+                                          type.getElementType(), base,
+                                          ValueRange{first}));
+  }
+  auto remoteType = LLVM::LLVMPointerType::get(
+      b.getContext(),
+      static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
+  {
+    auto send = scf::IfOp::create(b, loc, op.getLeader(), false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(send.thenBlock()->getTerminator());
+    NVVM::MBarrierArriveExpectTxOp::create(
+        b, loc, Type(), barrier,
+        arith::MulIOp::create(b, loc, blocks, constI32(bytes)),
+        NVVM::MemScopeKind::CTA, /*relaxed=*/false, Value());
+    auto to = scf::ForOp::create(b, loc, constI32(0), blocks, constI32(1));
+    b.setInsertionPointToStart(to.getBody());
+    Value peer = to.getInductionVar();
+    Value remoteBarrier =
+        NVVM::MapaOp::create(b, loc, remoteType, barrier, peer);
+    Value rank64 = arith::ExtUIOp::create(b, loc, b.getI64Type(), rank);
+    for (auto [c, slots, base] :
+         llvm::zip(op.getState(), op.getSlots(), setBase)) {
+      Type element = cast<MemRefType>(slots.getType()).getElementType();
+      Value mine = LLVM::GEPOp::create(b, loc, base.getType(), element, base,
+                                       ValueRange{rank64});
+      createStAsync(b, loc, c,
+                    NVVM::MapaOp::create(b, loc, remoteType, mine, peer),
+                    remoteBarrier);
+    }
+  }
+  NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier, phase,
+                                        constI32(kTryWaitTicks));
+  SmallVector<Value> init = inlineStateRegion(b, op.getIdentity(), {});
+  auto fold =
+      scf::ForOp::create(b, loc, constI32(0), blocks,
+                         constI32(kClusterReadsInFlight), ValueRange(init));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(fold.getBody());
+    SmallVector<Value> present;
+    SmallVector<SmallVector<Value>> read;
+    for (int64_t k = 0; k < kClusterReadsInFlight; ++k) {
+      Value from =
+          arith::AddIOp::create(b, loc, fold.getInductionVar(), constI32(k));
+      present.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                              from, blocks));
+      SmallVector<Value> values;
+      for (auto [slots, base, half] :
+           llvm::zip(op.getSlots(), setBase, halves)) {
+        // Past the cluster's last rank: an element of the set all the same
+        // (never folded), so the loads need no branch.
+        Value at = arith::ExtUIOp::create(
+            b, loc, b.getI64Type(),
+            arith::MinUIOp::create(b, loc, from, constI32(half - 1)));
+        Type element = cast<MemRefType>(slots.getType()).getElementType();
+        Value pointer = LLVM::GEPOp::create(b, loc, base.getType(), element,
+                                            base, ValueRange{at});
+        values.push_back(LLVM::LoadOp::create(
+            b, loc, element, pointer, element.getIntOrFloatBitWidth() / 8));
+      }
+      read.push_back(values);
+    }
+    SmallVector<Value> acc(fold.getRegionIterArgs());
+    for (int64_t k = 0; k < kClusterReadsInFlight; ++k) {
+      SmallVector<Value> args(acc);
+      args.append(read[k]);
+      SmallVector<Value> combined =
+          inlineStateRegion(b, op.getCombiner(), args);
+      for (auto [a, c] : llvm::zip(acc, combined))
+        a = arith::SelectOp::create(b, loc, present[k], c, a);
+    }
+    scf::YieldOp::create(b, loc, acc);
+  }
+  rewriter.replaceOp(op, fold.getResults());
+  return success();
+}
+
+/// Note [Cluster reductions through mbarriers]: thread 0 initializes both
+/// mbarriers of every operand for one arrival, fence.mbarrier_init makes the
+/// initialization visible to the cluster, then an aligned cluster barrier
+/// (arrive relaxed: the fence has ordered what needs ordering).
+struct LowerClusterReduceInit : OpRewritePattern<ClusterReduceInitOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ClusterReduceInitOp op,
+                                PatternRewriter &rewriter) const override {
+    OpBuilder &b = rewriter;
+    Location loc = op.getLoc();
+    Type i32 = b.getI32Type();
+    Value zero = arith::ConstantIntOp::create(b, loc, i32, 0);
+    Value linear = NVVM::ThreadIdXOp::create(b, loc, i32);
+    Value y = NVVM::ThreadIdYOp::create(b, loc, i32);
+    Value z = NVVM::ThreadIdZOp::create(b, loc, i32);
+    Value first = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, linear, zero),
+        arith::AndIOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, zero),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, z, zero)));
+    {
+      auto init = scf::IfOp::create(b, loc, first, false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(init.thenBlock()->getTerminator());
+      Value one = arith::ConstantIntOp::create(b, loc, i32, 1);
+      for (Value barriers : op.getBarriers())
+        for (int64_t i = 0; i < 2; ++i)
+          NVVM::MBarrierInitOp::create(
+              b, loc,
+              barrierPointer(b, loc, barriers,
+                             arith::ConstantIndexOp::create(b, loc, i)),
+              one, Value());
+    }
+    NVVM::FenceMbarrierInitOp::create(b, loc);
+    NVVM::ClusterArriveRelaxedOp::create(b, loc, b.getUnitAttr());
+    NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
+    rewriter.eraseOp(op);
     return success();
   }
 };
@@ -766,8 +952,8 @@ struct FusionLowerKernelOpsPass
              LowerMBarrierWait, LowerBulkTensorLoad, LowerBulkTensorStore,
              LowerToNvvm<BulkCommitGroupOp, NVVM::CpAsyncBulkCommitGroupOp>,
              LowerBulkWaitGroup, LowerFenceAsyncShared, LowerPrefetchTensorMap,
-             LowerClusterRank, LowerClusterReduce, LowerClusterSync>(
-            &getContext());
+             LowerClusterRank, LowerClusterReduce, LowerClusterReduceInit,
+             LowerClusterSync>(&getContext());
     // A walk, not the greedy driver: the ops are rewritten in place, in
     // order, and nothing else is folded, so the rewritten kernels are the
     // ones the lowering would have written directly.

@@ -1,7 +1,7 @@
 // Verifier diagnostics of fusion.cluster_reduce (Note [Cluster
 // reductions]): one static 1-d workgroup slot buffer per state component,
 // of the component's type; components of 16 to 64 bits; the regions'
-// signatures.
+// signatures; the mbarrier form's slots and barriers.
 // RUN: fusion-opt %s -split-input-file -verify-diagnostics
 
 gpu.module @m {
@@ -116,17 +116,71 @@ gpu.module @m {
 
 // -----
 
-// Alternating buffers need two slots per component.
+// Rounds through mbarriers need two sets of slots per component (an even
+// count), 32- or 64-bit components (st.async's widths), and two mbarriers in
+// a workgroup memref<2xi64>, for the reduction and for its initialization.
 gpu.module @m {
-  gpu.func @one_buffer(%x: f32, %l: i1, %b: i32) workgroup(%s : memref<1xf32, #gpu.address_space<workgroup>>) kernel {
-    // expected-error @+1 {{with a buffer operand needs two elements in every slot buffer; slot buffer 0 has type 'memref<1xf32, #gpu.address_space<workgroup>>'}}
-    %r = fusion.cluster_reduce %x : f32 leader %l slots(%s : memref<1xf32, #gpu.address_space<workgroup>>) buffer %b : i32 identity {
+  gpu.func @odd_slots(%x: f32, %l: i1, %n: i32) workgroup(%s : memref<3xf32, #gpu.address_space<workgroup>>, %bars : memref<2xi64, #gpu.address_space<workgroup>>) kernel {
+    // expected-error @+1 {{with barriers needs an even number of elements (two sets of slots) in every slot buffer; slot buffer 0 has type 'memref<3xf32, #gpu.address_space<workgroup>>'}}
+    %r = fusion.cluster_reduce %x : f32 leader %l slots(%s : memref<3xf32, #gpu.address_space<workgroup>>) barriers %bars round %n : memref<2xi64, #gpu.address_space<workgroup>>, i32 identity {
       %z = arith.constant 0.0 : f32
       fusion.reduce_yield %z : f32
     } combiner {
-    ^bb0(%a: f32, %c: f32):
+    ^bb0(%a: f32, %b: f32):
       fusion.reduce_yield %a : f32
     }
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @half_slots(%x: f16, %l: i1, %n: i32) workgroup(%s : memref<16xf16, #gpu.address_space<workgroup>>, %bars : memref<2xi64, #gpu.address_space<workgroup>>) kernel {
+    // expected-error @+1 {{with barriers sends 32- or 64-bit components (st.async); slot buffer 0 has type 'memref<16xf16, #gpu.address_space<workgroup>>'}}
+    %r = fusion.cluster_reduce %x : f16 leader %l slots(%s : memref<16xf16, #gpu.address_space<workgroup>>) barriers %bars round %n : memref<2xi64, #gpu.address_space<workgroup>>, i32 identity {
+      %z = arith.constant 0.0 : f16
+      fusion.reduce_yield %z : f16
+    } combiner {
+    ^bb0(%a: f16, %b: f16):
+      fusion.reduce_yield %a : f16
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @barrier_type(%x: f32, %l: i1, %n: i32) workgroup(%s : memref<16xf32, #gpu.address_space<workgroup>>, %bars : memref<2xi32, #gpu.address_space<workgroup>>) kernel {
+    // expected-error @+1 {{needs two mbarriers, a workgroup memref<2xi64>, got 'memref<2xi32, #gpu.address_space<workgroup>>'}}
+    %r = fusion.cluster_reduce %x : f32 leader %l slots(%s : memref<16xf32, #gpu.address_space<workgroup>>) barriers %bars round %n : memref<2xi32, #gpu.address_space<workgroup>>, i32 identity {
+      %z = arith.constant 0.0 : f32
+      fusion.reduce_yield %z : f32
+    } combiner {
+    ^bb0(%a: f32, %b: f32):
+      fusion.reduce_yield %a : f32
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @global_barriers(%bars : memref<2xi64>) kernel {
+    // expected-error @+1 {{needs two mbarriers, a workgroup memref<2xi64>, got 'memref<2xi64>'}}
+    fusion.cluster_reduce_init %bars : memref<2xi64>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @three_barriers() workgroup(%bars : memref<3xi64, #gpu.address_space<workgroup>>) kernel {
+    // expected-error @+1 {{needs two mbarriers, a workgroup memref<2xi64>, got 'memref<3xi64, #gpu.address_space<workgroup>>'}}
+    fusion.cluster_reduce_init %bars : memref<3xi64, #gpu.address_space<workgroup>>
     gpu.return
   }
 }

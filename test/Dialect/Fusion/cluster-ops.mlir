@@ -1,6 +1,8 @@
 // The cluster ops round-trip through the custom syntax (Note [Cluster
-// reductions]): the block's rank, and a reduction of a two-component state
-// (online softmax's max and sum) over the blocks of a cluster.
+// reductions]): the block's rank, a reduction of a two-component state
+// (online softmax's max and sum) over the blocks of a cluster, reductions
+// through mbarriers with their initialization (Note [Cluster reductions
+// through mbarriers]), and the cluster barrier.
 // RUN: fusion-opt %s | FileCheck %s
 // RUN: fusion-opt %s | fusion-opt | FileCheck %s
 
@@ -12,8 +14,11 @@
 // CHECK: ^bb0(%{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32):
 // CHECK-LABEL: gpu.func @sum_i64
 // CHECK: fusion.cluster_reduce %{{.*}} : i64 leader
-// CHECK-LABEL: gpu.func @alternating
-// CHECK: fusion.cluster_reduce %{{.*}} : f32 leader %{{.*}} slots(%{{.*}} : memref<2xf32, #gpu.address_space<workgroup>>) buffer %{{.*}} : i32 identity {
+// CHECK-LABEL: gpu.func @through_mbarriers
+// CHECK: fusion.cluster_reduce_init %{{.*}}, %{{.*}} : memref<2xi64, #gpu.address_space<workgroup>>, memref<2xi64, #gpu.address_space<workgroup>>
+// CHECK: fusion.cluster_reduce %{{.*}} : f32 leader %{{.*}} slots(%{{.*}} : memref<16xf32, #gpu.address_space<workgroup>>) barriers %{{.*}} round %{{.*}} : memref<2xi64, #gpu.address_space<workgroup>>, i32 identity {
+// CHECK: fusion.cluster_reduce %{{.*}} : i64 leader %{{.*}} slots(%{{.*}} : memref<4xi64, #gpu.address_space<workgroup>>) barriers %{{.*}} round %{{.*}} : memref<2xi64, #gpu.address_space<workgroup>>, index identity {
+// CHECK-LABEL: gpu.func @sync
 // CHECK: fusion.cluster_sync
 // CHECK-NEXT: gpu.return
 gpu.module @cluster_kernels {
@@ -60,8 +65,9 @@ gpu.module @cluster_kernels {
     memref.store %r, %out[%c0] : memref<1xi64>
     gpu.return
   }
-  gpu.func @alternating(%x: f32, %b: i32, %leader: i1) workgroup(%slot : memref<2xf32, #gpu.address_space<workgroup>>) kernel {
-    %r = fusion.cluster_reduce %x : f32 leader %leader slots(%slot : memref<2xf32, #gpu.address_space<workgroup>>) buffer %b : i32 identity {
+  gpu.func @through_mbarriers(%x: f32, %y: i64, %n: i32, %m: index, %leader: i1) workgroup(%slot : memref<16xf32, #gpu.address_space<workgroup>>, %slot64 : memref<4xi64, #gpu.address_space<workgroup>>, %bars : memref<2xi64, #gpu.address_space<workgroup>>, %bars64 : memref<2xi64, #gpu.address_space<workgroup>>) kernel {
+    fusion.cluster_reduce_init %bars, %bars64 : memref<2xi64, #gpu.address_space<workgroup>>, memref<2xi64, #gpu.address_space<workgroup>>
+    %r = fusion.cluster_reduce %x : f32 leader %leader slots(%slot : memref<16xf32, #gpu.address_space<workgroup>>) barriers %bars round %n : memref<2xi64, #gpu.address_space<workgroup>>, i32 identity {
       %z = arith.constant 0.0 : f32
       fusion.reduce_yield %z : f32
     } combiner {
@@ -69,6 +75,17 @@ gpu.module @cluster_kernels {
       %t = arith.addf %a, %c : f32
       fusion.reduce_yield %t : f32
     }
+    %q = fusion.cluster_reduce %y : i64 leader %leader slots(%slot64 : memref<4xi64, #gpu.address_space<workgroup>>) barriers %bars64 round %m : memref<2xi64, #gpu.address_space<workgroup>>, index identity {
+      %z = arith.constant 0 : i64
+      fusion.reduce_yield %z : i64
+    } combiner {
+    ^bb0(%a: i64, %c: i64):
+      %t = arith.addi %a, %c : i64
+      fusion.reduce_yield %t : i64
+    }
+    gpu.return
+  }
+  gpu.func @sync() kernel {
     fusion.cluster_sync
     gpu.return
   }

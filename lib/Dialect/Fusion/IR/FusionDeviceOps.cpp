@@ -127,6 +127,20 @@ LogicalResult BlockReduceOp::verifyRegions() {
                              getIdentity(), getCombiner(), /*fixed=*/false);
 }
 
+/// The two mbarriers of cluster reductions (Note [Cluster reductions
+/// through mbarriers]): a static workgroup memref<2xi64>.
+static LogicalResult verifyClusterBarriers(Operation *op, Value barriers) {
+  auto type = cast<MemRefType>(barriers.getType());
+  auto space =
+      dyn_cast_if_present<gpu::AddressSpaceAttr>(type.getMemorySpace());
+  if (!type.hasStaticShape() || type.getRank() != 1 ||
+      type.getNumElements() != 2 || !type.getElementType().isInteger(64) ||
+      !space || space.getValue() != gpu::AddressSpace::Workgroup)
+    return op->emitOpError()
+           << "needs two mbarriers, a workgroup memref<2xi64>, got " << type;
+  return success();
+}
+
 LogicalResult
 ClusterReduceOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
                                   Adaptor adaptor,
@@ -135,20 +149,43 @@ ClusterReduceOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
   return success();
 }
 
-/// Each component moves through element 0 of a slot buffer in shared
-/// memory (read by the other blocks with ld.shared::cluster): 16- to 64-bit
-/// integers and floats.
+/// Each component moves through a slot buffer in shared memory (read by the
+/// other blocks with ld.shared::cluster, or sent to them with st.async):
+/// 16- to 64-bit integers and floats; 32- or 64-bit through mbarriers.
 LogicalResult ClusterReduceOp::verifyRegions() {
   if (failed(verifySlotReduction(*this, getState().getTypes(), getSlots(),
                                  getIdentity(), getCombiner(), /*fixed=*/true)))
     return failure();
-  // Alternating buffers: elements 0 and 1 of every slot buffer.
-  if (getBuffer())
-    for (auto [i, slots] : llvm::enumerate(getSlots()))
-      if (cast<MemRefType>(slots.getType()).getNumElements() < 2)
-        return emitOpError() << "with a buffer operand needs two elements in "
-                                "every slot buffer; slot buffer "
-                             << i << " has type " << slots.getType();
+  if (static_cast<bool>(getBarriers()) != static_cast<bool>(getRound()))
+    return emitOpError("needs both barriers and a round, or neither");
+  if (!getBarriers())
+    return success();
+  // Note [Cluster reductions through mbarriers]: two sets of slots, two
+  // mbarriers.
+  if (failed(verifyClusterBarriers(*this, getBarriers())))
+    return failure();
+  for (auto [i, slots] : llvm::enumerate(getSlots())) {
+    auto type = cast<MemRefType>(slots.getType());
+    if (type.getNumElements() < 2 || type.getNumElements() % 2 != 0)
+      return emitOpError() << "with barriers needs an even number of elements "
+                              "(two sets of slots) in every slot buffer; slot "
+                              "buffer "
+                           << i << " has type " << type;
+    unsigned bits = type.getElementTypeBitWidth();
+    if (bits != 32 && bits != 64)
+      return emitOpError() << "with barriers sends 32- or 64-bit components "
+                              "(st.async); slot buffer "
+                           << i << " has type " << type;
+  }
+  return success();
+}
+
+LogicalResult ClusterReduceInitOp::verify() {
+  if (getBarriers().empty())
+    return emitOpError("needs at least one barrier buffer");
+  for (Value barriers : getBarriers())
+    if (failed(verifyClusterBarriers(*this, barriers)))
+      return failure();
   return success();
 }
 

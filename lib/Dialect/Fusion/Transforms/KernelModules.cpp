@@ -14,6 +14,8 @@
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -178,6 +180,36 @@ struct DeferKernelsPass
   }
 };
 
+// Note [PTX ISA of inline PTX]: LLVM writes the lowest PTX ISA version
+// that the chip and its own instructions need (8.0 for sm_90, 8.6 and later
+// for sm_100 and later). Inline PTX may need a later one: st.async (cluster
+// reductions through mbarriers, FusionDeviceOps.td) needs 8.1. A module
+// whose inline PTX holds such an instruction is serialized with that
+// version (the target's `features`, where the target sets none) if the
+// chip's own is older; the other modules keep LLVM's choice, so their PTX
+// does not change.
+static int64_t inlinePtxVersion(gpu::GPUModuleOp module) {
+  static const std::pair<StringRef, int64_t> kNeeds[] = {{"st.async", 81}};
+  int64_t version = 0;
+  module.walk([&](LLVM::InlineAsmOp asmOp) {
+    for (auto [instruction, needed] : kNeeds)
+      if (asmOp.getAsmString().contains(instruction))
+        version = std::max(version, needed);
+  });
+  return version;
+}
+
+/// A lower bound of the PTX ISA version LLVM writes for `chip` without
+/// features: 8.6 from sm_100 on (LLVM refuses less for them), 8.0 for
+/// sm_90, none assumed before (no chip before sm_90 has the instructions
+/// that need more).
+static int64_t chipPtxVersion(StringRef chip) {
+  unsigned sm = 0;
+  if (!chip.consume_front("sm_") || chip.consumeInteger(10, sm))
+    return 0;
+  return sm >= 100 ? 86 : sm >= 90 ? 80 : 0;
+}
+
 struct SerializeKernelModulePass
     : PassWrapper<SerializeKernelModulePass, OperationPass<gpu::GPUModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SerializeKernelModulePass)
@@ -216,6 +248,7 @@ struct SerializeKernelModulePass
       if (symbol.getName().starts_with("__nv_"))
         needsLibdevice = true;
     });
+    int64_t ptxVersion = inlinePtxVersion(op);
     gpu::TargetOptions options(
         needsLibdevice ? StringRef(toolkitPath) : StringRef(),
         /*librariesToLink=*/{}, /*cmdOptions=*/{},
@@ -227,6 +260,14 @@ struct SerializeKernelModulePass
         op.emitError() << "target " << attr << " cannot serialize modules";
         return signalPassFailure();
       }
+      // Note [PTX ISA of inline PTX].
+      if (auto nvvm = dyn_cast<NVVM::NVVMTargetAttr>(attr);
+          nvvm && ptxVersion && nvvm.getFeatures().empty() &&
+          chipPtxVersion(nvvm.getChip()) < ptxVersion)
+        target = cast<gpu::TargetAttrInterface>(NVVM::NVVMTargetAttr::get(
+            op.getContext(), nvvm.getO(), nvvm.getTriple(), nvvm.getChip(),
+            "+ptx" + std::to_string(ptxVersion), nvvm.getFlags(),
+            nvvm.getLink()));
       std::optional<SmallVector<char, 0>> serialized =
           target.serializeToObject(op, options);
       if (!serialized) {

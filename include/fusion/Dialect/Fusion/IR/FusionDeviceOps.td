@@ -515,14 +515,24 @@ def Fusion_ClusterReduceOp : Fusion_Op<"cluster_reduce", [
     the block) alive until every block has read them. Every thread of
     every block of the cluster must reach the op. sm_90 and later only.
 
-    With `buffer %b : T` (0 or 1, an integer or index), each slot buffer holds two elements and the
-    op uses element `%b`, with one cluster barrier only: a caller that
-    alternates the buffer on successive reductions through the same slots
-    needs no second barrier, as a block's reads of one buffer come before it
-    arrives at the next reduction's barrier, which the next write to that
-    buffer waits for. The caller then ends with a cluster barrier of its own
-    (`fusion.cluster_sync`) before any block of the cluster exits, so no
-    block's shared memory goes while another may still read it.
+    With `barriers %bars round %n` (Note [Cluster reductions through
+    mbarriers]), there is no cluster barrier: each slot buffer holds two
+    sets of `S / 2` elements (S its size, S / 2 at least the cluster's
+    blocks), `%n` (an integer or index) counts the reductions through these slots and
+    barriers (0, 1, 2, ... in every block of the cluster), and round `%n`
+    uses set `b = n % 2` and mbarrier `b` of `%bars` (a workgroup
+    `memref<2xi64>` that `fusion.cluster_reduce_init` prepared). The
+    leader thread arrives on its block's mbarrier `b`, expecting the bytes
+    of every block's state, and sends its block's state to element
+    `b * S / 2 + rank` of every block's slots with `st.async`, which
+    completes those bytes on the receiver's mbarrier `b`; every thread
+    waits for phase `(n / 2) % 2` of its own mbarrier `b` and folds the
+    slots of the set in rank order from its own shared memory. No block
+    sends round `n + 2` before it has every block's round `n + 1`, which
+    no block sends before its own reads of round `n`, so the two sets
+    never overlap; and every byte sent to a block is one it waits for, so
+    no cluster barrier is needed before a block exits. Components are
+    32- or 64-bit (st.async's widths).
 
     ```mlir
     %r = fusion.cluster_reduce %x : f32 leader %t0
@@ -539,17 +549,40 @@ def Fusion_ClusterReduceOp : Fusion_Op<"cluster_reduce", [
   }];
   let arguments = (ins Variadic<AnyType>:$state, I1:$leader,
                        Variadic<AnyMemRef>:$slots,
-                       Optional<AnySignlessIntegerOrIndex>:$buffer);
+                       Optional<AnyMemRef>:$barriers,
+                       Optional<AnySignlessIntegerOrIndex>:$round);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$identity, SizedRegion<1>:$combiner);
   let assemblyFormat = [{
     $state `:` type($state) `leader` $leader
     `slots` `(` $slots `:` type($slots) `)`
-    (`buffer` $buffer^ `:` type($buffer))?
+    (`barriers` $barriers^ `round` $round `:` type($barriers) `,` type($round))?
     `identity` $identity
     `combiner` $combiner attr-dict
   }];
   let hasRegionVerifier = 1;
+}
+
+def Fusion_ClusterReduceInitOp : Fusion_Op<"cluster_reduce_init", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Prepares the mbarriers of cluster reductions";
+  let description = [{
+    Note [Cluster reductions through mbarriers]: thread 0 of each block
+    initializes both mbarriers of every operand (a workgroup
+    `memref<2xi64>`) for one arrival each, then every thread crosses a
+    cluster barrier (after `fence.mbarrier_init`), so no block's `st.async`
+    reaches a peer's mbarrier before the peer has initialized it. Every
+    thread of every block of the cluster must reach it, before the first
+    `fusion.cluster_reduce ... barriers` on these barriers. The thread
+    index is the block's linear one (x fastest). sm_90 and later only.
+
+    ```mlir
+    fusion.cluster_reduce_init %bars : memref<2xi64, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyMemRef>:$barriers);
+  let assemblyFormat = "$barriers attr-dict `:` type($barriers)";
+  let hasVerifier = 1;
 }
 
 def Fusion_ClusterSyncOp : Fusion_Op<"cluster_sync", [
@@ -557,10 +590,7 @@ def Fusion_ClusterSyncOp : Fusion_Op<"cluster_sync", [
   let summary = "A barrier over every thread of a thread block cluster";
   let description = [{
     barrier.cluster arrive (release) and wait (acquire): every thread of
-    every block of the cluster must reach it. Kernels whose cluster
-    reductions use alternating buffers (`fusion.cluster_reduce ... buffer`)
-    end with it, so no block exits while another may still read its shared
-    memory. sm_90 and later only.
+    every block of the cluster must reach it. sm_90 and later only.
 
     ```mlir
     fusion.cluster_sync
