@@ -114,10 +114,13 @@ KERNEL_LEVEL_OPS = {
     "prefetch_tensormap": "tensor map prefetch, sm_90+",
     "cluster_rank": "the block's rank in its cluster, sm_90+ (no scheduler uses it yet)",
     "cluster_reduce": "reduction across a cluster's blocks through distributed shared "
-                      "memory, sm_90+ (the inner reduction's opt-in cluster "
-                      "variants, --inner-cluster and --inner-long-cluster)",
-    "cluster_sync": "a barrier over a cluster's threads, sm_90+ (ends the cluster "
-                    "variants, whose cluster reductions alternate buffers)",
+                      "memory (st.async and mbarriers in the row variants), sm_90+ "
+                      "(the inner reduction's cluster variants: --inner-long-cluster, "
+                      "on by default, and the opt-in --inner-cluster)",
+    "cluster_reduce_init": "prepares the mbarriers of cluster reductions, sm_90+ "
+                           "(starts the inner reduction's cluster variants)",
+    "cluster_sync": "a barrier over a cluster's threads, sm_90+ (no scheduler uses "
+                    "it now)",
 }
 
 

@@ -472,9 +472,10 @@ static Value stagedRowBytes(HostBuilder &h, gpu::GPUFuncOp func,
 // * S) with S = T * items * vector. The per-thread code is the first
 // persistent variant's, with the loads and stores offset by the block's
 // span; after each pass the block's state meets the cluster's through
-// distributed shared memory (fusion.cluster_reduce with alternating
-// buffers: one cluster barrier per reduction, Note [Cluster reductions]),
-// and the cluster's first block writes the per-row results. Clusters loop
+// distributed shared memory (fusion.cluster_reduce through mbarriers, the
+// row loop counting the rounds: no cluster barrier in the loop, Note
+// [Cluster reductions through mbarriers]), and the cluster's first block
+// writes the per-row results. Clusters loop
 // over rows with the next row prefetched, as blocks do in the plain
 // persistent variant; the grid is `cs` times the smaller of the row count
 // and max_grid / cs. PTX only, compiled by the driver when a launch first
@@ -485,9 +486,12 @@ static Value stagedRowBytes(HostBuilder &h, gpu::GPUFuncOp func,
 // -> 0.724, layer_norm 0.414 -> 0.468; 1024 x 131072 0.584 -> 0.813,
 // 0.636 -> 0.648, 0.401 -> 0.432. It lost to the long-row variant where
 // that holds the row (4096 x 32768: layer_norm 0.725 -> 0.524, rms_norm
-// 0.947 -> 0.868, softmax 0.892 -> 0.766), so it comes after it. With two
-// cluster barriers per reduction (before the alternating buffers) it read
-// 0.365 / 0.788 / 0.697 at 2048 x 65536.
+// 0.947 -> 0.868, softmax 0.892 -> 0.766), so it comes after it. With a
+// cluster barrier per reduction (before the mbarriers) it read 0.849 /
+// 0.722 / 0.471 at 2048 x 65536 and 0.808 / 0.648 / 0.435 at 1024 x 131072;
+// through mbarriers 0.939 / 0.762 / 0.66 and 0.929 / 0.692 / 0.621 (the
+// barrier's release compiled to MEMBAR.ALL.GPU, which waited for the next
+// row's prefetch).
 void KernelLowering::launchClusterPersistentRows(
     OpBuilder &b, HostBuilder &h, InnerReductionScheduleAttr schedule,
     const RowLaunch &rl, const Variant &variant, gpu::GPUFuncOp func) {
