@@ -115,8 +115,8 @@ KERNEL_LEVEL_OPS = {
     "cluster_rank": "the block's rank in its cluster, sm_90+ (no scheduler uses it yet)",
     "cluster_reduce": "reduction across a cluster's blocks through distributed shared "
                       "memory (st.async and mbarriers in the row variants), sm_90+ "
-                      "(the inner reduction's cluster variants: --inner-long-cluster, "
-                      "on by default, and the opt-in --inner-cluster)",
+                      "(the inner reduction's cluster variants, --inner-long-cluster and "
+                      "--inner-cluster, both on by default)",
     "cluster_reduce_init": "prepares the mbarriers of cluster reductions, sm_90+ "
                            "(starts the inner reduction's cluster variants)",
     "cluster_sync": "a barrier over a cluster's threads, sm_90+ (no scheduler uses "

@@ -41,3 +41,11 @@
 // MIS: PASS softmax_bf16 4x100000xbf16 {{.*}}variant=softmax_bf16_k0_s_i32
 // RUN: fusion-run %S/normalization.mlir --fusion=softmax_bf16 --inner-cluster=8 --input=4x16384 | FileCheck %s --check-prefix=ONE
 // ONE: PASS softmax_bf16 4x16384xbf16 {{.*}}variant=softmax_bf16_k0_plv8_i32
+// By default (no --inner-cluster) the variant takes few long rows too,
+// clusters of up to 8:
+// RUN: fusion-run %S/normalization.mlir --fusion=softmax_bf16 --input=16x1000000 | FileCheck %s --check-prefix=DEF
+// DEF: PASS softmax_bf16 16x1000000xbf16 {{.*}}variant=softmax_bf16_k0_cv8_i32
+// RUN: fusion-run %S/normalization.mlir --fusion=layernorm_bf16 --input=64x131072 --input=131072 --input=131072 | FileCheck %s --check-prefix=DEFLN
+// DEFLN: PASS layernorm_bf16 64x131072xbf16,131072xbf16,131072xbf16 {{.*}}variant=layernorm_bf16_k0_cv8_i32
+// RUN: fusion-run %S/normalization.mlir --fusion=rmsnorm_bf16 --input=66x20000 --input=20000 | FileCheck %s --check-prefix=DEFRMS
+// DEFRMS: PASS rmsnorm_bf16 66x20000xbf16,20000xbf16 {{.*}}variant=rmsnorm_bf16_k0_cv8_i32

@@ -10,7 +10,7 @@
 // definitions are staged-rows.mlir's.
 // RUN: fusion-run %S/staged-rows.mlir --fusion=softmax_bf16 --input=300x32768 | FileCheck %s --check-prefix=SM32K
 // SM32K: PASS softmax_bf16 300x32768xbf16 {{.*}}variant=softmax_bf16_k0_plv8_i32
-// RUN: fusion-run %S/staged-rows.mlir --fusion=softmax_bf16 --input=50x16392 | FileCheck %s --check-prefix=SM16K
+// RUN: fusion-run %S/staged-rows.mlir --fusion=softmax_bf16 --inner-cluster=0 --input=50x16392 | FileCheck %s --check-prefix=SM16K
 // SM16K: PASS softmax_bf16 50x16392xbf16 {{.*}}variant=softmax_bf16_k0_plv8_i32
 // RUN: fusion-run %S/staged-rows.mlir --fusion=softmax_bf16 --input=300x32768 --inner-stage=2 | FileCheck %s --check-prefix=SM32K
 // f32 rows: 8 vectors of 4 per thread already (16384 per row); twice
@@ -25,13 +25,13 @@
 // RUN: fusion-run %S/staged-rows.mlir --fusion=layernorm_bf16 --input=100x32000 --input=32000 --input=32000 | FileCheck %s --check-prefix=LN
 // RUN: fusion-run %S/staged-rows.mlir --fusion=layernorm_bf16 --input=100x32000 --input=32000 --input=32000 --inner-stage=2 | FileCheck %s --check-prefix=LN
 // LN: PASS layernorm_bf16 100x32000xbf16{{.*}}variant=layernorm_bf16_k0_plv8_i32
-// RUN: fusion-run %S/staged-rows.mlir --fusion=rmsnorm_bf16 --input=64x24576 --input=24576 | FileCheck %s --check-prefix=RMS
+// RUN: fusion-run %S/staged-rows.mlir --fusion=rmsnorm_bf16 --inner-cluster=0 --input=64x24576 --input=24576 | FileCheck %s --check-prefix=RMS
 // RMS: PASS rmsnorm_bf16 64x24576xbf16{{.*}}variant=rmsnorm_bf16_k0_plv8_i32
-// RUN: fusion-run %S/staged-rows.mlir --fusion=add_rmsnorm_bf16 --input=64x32768 --input=64x32768 --input=32768 | FileCheck %s --check-prefix=ADD
+// RUN: fusion-run %S/staged-rows.mlir --fusion=add_rmsnorm_bf16 --inner-cluster=0 --input=64x32768 --input=64x32768 --input=32768 | FileCheck %s --check-prefix=ADD
 // ADD: PASS add_rmsnorm_bf16 64x32768xbf16{{.*}}variant=add_rmsnorm_bf16_k0_plv8_i32
-// RUN: fusion-run %S/staged-rows.mlir --fusion=softmax_bf16 --input=20x32776 | FileCheck %s --check-prefix=LONGER
+// RUN: fusion-run %S/staged-rows.mlir --fusion=softmax_bf16 --inner-cluster=0 --input=20x32776 | FileCheck %s --check-prefix=LONGER
 // LONGER: PASS softmax_bf16 20x32776xbf16 {{.*}}variant=softmax_bf16_k0_cpv8_i32
-// RUN: fusion-run %S/staged-rows.mlir --fusion=softmax_bf16 --input=20x32776 --inner-long-cluster=0 | FileCheck %s --check-prefix=STREAM
+// RUN: fusion-run %S/staged-rows.mlir --fusion=softmax_bf16 --inner-cluster=0 --input=20x32776 --inner-long-cluster=0 | FileCheck %s --check-prefix=STREAM
 // STREAM: PASS softmax_bf16 20x32776xbf16 {{.*}}variant=softmax_bf16_k0_v8_i32
 // RUN: fusion-run %S/staged-rows.mlir --fusion=softmax_bf16 --input=20x20001 | FileCheck %s --check-prefix=ODD
 // ODD: PASS softmax_bf16 20x20001xbf16 {{.*}}variant=softmax_bf16_k0_rv8_i32

@@ -23,13 +23,13 @@
 // SMF32: PASS softmax_f32 257x2048xf32 {{.*}}variant=softmax_f32_k0_pv4_i32
 // 16384 f32 per row: 512 x 128 bytes = 64 KB of dynamic shared memory, over
 // the 48 KB default (the runtime raises the kernel's limit).
-// RUN: fusion-run %s --inner-stage=1 --fusion=softmax_f32 --input=33x16384 | FileCheck %s --check-prefix=SMF32BIG
+// RUN: fusion-run %s --inner-stage=1 --fusion=softmax_f32 --inner-cluster=0 --input=33x16384 | FileCheck %s --check-prefix=SMF32BIG
 // SMF32BIG: PASS softmax_f32 33x16384xf32 {{.*}}variant=softmax_f32_k0_pv4_i32
 // 12288 f32 per row: exactly 48 KB of dynamic shared memory, which with the
 // kernel's static reduction buffers is over the default too (Note [Static
 // and dynamic shared memory] in Executable.cpp; CUDA_ERROR_INVALID_VALUE
 // on an H100 before).
-// RUN: fusion-run %s --inner-stage=1 --fusion=softmax_f32 --input=33x12288 | FileCheck %s --check-prefix=SMF32EDGE
+// RUN: fusion-run %s --inner-stage=1 --fusion=softmax_f32 --inner-cluster=0 --input=33x12288 | FileCheck %s --check-prefix=SMF32EDGE
 // SMF32EDGE: PASS softmax_f32 33x12288xf32 {{.*}}variant=softmax_f32_k0_pv4_i32
 // RUN: fusion-run %s --inner-stage=1 --fusion=log_softmax_f16 --input=4x5x1000 | FileCheck %s --check-prefix=LSM
 // LSM: PASS log_softmax_f16 4x5x1000xf16 {{.*}}variant=log_softmax_f16_k0_pv8_i32

@@ -22,7 +22,7 @@
 // RUN: %if ptxas %{ ptxas -arch=sm_90a %t.ptx -o %t.cubin %}
 // st.async needs PTX ISA 8.1; a module without it keeps LLVM's 8.0 (Note
 // [PTX ISA of inline PTX]):
-// RUN: fusion-translate %s --fusion=layernorm --inner-long-cluster=0 --fusion-to-ptx --no-cubin -o %t.off.ptx
+// RUN: fusion-translate %s --fusion=layernorm --inner-long-cluster=0 --inner-cluster=0 --fusion-to-ptx --no-cubin -o %t.off.ptx
 // RUN: FileCheck %s --check-prefix=ISA80 < %t.off.ptx
 // Other cluster sizes are refused before anything is scheduled (Note
 // [Schedule options]); a schedule written with one fails its verifier
@@ -30,16 +30,16 @@
 // RUN: not fusion-translate %s --fusion=softmax --inner-long-cluster=3 --fusion-to-ptx --no-cubin -o %t.bad 2>&1 | FileCheck %s --check-prefix=BAD
 
 // SCHED-LABEL: @softmax
-// SCHED: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, stage_row = true, long_cluster = 4>
+// SCHED: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, stage_row = true, cluster = 8, long_cluster = 4>
 // SCHED-LABEL: @layernorm
-// SCHED: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, long_cluster = 4>
+// SCHED: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, cluster = 8, long_cluster = 4>
 // SCHED-LABEL: @row_sum
 // SCHED: #fusion.inner_reduction<vector = 4, items = 0, block = 256, max_grid = 2112, index64 = false, fast_math = false> (%arg0)
 // OFF-NOT: long_cluster
 // DEFAULT-LABEL: @softmax
-// DEFAULT: stage_row = true, long_cluster = 8>
+// DEFAULT: stage_row = true, cluster = 8, long_cluster = 8>
 // DEFAULT-LABEL: @layernorm
-// DEFAULT: fast_math = true, long_cluster = 8>
+// DEFAULT: fast_math = true, cluster = 8, long_cluster = 8>
 // DEFAULT-LABEL: @row_sum
 // DEFAULT-NOT: long_cluster
 

@@ -6,12 +6,16 @@
 // state across the block, then across the cluster. The host launches it
 // with a cluster of 2, 4 or 8 blocks along x (chosen at launch) and 512
 // threads per row, before the plain variants; PTX only, as the fallbacks.
+// On by default (clusters of up to 8).
 // (inner-long-cluster=0 leaves out the other cluster variant, Note [Cluster
 // persistent rows]: test/Transforms/lower-kernels-cluster-persistent.mlir.)
 // RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-cluster=8 inner-long-cluster=0" | FileCheck %s --check-prefix=SCHED
 // RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-cluster=8 inner-long-cluster=0" --fusion-lower-kernels="chip=sm_90a" | FileCheck %s
 // RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-cluster=8 inner-long-cluster=0" --fusion-lower-kernels="chip=sm_80" | FileCheck %s --check-prefix=SM80
+// By default the schedule asks for clusters of up to 8 (the launch takes
+// the variant only for few long rows); inner-cluster=0 leaves it out:
 // RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule | FileCheck %s --check-prefix=DEFAULT
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-cluster=0" | FileCheck %s --check-prefix=OFF
 // The PTX passes ptxas for sm_90a:
 // RUN: fusion-translate %s --fusion=softmax --inner-cluster=8 --fusion-to-ptx --no-cubin -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
@@ -25,7 +29,11 @@
 // SCHED: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, stage_row = true, cluster = 8>
 // SCHED-LABEL: @row_sum
 // SCHED: #fusion.inner_reduction<vector = 4, items = 0, block = 256, max_grid = 2112, index64 = false, fast_math = false> (%arg0)
-// DEFAULT-NOT: , cluster =
+// DEFAULT-LABEL: @softmax
+// DEFAULT: fast_math = true, stage_row = true, cluster = 8, long_cluster = 8>
+// DEFAULT-LABEL: @row_sum
+// DEFAULT-NOT: cluster =
+// OFF-NOT: , cluster =
 
 // CHECK-LABEL: fusion.fusion @softmax
 // CHECK: launch @softmax_kernels::@softmax_k0_cv8_i32 if(%{{.*}}) grid(%{{.*}}, %c1{{.*}}, %c1{{.*}}) block(%c512{{.*}}, %c1{{.*}}, %c1{{.*}}) smem(%c0{{.*}}) cluster(%{{.*}}, %c1{{.*}}, %c1{{.*}}) args({{.*}}) {fallback
@@ -63,7 +71,7 @@
 // PTX-NOT: barrier.cluster
 // PTX: ret;
 
-// BAD: error: the option inner-cluster must be 0 (none), 2, 4 or 8, got 3
+// BAD: error: the option inner-cluster must be -1 (heuristic), 0 (none), 2, 4 or 8, got 3
 
 fusion.fusion @softmax(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
   %0 = fusion.softmax %x dim = 1 : tensor<?x?xbf16>

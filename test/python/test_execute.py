@@ -402,7 +402,8 @@ def test_dump_from_environment(capsys, monkeypatch):
 
 def test_inner_cluster_schedule(capsys):
     """Note [Cluster rows]: schedule={"inner_cluster": C} reaches the
-    compiler (the cluster variant is in the PTX); a size that is no cluster
+    compiler (the cluster variant is in the PTX, as by default; 0 leaves it
+    out); a size that is no cluster
     size is the compiler's error (here, without a GPU, said by the dump; the
     interpreter still answers)."""
     with FusionDefinition("rows") as fd:
@@ -413,9 +414,11 @@ def test_inner_cluster_schedule(capsys):
     np.testing.assert_allclose(out, np.full((2, 64), 1 / 64, np.float32), rtol=1e-6)
     assert ".entry rows_k0_cv4_i32(" in capsys.readouterr().out
     fd.execute(inputs, dump="ptx")
+    assert ".entry rows_k0_cv4_i32(" in capsys.readouterr().out  # on by default
+    fd.execute(inputs, dump="ptx", schedule={"inner_cluster": 0})
     assert "_cv4_" not in capsys.readouterr().out
     fd.execute(inputs, dump="ptx", schedule={"inner_cluster": 3})
-    assert ("error: the option inner-cluster must be 0 (none), 2, 4 or 8, "
+    assert ("error: the option inner-cluster must be -1 (heuristic), 0 (none), 2, 4 or 8, "
             "got 3") in capsys.readouterr().out
 
 

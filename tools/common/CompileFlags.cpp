@@ -35,8 +35,8 @@ CompileFlags::CompileFlags(cl::OptionCategory &category)
                    cl::desc("Inner reductions with per-element results: "
                             "split few long rows over thread block clusters "
                             "of up to this many blocks (2, 4 or 8; 0: none; "
-                            "sm_90 and later)"),
-                   cl::init(0), cl::cat(category)),
+                            "-1: heuristic; sm_90 and later)"),
+                   cl::init(-1), cl::cat(category)),
       innerLongCluster(
           "inner-long-cluster",
           cl::desc("Persistent inner reductions with per-element results: "

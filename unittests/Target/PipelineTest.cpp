@@ -367,23 +367,35 @@ TEST(Pipeline, InnerReductionHeuristicTable) {
        "softmax_k0_ps_i32", 256, 16, 64},
       // Up to twice as long: the long persistent variant, 64 elements per
       // thread, staged (Note [Long persistent rows]).
-      {"normalization/softmax", DType::BF16, 4, 32768, 0x100000,
-       "softmax_k0_plv8_i32", 512, 4, 512, 512 * 128},
+      {"normalization/softmax", DType::BF16, 100, 32768, 0x100000,
+       "softmax_k0_plv8_i32", 512, 100, 512, 512 * 128},
       {"normalization/softmax", DType::BF16, 8192, 32000, 0x100000,
        "softmax_k0_plv8_i32", 512, 2112, 512, 512 * 128},
       // Longer still: split over a cluster of 4 blocks (the fewest that
       // hold 40000), each keeping 10000 elements in 320 threads, staged;
       // cs x min(rows, 2112 / cs) blocks (Note [Cluster persistent rows]).
-      {"normalization/softmax", DType::BF16, 4, 40000, 0x100000,
-       "softmax_k0_cpv8_i32", 320, 16, 320, 320 * 64},
+      {"normalization/softmax", DType::BF16, 100, 40000, 0x100000,
+       "softmax_k0_cpv8_i32", 320, 400, 320, 320 * 64},
       {"normalization/softmax", DType::BF16, 8192, 40000, 0x100000,
        "softmax_k0_cpv8_i32", 320, 2112, 320, 320 * 64},
       // Too long to stay on chip (more than 8 blocks of 16384): streaming,
       // 512 threads per row where the rows are few, down to 128 where 2112
       // blocks of 128 threads find a row each (Note [Streaming threads per
       // row]).
+      {"normalization/softmax", DType::BF16, 100, 140000, 0x100000,
+       "softmax_k0_v8_i32", 512, 100, 512},
+      // Few long rows (at most 66, each more than one chunk of 512 x 8 x
+      // 4): a row per cluster of cs streaming blocks of 512 threads, cs
+      // the largest of 2, 4, 8 within the SMs per row (132 / rows) and the
+      // row's chunks (Note [Cluster rows]).
+      {"normalization/softmax", DType::BF16, 4, 32768, 0x100000,
+       "softmax_k0_cv8_i32", 512, 8, 512},
       {"normalization/softmax", DType::BF16, 4, 140000, 0x100000,
-       "softmax_k0_v8_i32", 512, 4, 512},
+       "softmax_k0_cv8_i32", 512, 32, 512},
+      {"normalization/softmax", DType::BF16, 40, 40000, 0x100000,
+       "softmax_k0_cv8_i32", 512, 80, 512},
+      {"normalization/softmax", DType::BF16, 67, 40000, 0x100000,
+       "softmax_k0_cpv8_i32", 320, 268, 320, 320 * 64},
       {"normalization/softmax", DType::BF16, 8192, 140000, 0x100000,
        "softmax_k0_v8_i32", 256, 2112, 128},
       // Odd row lengths stream 16 bytes at a time from each row's first

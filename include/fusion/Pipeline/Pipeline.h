@@ -45,8 +45,8 @@ struct FusionToPTXOptions : public PassPipelineOptions<FusionToPTXOptions> {
       *this, "inner-cluster",
       llvm::cl::desc("Inner reductions with per-element results: split few "
                      "long rows over clusters of up to this many blocks (2, "
-                     "4 or 8; 0: none)"),
-      llvm::cl::init(0)};
+                     "4 or 8; 0: none; -1: heuristic)"),
+      llvm::cl::init(-1)};
   PassOptions::Option<int64_t> innerLongCluster{
       *this, "inner-long-cluster",
       llvm::cl::desc("Persistent inner reductions: rows longer than a block "

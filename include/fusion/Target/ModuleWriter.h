@@ -71,8 +71,8 @@ struct CompileOptions {
   int64_t innerBlock = 0;
   int64_t innerStage = -1;
   /// Inner reductions: the cluster variant's most blocks per cluster (0:
-  /// none; Note [Cluster rows]).
-  int64_t innerCluster = 0;
+  /// none, -1: heuristic; Note [Cluster rows]).
+  int64_t innerCluster = -1;
   /// Persistent inner reductions: rows longer than a block holds split over
   /// clusters of up to this many blocks (-1: heuristic; Note [Cluster
   /// persistent rows]).

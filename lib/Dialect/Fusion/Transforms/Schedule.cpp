@@ -138,9 +138,10 @@ struct FusionSchedulePass
       return bad("inner-stage", innerStage,
                  "-1 (heuristic), 0 (registers), 1 (shared memory) or 2 "
                  "(shared memory, next row by cp.async)");
-    if (innerCluster != 0 && innerCluster != 2 && innerCluster != 4 &&
-        innerCluster != 8)
-      return bad("inner-cluster", innerCluster, "0 (none), 2, 4 or 8");
+    if (innerCluster != -1 && innerCluster != 0 && innerCluster != 2 &&
+        innerCluster != 4 && innerCluster != 8)
+      return bad("inner-cluster", innerCluster,
+                 "-1 (heuristic), 0 (none), 2, 4 or 8");
     if (innerLongCluster != -1 && innerLongCluster != 0 &&
         innerLongCluster != 2 && innerLongCluster != 4 && innerLongCluster != 8)
       return bad("inner-long-cluster", innerLongCluster,
@@ -248,10 +249,12 @@ struct FusionSchedulePass
     bool stage =
         items > 0 &&
         (innerStage >= 0 ? innerStage > 0 : !welford && info.numPasses == 1);
-    // Note [Cluster rows]: only where asked (inner-cluster), for kernels
-    // with per-element results, vectors and 32-bit offsets.
+    // Note [Cluster rows]: for kernels with per-element results, vectors
+    // and 32-bit offsets, clusters of up to 8 blocks unless inner-cluster
+    // says otherwise (the lowering adds the variant on sm_90 and later
+    // only; the launch takes it for few long rows only).
     int64_t cluster = info.hasFullResult() && vector > 1 && !index64
-                          ? innerCluster.getValue()
+                          ? (innerCluster >= 0 ? innerCluster.getValue() : 8)
                           : 0;
     // Note [Async staged rows]: inner-stage=2 copies the next row with
     // cp.async instead of loading it into registers.

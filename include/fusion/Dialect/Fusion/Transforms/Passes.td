@@ -76,10 +76,10 @@ def FusionSchedule : Pass<"fusion-schedule", "::mlir::fusion::FusionOp"> {
            "Persistent inner reductions: keep the row in shared memory "
            "across passes (1; 2: and copy the next row there with cp.async), "
            "in registers (0), or as the heuristic chooses (-1)">,
-    Option<"innerCluster", "inner-cluster", "int64_t", /*default=*/"0",
+    Option<"innerCluster", "inner-cluster", "int64_t", /*default=*/"-1",
            "Inner reductions with per-element results: split few long rows "
            "over thread block clusters of up to this many blocks (2, 4 or "
-           "8; 0: no cluster variant; sm_90 and later)">,
+           "8; 0: no cluster variant; -1: heuristic; sm_90 and later)">,
     Option<"innerLongCluster", "inner-long-cluster", "int64_t",
            /*default=*/"-1",
            "Persistent inner reductions with per-element results: rows "
