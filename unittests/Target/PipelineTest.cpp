@@ -396,6 +396,11 @@ TEST(Pipeline, InnerReductionHeuristicTable) {
        "softmax_k0_cv8_i32", 512, 80, 512},
       {"normalization/softmax", DType::BF16, 67, 40000, 0x100000,
        "softmax_k0_cpv8_i32", 320, 268, 320, 320 * 64},
+      // ... unless the cluster persistent variant takes the row with all
+      // its clusters resident at once (Note [Cluster rows or cluster
+      // persistent rows]).
+      {"normalization/softmax", DType::BF16, 16, 65536, 0x100000,
+       "softmax_k0_cpv8_i32", 512, 64, 512, 512 * 64},
       {"normalization/softmax", DType::BF16, 8192, 140000, 0x100000,
        "softmax_k0_v8_i32", 256, 2112, 128},
       // Odd row lengths stream 16 bytes at a time from each row's first
@@ -494,7 +499,7 @@ TEST(Pipeline, LongRowsTakeTheLongPersistentVariant) {
   // (PTX only, like the fallbacks: Pipeline.CubinsOnlyForExpectedVariants.)
 }
 
-TEST(Pipeline, FewLongRowsTakeClustersWhenAsked) {
+TEST(Pipeline, FewLongRowsTakeClusters) {
   struct Case {
     const char *example;
     int64_t cluster, rows, cols;
@@ -510,9 +515,16 @@ TEST(Pipeline, FewLongRowsTakeClustersWhenAsked) {
       // 132 / 40 SMs per row: clusters of 2.
       {"normalization/softmax", 8, 40, 200000, 0x100000, "softmax_k0_cv8_i32",
        80, 2},
-      // Rows of 3 chunks: clusters of 2.
-      {"normalization/softmax", 8, 4, 3 * 16384, 0x100000, "softmax_k0_cv8_i32",
-       8, 2},
+      // Rows of 3 chunks: clusters of 2; but the cluster persistent variant
+      // holds them in clusters of 4, all resident at once, and goes first
+      // (Note [Cluster rows or cluster persistent rows]).
+      {"normalization/softmax", 8, 40, 3 * 16384, 0x100000,
+       "softmax_k0_cv8_i32", 80, 2},
+      {"normalization/softmax", 8, 4, 3 * 16384, 0x100000,
+       "softmax_k0_cpv8_i32", 16, 4},
+      // The default (-1): clusters of up to 8.
+      {"normalization/softmax", -1, 16, 1000000, 0x100000, "softmax_k0_cv8_i32",
+       128, 8},
       // One chunk per row, rows enough for the SMs, a misaligned buffer or
       // an odd row: the plain variants.
       {"normalization/softmax", 8, 16, 16384, 0x100000, "softmax_k0_plv8_i32",
@@ -549,7 +561,8 @@ TEST(Pipeline, FewLongRowsTakeClustersWhenAsked) {
     EXPECT_EQ(launchedKernel(**exe, *plan), c.kernel);
     EXPECT_EQ(launch.grid[0], c.grid);
     EXPECT_EQ(launch.cluster[0], c.clusterX);
-    if (c.clusterX > 1) {
+    // (The cluster persistent variant's threads: InnerReductionHeuristicTable.)
+    if (c.clusterX > 1 && llvm::StringRef(c.kernel).contains("_cv8_")) {
       EXPECT_EQ(launch.block[0], 512u);
       // Threads per row: the whole block.
       int32_t threads = 0;

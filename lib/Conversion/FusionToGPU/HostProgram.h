@@ -274,10 +274,13 @@ public:
 
   /// The cluster-row launches (Note [Cluster rows]): the cluster size, the
   /// grid, the guards.
+  /// `plain`: the plain variants, tried after these (Note [Cluster rows
+  /// or cluster persistent rows]).
   void launchClusterRows(OpBuilder &b, HostBuilder &h,
                          InnerReductionScheduleAttr schedule,
                          const RowLaunch &rl, ArrayRef<Variant> variants,
-                         ArrayRef<gpu::GPUFuncOp> funcs);
+                         ArrayRef<gpu::GPUFuncOp> funcs,
+                         ArrayRef<Variant> plain);
 
   /// The cluster persistent variant's launch (Note [Cluster persistent
   /// rows]): the cluster size, threads per block, the grid, the guard.

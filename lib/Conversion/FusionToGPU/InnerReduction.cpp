@@ -144,7 +144,7 @@ KernelLowering::lowerRowKernel(KernelOp kernel,
   if (!splitFuncs.empty())
     launchSplitRows(b, h, schedule, rl, rv, splitFuncs);
   if (!clusterFuncs.empty())
-    launchClusterRows(b, h, schedule, rl, rv.cluster, clusterFuncs);
+    launchClusterRows(b, h, schedule, rl, rv.cluster, clusterFuncs, rv.plain);
   launchRowVariants(b, h, schedule, rl, rv.plain, funcs);
   kernel.replaceAllUsesWith(*outputs);
   kernel.erase();
@@ -403,6 +403,23 @@ void KernelLowering::launchSplitRows(OpBuilder &b, HostBuilder &h,
   }
 }
 
+/// The cluster persistent variant's cluster size for a row of `rowLength`
+/// (Note [Cluster persistent rows]): the fewest of 2, 4 and 8 blocks (at
+/// most the schedule's long_cluster) of 512 threads with `perThread`
+/// elements each that hold the row; 0 where none does.
+static Value clusterPersistentSize(HostBuilder &h,
+                                   InnerReductionScheduleAttr schedule,
+                                   Value rowLength, int64_t perThread) {
+  Value size = h.c(0);
+  for (int64_t cs : {8, 4, 2})
+    if (cs <= schedule.getLongCluster())
+      size = h.select(
+          h.lt(rowLength,
+               h.c(cs * KernelLowering::kMaxRowThreads * perThread + 1)),
+          h.c(cs), size);
+  return size;
+}
+
 // Note [Cluster rows]: a kernel with per-element results (softmax, the
 // norms) over few long rows runs one block per row in the plain variants,
 // so 16 rows of a million elements keep 16 of the H200's 132 SMs busy. With
@@ -427,15 +444,45 @@ void KernelLowering::launchSplitRows(OpBuilder &b, HostBuilder &h,
 // row measured (bf16 softmax 16 x 10^6 0.40 against 0.17, 4 x 4194304 0.31
 // against 0.05, 64 x 131072 0.57 against 0.44 (`_cpv8`); layer_norm 0.30 /
 // 0.22 / 0.43 against 0.09 / 0.03 / 0.33).
+//
+// Note [Cluster rows or cluster persistent rows]: where the cluster
+// persistent variant would take the row (longer than the one-block
+// persistent variants hold, at most 8 blocks' worth) and all its clusters
+// are resident at once (rows x its cluster size at most the SMs), it has
+// the parallelism of this variant and reads the row once: it goes first.
+// On an H100 (bf16, fraction of copy, this variant / the cluster
+// persistent one): softmax 16 x 65536 0.159 / 0.172, 8 x 131072 0.150 /
+// 0.173; layer_norm 0.157 / 0.189, 0.161 / 0.199; where its clusters take
+// several waves this variant reads more (64 x 131072 softmax 0.566 /
+// 0.435, layer_norm 0.426 / 0.330).
 void KernelLowering::launchClusterRows(OpBuilder &b, HostBuilder &h,
                                        InnerReductionScheduleAttr schedule,
                                        const RowLaunch &rl,
                                        ArrayRef<Variant> variants,
-                                       ArrayRef<gpu::GPUFuncOp> funcs) {
+                                       ArrayRef<gpu::GPUFuncOp> funcs,
+                                       ArrayRef<Variant> plain) {
   Location loc = h.location();
   const LaunchArgs &launch = *rl.launch;
   Value rows = rl.rows, rowLength = rl.rowLength;
   Value sms = h.c(std::max<int64_t>(schedule.getMaxGrid() / 16, 1));
+  // 1 where the cluster persistent variant takes the row in one wave.
+  Value persistentWave = h.c(0);
+  Value heldInOneBlock = h.c(0);
+  for (const Variant &p : plain) {
+    if (p.items == 0 || p.vector == 1 || p.ragged)
+      continue;
+    int64_t perThread = p.vector * p.items;
+    if (!p.cluster) {
+      int64_t rowThreads = p.rowThreads ? p.rowThreads : kMaxRowThreads;
+      heldInOneBlock = h.max(heldInOneBlock,
+                             h.lt(rowLength, h.c(rowThreads * perThread + 1)));
+      continue;
+    }
+    Value size = clusterPersistentSize(h, schedule, rowLength, perThread);
+    Value oneWave = h.lt(h.mul(rows, size), h.add(sms, h.c(1)));
+    persistentWave = h.mul(h.mul(h.lt(h.c(1), size), oneWave),
+                           h.sub(h.c(1), heldInOneBlock));
+  }
   for (auto [variant, func] : llvm::zip(variants, funcs)) {
     Value chunk =
         h.c(kMaxRowThreads * variant.vector * KernelEmitter::kStreamItems);
@@ -447,6 +494,7 @@ void KernelLowering::launchClusterRows(OpBuilder &b, HostBuilder &h,
         size = h.select(h.lt(h.c(cs - 1), limit), h.c(cs), size);
     Value guard = h.mul(h.mul(launch.vecOk, launch.fits32),
                         h.mul(h.lt(h.c(1), size), h.lt(h.c(0), rows)));
+    guard = h.mul(guard, h.sub(h.c(1), persistentWave));
     SmallVector<Value> args = rl.kernelArgs(h.c(kMaxRowThreads));
     createLaunch(b, loc, h, rl.gpuModule, func, guard, h.mul(rows, size),
                  h.c(1), h.c(kMaxRowThreads), args, h.c(0),
@@ -503,11 +551,7 @@ void KernelLowering::launchClusterPersistentRows(
   Location loc = h.location();
   Value rows = rl.rows, rowLength = rl.rowLength;
   int64_t perThread = variant.vector * variant.items;
-  Value size = h.c(0);
-  for (int64_t cs : {8, 4, 2})
-    if (cs <= schedule.getLongCluster())
-      size = h.select(h.lt(rowLength, h.c(cs * kMaxRowThreads * perThread + 1)),
-                      h.c(cs), size);
+  Value size = clusterPersistentSize(h, schedule, rowLength, perThread);
   Value guard = h.mul(plainGuard(h, variant, *rl.launch),
                       h.mul(h.lt(h.c(1), size), h.lt(h.c(0), rows)));
   Value clusterBlocks = h.max(size, h.c(1));
