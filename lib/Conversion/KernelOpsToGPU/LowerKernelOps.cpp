@@ -611,6 +611,23 @@ struct LowerClusterRank : OpRewritePattern<ClusterRankOp> {
   }
 };
 
+/// Note [Cluster reductions]: folds the ranks' states `read[k]` into `acc`
+/// in order, each only where `present[k]` holds (a rank of the cluster).
+static SmallVector<Value> foldInRankOrder(OpBuilder &b, Location loc,
+                                          Region &combiner, ValueRange init,
+                                          ArrayRef<SmallVector<Value>> read,
+                                          ArrayRef<Value> present) {
+  SmallVector<Value> acc(init);
+  for (auto [states, inCluster] : llvm::zip(read, present)) {
+    SmallVector<Value> args(acc);
+    args.append(states);
+    SmallVector<Value> combined = inlineStateRegion(b, combiner, args);
+    for (auto [a, c] : llvm::zip(acc, combined))
+      a = arith::SelectOp::create(b, loc, inCluster, c, a);
+  }
+  return acc;
+}
+
 /// Leaders store, cluster barrier, every thread folds slot 0 (with a
 /// buffer operand: slot `buffer`) of ranks 0 .. %cluster_nctarank - 1
 /// through mapa (the rank's shared::cluster address of the same slot) from
@@ -694,16 +711,10 @@ struct LowerClusterReduce : OpRewritePattern<ClusterReduceOp> {
         present.push_back(inCluster);
         read.push_back(SmallVector<Value>(ifRead.getResults()));
       }
-      SmallVector<Value> acc(fold.getRegionIterArgs());
-      for (int64_t k = 0; k < kClusterReadsInFlight; ++k) {
-        SmallVector<Value> args(acc);
-        args.append(read[k]);
-        SmallVector<Value> combined =
-            inlineStateRegion(b, op.getCombiner(), args);
-        for (auto [a, c] : llvm::zip(acc, combined))
-          a = arith::SelectOp::create(b, loc, present[k], c, a);
-      }
-      scf::YieldOp::create(b, loc, acc);
+      scf::YieldOp::create(b, loc,
+                           foldInRankOrder(b, loc, op.getCombiner(),
+                                           fold.getRegionIterArgs(), read,
+                                           present));
     }
     clusterBarrier();
     rewriter.replaceOp(op, fold.getResults());
@@ -842,16 +853,10 @@ LowerClusterReduce::throughBarriers(ClusterReduceOp op,
       }
       read.push_back(values);
     }
-    SmallVector<Value> acc(fold.getRegionIterArgs());
-    for (int64_t k = 0; k < kClusterReadsInFlight; ++k) {
-      SmallVector<Value> args(acc);
-      args.append(read[k]);
-      SmallVector<Value> combined =
-          inlineStateRegion(b, op.getCombiner(), args);
-      for (auto [a, c] : llvm::zip(acc, combined))
-        a = arith::SelectOp::create(b, loc, present[k], c, a);
-    }
-    scf::YieldOp::create(b, loc, acc);
+    scf::YieldOp::create(b, loc,
+                         foldInRankOrder(b, loc, op.getCombiner(),
+                                         fold.getRegionIterArgs(), read,
+                                         present));
   }
   rewriter.replaceOp(op, fold.getResults());
   return success();
