@@ -24,6 +24,9 @@
 // [PTX ISA of inline PTX]):
 // RUN: fusion-translate %s --fusion=layernorm --inner-long-cluster=0 --inner-cluster=0 --fusion-to-ptx --no-cubin -o %t.off.ptx
 // RUN: FileCheck %s --check-prefix=ISA80 < %t.off.ptx
+// A chip whose own version is newer keeps it (sm_100a: 8.6):
+// RUN: fusion-translate %s --fusion=layernorm --chip=sm_100a --fusion-to-ptx --no-cubin -o %t.100.ptx
+// RUN: FileCheck %s --check-prefix=ISA86 < %t.100.ptx
 // Other cluster sizes are refused before anything is scheduled (Note
 // [Schedule options]); a schedule written with one fails its verifier
 // (test/Reliability/schedule-ranges.mlir):
@@ -109,6 +112,8 @@
 
 // ISA80: .version 8.0
 // ISA80-NOT: st.async
+// ISA86: .version 8.6
+// ISA86: st.async.shared::cluster.mbarrier::complete_tx::bytes
 
 // BAD: error: the option inner-long-cluster must be -1 (heuristic), 0 (none), 2, 4 or 8, got 3
 
