@@ -119,8 +119,6 @@ KERNEL_LEVEL_OPS = {
                       "--inner-cluster, both on by default)",
     "cluster_reduce_init": "prepares the mbarriers of cluster reductions, sm_90+ "
                            "(starts the inner reduction's cluster variants)",
-    "cluster_sync": "a barrier over a cluster's threads, sm_90+ (no scheduler uses "
-                    "it now)",
 }
 
 

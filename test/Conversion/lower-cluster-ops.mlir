@@ -10,7 +10,7 @@
 // expects the cluster's bytes on its mbarrier of the round's set and sends
 // its state to every rank's slot with st.async (inline PTX, PTX ISA 8.1),
 // every thread waits for the round's phase and folds its own slots (no
-// mapa). fusion.cluster_sync is a barrier of its own. Through the rest of
+// mapa). Through the rest of
 // the pipeline the kernel is PTX that ptxas accepts for sm_90a; sm_80 is
 // refused on the op.
 // RUN: fusion-opt %s --fusion-lower-kernel-ops | FileCheck %s
@@ -31,8 +31,8 @@
 // CHECK-NEXT: nvvm.cluster.wait {aligned}
 // CHECK: %[[N:.*]] = nvvm.read.ptx.sreg.cluster.nctarank : i32
 // CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
-// CHECK: %[[L0:.*]] = llvm.getelementptr %{{.*}} : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, f32
-// CHECK: %[[L1:.*]] = llvm.getelementptr %{{.*}} : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, f32
+// CHECK: %[[L0:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
+// CHECK: %[[L1:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
 // CHECK: %[[FOUR:.*]] = arith.constant 4 : i32
 // CHECK: scf.for %[[R:.*]] = %{{.*}} to %[[N]] step %[[FOUR]] iter_args(%[[M:.*]] = %[[NINF]], %[[S:.*]] = %{{.*}}) -> (f32, f32)  : i32 {
 // CHECK: %[[R0:.*]] = arith.addi %[[R]], %{{.*}} : i32
@@ -77,18 +77,16 @@
 // CHECK: %[[RBAR:.*]] = nvvm.mapa %[[BAR]], %[[PEER]] : !llvm.ptr<3> -> !llvm.ptr<7>
 // CHECK: %[[R64:.*]] = arith.extui %[[RANK]] : i32 to i64
 // CHECK: %[[MINE:.*]] = llvm.getelementptr %[[SETBASE]][%[[R64]]]
-// CHECK: nvvm.mapa %[[MINE]], %[[PEER]] : !llvm.ptr<3> -> !llvm.ptr<7>
-// CHECK: llvm.inline_asm has_side_effects "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [$0], $1, [$2];", "l,r,l,~{memory}"
+// CHECK: %[[RSLOT:.*]] = nvvm.mapa %[[MINE]], %[[PEER]] : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK: %[[RSLOTI:.*]] = llvm.ptrtoint %[[RSLOT]] : !llvm.ptr<7> to i64
+// CHECK: %[[RBARI:.*]] = llvm.ptrtoint %[[RBAR]] : !llvm.ptr<7> to i64
+// CHECK: llvm.inline_asm has_side_effects "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [$0], $1, [$2];", "l,r,l,~{memory}" %[[RSLOTI]], %{{.*}}, %[[RBARI]]
 // CHECK: nvvm.mbarrier.try_wait.parity %[[BAR]], %[[PHASE]]
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[N]] step %{{.*}} iter_args
 // CHECK-NOT: nvvm.mapa
 // CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
 // CHECK-NOT: nvvm.mapa
 // CHECK: scf.yield
-// CHECK-LABEL: gpu.func @sync
-// CHECK: nvvm.cluster.arrive {aligned}
-// CHECK-NEXT: nvvm.cluster.wait {aligned}
-// CHECK-NEXT: gpu.return
 // GONE-NOT: fusion.
 
 // PTX-LABEL: .entry row_over_cluster(
@@ -158,10 +156,6 @@ gpu.module @cluster_kernels {
     }
     %c0 = arith.constant 0 : index
     memref.store %r, %out[%c0] : memref<1xf32>
-    gpu.return
-  }
-  gpu.func @sync() kernel {
-    fusion.cluster_sync
     gpu.return
   }
   gpu.func @sum_i64(%x: i64, %leader: i1, %out: memref<1xi64>) workgroup(%slot : memref<4xi64, #gpu.address_space<workgroup>>) kernel {

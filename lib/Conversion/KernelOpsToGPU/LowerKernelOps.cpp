@@ -628,10 +628,9 @@ static SmallVector<Value> foldInRankOrder(OpBuilder &b, Location loc,
   return acc;
 }
 
-/// Leaders store, cluster barrier, every thread folds slot 0 (with a
-/// buffer operand: slot `buffer`) of ranks 0 .. %cluster_nctarank - 1
-/// through mapa (the rank's shared::cluster address of the same slot) from
-/// the identity, then (without a buffer operand) a second cluster barrier.
+/// Leaders store, cluster barrier, every thread folds slot 0 of ranks 0 ..
+/// %cluster_nctarank - 1 through mapa (the rank's shared::cluster address
+/// of the same slot) from the identity, then a second cluster barrier.
 /// barrier.cluster's arrive releases and its wait acquires by default, so
 /// the stores are visible to the loads; both are .aligned (every thread
 /// reaches the op). The ranks are read kClusterReadsInFlight at a time:
@@ -647,13 +646,13 @@ struct LowerClusterReduce : OpRewritePattern<ClusterReduceOp> {
       return throughBarriers(op, rewriter);
     OpBuilder &b = rewriter;
     Location loc = op.getLoc();
-    Value slot = arith::ConstantIndexOp::create(b, loc, 0);
+    Value first = arith::ConstantIndexOp::create(b, loc, 0);
     {
       auto write = scf::IfOp::create(b, loc, op.getLeader(), false);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(write.thenBlock()->getTerminator());
       for (auto [c, slots] : llvm::zip(op.getState(), op.getSlots()))
-        memref::StoreOp::create(b, loc, c, slots, ValueRange{slot});
+        memref::StoreOp::create(b, loc, c, slots, ValueRange{first});
     }
     auto clusterBarrier = [&] {
       NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
@@ -664,13 +663,8 @@ struct LowerClusterReduce : OpRewritePattern<ClusterReduceOp> {
     Value blocks = NVVM::ClusterDim::create(b, loc, i32);
     SmallVector<Value> init = inlineStateRegion(b, op.getIdentity(), {});
     SmallVector<Value> local;
-    Value slotI64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), slot);
-    for (Value slots : op.getSlots()) {
-      Value base = sharedPointer(b, loc, slots);
-      Type element = cast<MemRefType>(slots.getType()).getElementType();
-      local.push_back(LLVM::GEPOp::create(b, loc, base.getType(), element, base,
-                                          ValueRange{slotI64}));
-    }
+    for (Value slots : op.getSlots())
+      local.push_back(sharedPointer(b, loc, slots));
     auto fold = scf::ForOp::create(
         b, loc, arith::ConstantIntOp::create(b, loc, i32, 0), blocks,
         arith::ConstantIntOp::create(b, loc, i32, kClusterReadsInFlight),
@@ -681,7 +675,7 @@ struct LowerClusterReduce : OpRewritePattern<ClusterReduceOp> {
       auto remoteType = LLVM::LLVMPointerType::get(
           b.getContext(),
           static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
-      SmallVector<Value> ranks, present;
+      SmallVector<Value> present;
       SmallVector<SmallVector<Value>> read;
       for (int64_t k = 0; k < kClusterReadsInFlight; ++k) {
         Value rank =
@@ -905,19 +899,6 @@ struct LowerClusterReduceInit : OpRewritePattern<ClusterReduceInitOp> {
   }
 };
 
-/// Note [Cluster reductions]: barrier.cluster arrive and wait, aligned.
-struct LowerClusterSync : OpRewritePattern<ClusterSyncOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ClusterSyncOp op,
-                                PatternRewriter &rewriter) const override {
-    NVVM::ClusterArriveOp::create(rewriter, op.getLoc(),
-                                  rewriter.getUnitAttr());
-    NVVM::ClusterWaitOp::create(rewriter, op.getLoc(), rewriter.getUnitAttr());
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
 /// Declares the dynamic shared memory in each gpu.module that stages
 /// values: an external zero-sized array (PTX `.extern .shared`). An internal
 /// one (what gpu.dynamic_shared_memory lowers to) is demoted by the NVPTX
@@ -957,8 +938,8 @@ struct FusionLowerKernelOpsPass
              LowerMBarrierWait, LowerBulkTensorLoad, LowerBulkTensorStore,
              LowerToNvvm<BulkCommitGroupOp, NVVM::CpAsyncBulkCommitGroupOp>,
              LowerBulkWaitGroup, LowerFenceAsyncShared, LowerPrefetchTensorMap,
-             LowerClusterRank, LowerClusterReduce, LowerClusterReduceInit,
-             LowerClusterSync>(&getContext());
+             LowerClusterRank, LowerClusterReduce, LowerClusterReduceInit>(
+            &getContext());
     // A walk, not the greedy driver: the ops are rewritten in place, in
     // order, and nothing else is folded, so the rewritten kernels are the
     // ones the lowering would have written directly.

@@ -2,7 +2,7 @@
 // reductions]): the block's rank, a reduction of a two-component state
 // (online softmax's max and sum) over the blocks of a cluster, reductions
 // through mbarriers with their initialization (Note [Cluster reductions
-// through mbarriers]), and the cluster barrier.
+// through mbarriers]).
 // RUN: fusion-opt %s | FileCheck %s
 // RUN: fusion-opt %s | fusion-opt | FileCheck %s
 
@@ -18,9 +18,6 @@
 // CHECK: fusion.cluster_reduce_init %{{.*}}, %{{.*}} : memref<2xi64, #gpu.address_space<workgroup>>, memref<2xi64, #gpu.address_space<workgroup>>
 // CHECK: fusion.cluster_reduce %{{.*}} : f32 leader %{{.*}} slots(%{{.*}} : memref<16xf32, #gpu.address_space<workgroup>>) barriers %{{.*}} round %{{.*}} : memref<2xi64, #gpu.address_space<workgroup>>, i32 identity {
 // CHECK: fusion.cluster_reduce %{{.*}} : i64 leader %{{.*}} slots(%{{.*}} : memref<4xi64, #gpu.address_space<workgroup>>) barriers %{{.*}} round %{{.*}} : memref<2xi64, #gpu.address_space<workgroup>>, index identity {
-// CHECK-LABEL: gpu.func @sync
-// CHECK: fusion.cluster_sync
-// CHECK-NEXT: gpu.return
 gpu.module @cluster_kernels {
   gpu.func @row_over_cluster(%m: f32, %s: f32, %tid: i32, %out: memref<2xf32>) workgroup(%sm : memref<1xf32, #gpu.address_space<workgroup>>, %ss : memref<1xf32, #gpu.address_space<workgroup>>) kernel {
     %rank = fusion.cluster_rank : i32
@@ -83,10 +80,6 @@ gpu.module @cluster_kernels {
       %t = arith.addi %a, %c : i64
       fusion.reduce_yield %t : i64
     }
-    gpu.return
-  }
-  gpu.func @sync() kernel {
-    fusion.cluster_sync
     gpu.return
   }
 }

@@ -585,18 +585,4 @@ def Fusion_ClusterReduceInitOp : Fusion_Op<"cluster_reduce_init", [
   let hasVerifier = 1;
 }
 
-def Fusion_ClusterSyncOp : Fusion_Op<"cluster_sync", [
-    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
-  let summary = "A barrier over every thread of a thread block cluster";
-  let description = [{
-    barrier.cluster arrive (release) and wait (acquire): every thread of
-    every block of the cluster must reach it. sm_90 and later only.
-
-    ```mlir
-    fusion.cluster_sync
-    ```
-  }];
-  let assemblyFormat = "attr-dict";
-}
-
 #endif // FUSION_DEVICE_OPS_TD
