@@ -2,7 +2,7 @@
 // Long persistent rows (Note [Long persistent rows]): rows longer than the
 // persistent variant holds and at most twice that take the variant with
 // twice the items, against the reference interpreter: bf16 rows of 16392
-// to 32768 (softmax staged, layer_norm and add + rms_norm in registers),
+// to 32768 (the row staged in shared memory: Note [Staged rows heuristic]),
 // the same with --inner-stage=2 (two 64 KB buffers
 // copied with cp.async on sm_90), and the rows that go on to the next
 // variants (longer: a cluster's blocks keep them, Note [Cluster persistent
@@ -25,6 +25,15 @@
 // RUN: fusion-run %S/staged-rows.mlir --fusion=layernorm_bf16 --input=100x32000 --input=32000 --input=32000 | FileCheck %s --check-prefix=LN
 // RUN: fusion-run %S/staged-rows.mlir --fusion=layernorm_bf16 --input=100x32000 --input=32000 --input=32000 --inner-stage=2 | FileCheck %s --check-prefix=LN
 // LN: PASS layernorm_bf16 100x32000xbf16{{.*}}variant=layernorm_bf16_k0_plv8_i32
+// The long-row variant stages its row for multi-pass and var_mean kernels
+// too (`long_stage`, Note [Staged rows heuristic]); --inner-stage=0 keeps
+// it in registers.
+// RUN: fusion-run %S/staged-rows.mlir --fusion=layernorm_bf16 --input=100x32000 --input=32000 --input=32000 --inner-stage=0 | FileCheck %s --check-prefix=LN
+// RUN: fusion-run %S/staged-rows.mlir --fusion=center_scale_bf16 --input=100x32000 | FileCheck %s --check-prefix=WEL
+// RUN: fusion-run %S/staged-rows.mlir --fusion=center_scale_bf16 --input=100x24576 --inner-stage=0 | FileCheck %s --check-prefix=WEL
+// RUN: fusion-run %S/staged-rows.mlir --fusion=center_scale_bf16 --input=60x24576 --misalign | FileCheck %s --check-prefix=WELMIS
+// WEL: PASS center_scale_bf16 {{.*}}variant=center_scale_bf16_k0_plv8_i32
+// WELMIS: PASS center_scale_bf16 60x24576xbf16
 // RUN: fusion-run %S/staged-rows.mlir --fusion=rmsnorm_bf16 --inner-cluster=0 --input=64x24576 --input=24576 | FileCheck %s --check-prefix=RMS
 // RMS: PASS rmsnorm_bf16 64x24576xbf16{{.*}}variant=rmsnorm_bf16_k0_plv8_i32
 // RUN: fusion-run %S/staged-rows.mlir --fusion=add_rmsnorm_bf16 --inner-cluster=0 --input=64x32768 --input=64x32768 --input=32768 | FileCheck %s --check-prefix=ADD

@@ -87,6 +87,19 @@ fusion.fusion @add_rmsnorm_bf16(%x: tensor<?x?xbf16>, %r: tensor<?x?xbf16>, %w: 
   fusion.return %0 : tensor<?x?xbf16>
 }
 
+// var_mean (one Welford state) with per-element results: x centered on the
+// row's mean, scaled by its variance.
+fusion.fusion @center_scale_bf16(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
+  %v, %m = fusion.var_mean %x [1] correction = 0 : tensor<?x?xbf16> -> tensor<?xbf16>
+  %d0 = fusion.dim %x, 0 : tensor<?x?xbf16>
+  %d1 = fusion.dim %x, 1 : tensor<?x?xbf16>
+  %mb = fusion.broadcast_in_dim %m [0] (%d0, %d1) : tensor<?xbf16> -> tensor<?x?xbf16>
+  %vb = fusion.broadcast_in_dim %v [0] (%d0, %d1) : tensor<?xbf16> -> tensor<?x?xbf16>
+  %c = fusion.sub %x, %mb : tensor<?x?xbf16>
+  %y = fusion.mul %c, %vb : tensor<?x?xbf16>
+  fusion.return %y : tensor<?x?xbf16>
+}
+
 // Several results: a per-row sum and max, and x / sum per element.
 fusion.fusion @stats_f32(%x: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?x1xf32>, tensor<?x?xf32>) {
   %s = fusion.sum %x [1] keepdim : tensor<?x?xf32> -> tensor<?x1xf32>

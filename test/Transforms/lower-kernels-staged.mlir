@@ -21,7 +21,7 @@
 // PTX-LABEL: .entry add_rmsnorm_k0_pv8_i32
 // PTX-COUNT-8: st.volatile.shared.v4.b32
 
-// SCHED: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, stage_row = true, cluster = 8, long_cluster = 8>
+// SCHED: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, stage_row = true, cluster = 8, long_cluster = 8, long_stage = true>
 // NOSCHED: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, cluster = 8, long_cluster = 8>
 
 // 4 vectors of 8 bf16 per thread and input: 64 bytes; two inputs (x and r

@@ -144,11 +144,11 @@ fusion.fusion @two_reductions(%a: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?xf
 // staged in shared memory unless there is a var_mean (Note [Staged rows
 // heuristic]).
 // CHECK-LABEL: @softmax_bf16
-// CHECK: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, stage_row = true, cluster = 8, long_cluster = 8>
+// CHECK: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, stage_row = true, cluster = 8, long_cluster = 8, long_stage = true>
 // CHECK-LABEL: @layernorm_f32
-// CHECK: #fusion.inner_reduction<vector = 4, items = 8, block = 256, max_grid = 2112, index64 = false, fast_math = false, cluster = 8, long_cluster = 8>
+// CHECK: #fusion.inner_reduction<vector = 4, items = 8, block = 256, max_grid = 2112, index64 = false, fast_math = false, cluster = 8, long_cluster = 8, long_stage = true>
 // CHECK-LABEL: @rmsnorm_f64
-// CHECK: #fusion.inner_reduction<vector = 2, items = 16, block = 256, max_grid = 2112, index64 = false, fast_math = false, stage_row = true, cluster = 8, long_cluster = 8>
+// CHECK: #fusion.inner_reduction<vector = 2, items = 16, block = 256, max_grid = 2112, index64 = false, fast_math = false, stage_row = true, cluster = 8, long_cluster = 8, long_stage = true>
 fusion.fusion @softmax_bf16(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
   %0 = fusion.softmax %x dim = 1 : tensor<?x?xbf16>
   fusion.return %0 : tensor<?x?xbf16>

@@ -235,8 +235,9 @@ auto KernelLowering::rowVariants(const RowKernelInfo &info,
   }
   for (Variant &variant : variants) {
     variant.fastMath = schedule.getFastMath();
-    variant.stage =
-        variant.items > 0 && variant.vector > 1 && schedule.getStageRow();
+    variant.stage = variant.items > 0 && variant.vector > 1 &&
+                    (schedule.getStageRow() ||
+                     (variant.longRows && schedule.getLongStage()));
     variant.asyncStage =
         variant.stage && schedule.getAsyncStage() && asyncCopies;
     // An sm_90 block may take 227 KB of shared memory, earlier chips less.

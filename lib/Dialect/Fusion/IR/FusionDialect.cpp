@@ -77,7 +77,7 @@ PointwiseScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult InnerReductionScheduleAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, int64_t vector, int64_t items,
     int64_t block, int64_t maxGrid, bool, bool, bool stageRow, int64_t cluster,
-    bool asyncStage, int64_t longCluster) {
+    bool asyncStage, int64_t longCluster, bool) {
   StringRef name = "inner_reduction";
   if (failed(checkVector(emitError, name, vector)) ||
       failed(

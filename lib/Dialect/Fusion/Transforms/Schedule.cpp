@@ -243,12 +243,21 @@ struct FusionSchedulePass
     // 0.72 / 0.53 / 0.90) and as two sum passes (0.86 / 0.74 / 0.95 to
     // 0.82 / 0.65 / 0.93). So rows are staged for one-pass kernels without
     // a var_mean.
+    // The long-row variant (twice the items, Note [Long persistent rows]) is
+    // different: holding 64 elements per thread across layer_norm's passes
+    // spills (128 registers, 1.5 M local requests at 4096 x 32768), and
+    // staging moved it from 0.722 to 0.812 of copy at 4096 x 32768 and from
+    // 0.712 to 0.885 at 8192 x 24576 (2048 x 32768: 0.685 -> 0.692; H100,
+    // fusion-run --bench, bf16; the async copy read 0.787 / 0.876 / 0.709).
+    // So `long_stage` stages that variant whatever stage_row says, unless
+    // inner-stage is 0.
     bool welford = llvm::any_of(info.reductions, [](const RowReduction &r) {
       return isa<VarMeanOp>(r.op);
     });
     bool stage =
         items > 0 &&
         (innerStage >= 0 ? innerStage > 0 : !welford && info.numPasses == 1);
+    bool longStage = items > 0 && vector > 1 && innerStage != 0;
     // Note [Cluster rows]: for kernels with per-element results, vectors
     // and 32-bit offsets, clusters of up to 8 blocks unless inner-cluster
     // says otherwise (the lowering adds the variant on sm_90 and later
@@ -267,9 +276,9 @@ struct FusionSchedulePass
         items > 0 && vector > 1 && !index64
             ? (innerLongCluster >= 0 ? innerLongCluster.getValue() : 8)
             : 0;
-    return InnerReductionScheduleAttr::get(&getContext(), vector, items, block,
-                                           maxGrid, index64, fastMath, stage,
-                                           cluster, asyncStage, longCluster);
+    return InnerReductionScheduleAttr::get(
+        &getContext(), vector, items, block, maxGrid, index64, fastMath, stage,
+        cluster, asyncStage, longCluster, longStage);
   }
 
   // Note [Outer reduction heuristic]: 16-byte loads of the narrowest input

@@ -84,6 +84,10 @@ def Fusion_InnerReductionScheduleAttr
     `async_stage` too (sm_80 and later), the next row is copied into a
     second buffer with `cp.async` while the current one is reduced, instead
     of being loaded into registers a row ahead (Note [Async staged rows]).
+    With `long_stage`, the long-row persistent variant (twice the items,
+    Note [Long persistent rows]) stages its row even where `stage_row` is
+    off: its row spills registers otherwise (the scheduler sets it unless
+    `--inner-stage=0`; Note [Staged rows heuristic]).
 
     With `cluster = C` (2, 4 or 8; sm_90 and later), kernels with
     per-element results get a cluster variant for few long rows, tried
@@ -110,7 +114,8 @@ def Fusion_InnerReductionScheduleAttr
                         DefaultValuedParameter<"bool", "false">:$stage_row,
                         DefaultValuedParameter<"int64_t", "0">:$cluster,
                         DefaultValuedParameter<"bool", "false">:$async_stage,
-                        DefaultValuedParameter<"int64_t", "0">:$long_cluster);
+                        DefaultValuedParameter<"int64_t", "0">:$long_cluster,
+                        DefaultValuedParameter<"bool", "false">:$long_stage);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

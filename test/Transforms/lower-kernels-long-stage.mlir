@@ -1,0 +1,38 @@
+// The long-row variant stages its row (Note [Staged rows heuristic]): for
+// a kernel of several passes (layer_norm: the mean, then the centered sum
+// of squares) the scheduler leaves `stage_row` off but sets `long_stage`,
+// so only the long-row variant `_plv8` keeps its row in dynamic shared
+// memory (8 vectors of 8 bf16 of x per thread: 128 bytes); the first
+// persistent variant `_pv8` keeps its row in registers. --inner-stage=0
+// turns both off, --inner-stage=1 stages both.
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule | FileCheck %s --check-prefix=SCHED
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-stage=0" | FileCheck %s --check-prefix=SCHED0
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule --fusion-lower-kernels="chip=sm_90a" | FileCheck %s
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-stage=0" --fusion-lower-kernels="chip=sm_90a" | FileCheck %s --check-prefix=OFF
+// RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-stage=1" --fusion-lower-kernels="chip=sm_90a" | FileCheck %s --check-prefix=ON
+
+// SCHED: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, cluster = 8, long_cluster = 8, long_stage = true>
+// SCHED0: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, cluster = 8, long_cluster = 8>
+
+// CHECK-LABEL: gpu.func @layernorm_k0_pv8_i32
+// CHECK-NOT: fusion.stage_
+// CHECK: gpu.return
+// CHECK-LABEL: gpu.func @layernorm_k0_plv8_i32
+// CHECK-SAME: fusion.stage_bytes_per_thread = 128
+// CHECK: scf.for
+// CHECK-COUNT-8: fusion.stage_store %{{.*}}, %{{.*}} : vector<8xbf16>, i32
+// CHECK: gpu.return
+// CHECK-LABEL: gpu.func @layernorm_k0_cpv8_i32
+// CHECK-NOT: fusion.stage_
+// CHECK: gpu.return
+
+// OFF-NOT: fusion.stage_
+
+// ON-LABEL: gpu.func @layernorm_k0_pv8_i32
+// ON-SAME: fusion.stage_bytes_per_thread = 64
+// ON-LABEL: gpu.func @layernorm_k0_plv8_i32
+// ON-SAME: fusion.stage_bytes_per_thread = 128
+fusion.fusion @layernorm(%x: tensor<?x?xbf16>, %w: tensor<?xbf16>, %b: tensor<?xbf16>) -> tensor<?x?xbf16> {
+  %0 = fusion.layer_norm %x weight(%w : tensor<?xbf16>) bias(%b : tensor<?xbf16>) axis = 1 eps = 1.0e-05 : tensor<?x?xbf16>
+  fusion.return %0 : tensor<?x?xbf16>
+}
