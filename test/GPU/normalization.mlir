@@ -65,6 +65,17 @@
 // NOROWS: PASS softmax_bf16 0x7xbf16
 // RUN: fusion-run %s --fusion=nan_rows --input=64x8 | FileCheck %s --check-prefix=NAN
 // NAN: PASS nan_rows 64x8xf32
+// The online state's sum as a result (Note [One mask for online states]):
+// rows with masked elements, empty rows (the sum is 0), persistent and
+// streaming variants.
+// RUN: fusion-run %s --fusion=sumexp_bf16 --input=5x0 | FileCheck %s --check-prefix=SUMEXP
+// RUN: fusion-run %s --fusion=sumexp_bf16 --input=7x33 | FileCheck %s --check-prefix=SUMEXP
+// RUN: fusion-run %s --fusion=sumexp_bf16 --input=1000x4096 | FileCheck %s --check-prefix=SUMEXP
+// RUN: fusion-run %s --fusion=sumexp_bf16 --input=300x4100 | FileCheck %s --check-prefix=SUMEXP
+// RUN: fusion-run %s --fusion=sumexp_bf16 --input=3x100003 --inner-cluster=0 | FileCheck %s --check-prefix=SUMEXP
+// RUN: fusion-run %s --fusion=sumexp_bf16 --input=3x100000 --inner-cluster=0 --inner-long-cluster=0 | FileCheck %s --check-prefix=SUMEXP
+// RUN: fusion-run %s --fusion=sumexp_bf16 --input=16x100000 | FileCheck %s --check-prefix=SUMEXP
+// SUMEXP: PASS sumexp_bf16
 
 fusion.fusion @softmax_bf16(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
   %0 = fusion.softmax %x dim = 1 : tensor<?x?xbf16>
@@ -112,6 +123,20 @@ fusion.fusion @stats_f32(%x: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?x1xf32>
   %e = fusion.expand %s(%d0, %d1) : tensor<?x1xf32> -> tensor<?x?xf32>
   %y = fusion.div %x, %e : tensor<?x?xf32>
   fusion.return %m, %s, %y : tensor<?xf32>, tensor<?x1xf32>, tensor<?x?xf32>
+}
+
+// The max and the sum of exp(x - max) (one online state), and softmax.
+fusion.fusion @sumexp_bf16(%x: tensor<?x?xbf16>) -> (tensor<?x1xbf16>, tensor<?x?xbf16>) {
+  %m = fusion.max %x [1] keepdim : tensor<?x?xbf16> -> tensor<?x1xbf16>
+  %d0 = fusion.dim %x, 0 : tensor<?x?xbf16>
+  %d1 = fusion.dim %x, 1 : tensor<?x?xbf16>
+  %em = fusion.expand %m(%d0, %d1) : tensor<?x1xbf16> -> tensor<?x?xbf16>
+  %d = fusion.sub %x, %em : tensor<?x?xbf16>
+  %p = fusion.exp %d : tensor<?x?xbf16>
+  %s = fusion.sum %p [1] keepdim : tensor<?x?xbf16> -> tensor<?x1xbf16>
+  %es = fusion.expand %s(%d0, %d1) : tensor<?x1xbf16> -> tensor<?x?xbf16>
+  %y = fusion.div %p, %es : tensor<?x?xbf16>
+  fusion.return %s, %y : tensor<?x1xbf16>, tensor<?x?xbf16>
 }
 
 // NaN propagates through max and sum (as in PyTorch): log of the negative

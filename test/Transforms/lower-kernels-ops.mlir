@@ -324,7 +324,13 @@ fusion.fusion @colsum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 // CHECK-LABEL: gpu.func @softmax_k0_pv8_i32
 // CHECK-COUNT-8: vector.load %arg0
 // CHECK-NOT: vector.load %arg0
-// CHECK: ex2.approx.ftz.f32
+// exp(x - max) is ex2(fma(x, log2 e, max * -log2 e)) (Note [exp of a
+// difference]): the max scaled once, one fma per element.
+// CHECK: %[[NEG:.*]] = arith.constant dense<-1.44269502> : vector<8xf32>
+// CHECK: %[[OFF:.*]] = arith.mulf %{{.*}}, %[[NEG]] : vector<8xf32>
+// CHECK: %[[ARG:.*]] = math.fma %{{.*}}, %{{.*}}, %[[OFF]] : vector<8xf32>
+// CHECK: vector.extract %[[ARG]][0]
+// CHECK-NEXT: ex2.approx.ftz.f32
 // CHECK-COUNT-18: gpu.shuffle  xor
 // CHECK-NOT: gpu.shuffle
 // CHECK: = scf.if %{{.*}} -> (f32, f32) {

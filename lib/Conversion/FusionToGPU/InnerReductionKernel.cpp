@@ -72,8 +72,9 @@ private:
   void deactivate(Item &item);
   LogicalResult gather(RowPart &part, std::vector<Item> &items, Type target,
                        SmallVector<Value> &xs);
+  Value masked(Item &item, Value x, Value fill);
   Value fold(RowPart &part, std::vector<Item> &items, Type target, RedKind kind,
-             function_ref<Value(size_t)> value);
+             function_ref<Value(size_t)> value, bool mask = true);
   Value splatAcc(Type target, Value scalar);
   FailureOr<RowState> localState(RowPart &part, std::vector<Item> &items);
   FailureOr<RowState> welfordState(RowPart &part, std::vector<Item> &items,
@@ -746,22 +747,28 @@ LogicalResult KernelEmitter::RowKernelWriter::gather(RowPart &part,
   return success();
 }
 
-/// `kind` over the items' `value(i)` (out-of-bounds ones masked to the
-/// neutral element), then over the vector's lanes.
+/// `x` where the item's lanes are inside the row, else `fill`.
+Value KernelEmitter::RowKernelWriter::masked(Item &item, Value x, Value fill) {
+  if (item.laneMask)
+    x = arith::SelectOp::create(b, loc, item.laneMask, x, fill);
+  return arith::SelectOp::create(b, loc, item.inBounds, x, fill).getResult();
+}
+
+/// `kind` over the items' `value(i)` (with `mask`, out-of-bounds ones
+/// masked to the neutral element), then over the vector's lanes.
+
 Value KernelEmitter::RowKernelWriter::fold(RowPart &part,
                                            std::vector<Item> &items,
                                            Type target, RedKind kind,
-                                           function_ref<Value(size_t)> value) {
-  auto masked = [&](Item &item, Value x, Value fill) {
-    if (item.laneMask)
-      x = arith::SelectOp::create(b, loc, item.laneMask, x, fill);
-    return arith::SelectOp::create(b, loc, item.inBounds, x, fill).getResult();
-  };
+                                           function_ref<Value(size_t)> value,
+                                           bool mask) {
   Value acc = e.neutral(kind, part.isFloat, target);
-  for (size_t i = 0; i < items.size(); ++i)
-    acc = e.combine(
-        kind, part.isFloat, acc,
-        masked(items[i], value(i), e.neutral(kind, part.isFloat, target)));
+  for (size_t i = 0; i < items.size(); ++i) {
+    Value x = value(i);
+    if (mask)
+      x = masked(items[i], x, e.neutral(kind, part.isFloat, target));
+    acc = e.combine(kind, part.isFloat, acc, x);
+  }
   if (v > 1)
     acc = vector::ReductionOp::create(b, loc, combiningKind(kind, part.isFloat),
                                       acc);
@@ -790,12 +797,33 @@ auto KernelEmitter::RowKernelWriter::localState(RowPart &part,
   case RowPart::Arg:
     return argState(part, items, xs);
   case RowPart::Online: {
-    Value m = fold(part, items, target, RedKind::Max,
-                   [&](size_t i) { return xs[i]; });
+    // Note [One mask for online states]: elements outside the row become
+    // -inf once, which the max ignores and exp(x - m) maps to 0 for a finite
+    // m, so the sum needs no second mask. Where every element is outside
+    // (m = -inf), the sum's NaN (-inf - -inf) is replaced by 0 once per
+    // state rather than per element. exp is never -0, so the sum starts
+    // from the first term rather than from 0 + it.
+    Value minusInf = e.neutral(RedKind::Max, true, target);
+    SmallVector<Value> in;
+    for (auto [item, x] : llvm::zip(items, xs))
+      in.push_back(masked(item, x, minusInf));
+    Value m = fold(
+        part, items, target, RedKind::Max, [&](size_t i) { return in[i]; },
+        /*mask=*/false);
     Value mV = splatAcc(target, m);
-    Value sum = fold(part, items, target, RedKind::Sum, [&](size_t i) -> Value {
-      return e.expOf(arith::SubFOp::create(b, loc, xs[i], mV));
-    });
+    Value sum;
+    for (Value x : in) {
+      Value t = e.expOf(arith::SubFOp::create(b, loc, x, mV));
+      sum = sum ? arith::AddFOp::create(b, loc, sum, t).getResult() : t;
+    }
+    if (v > 1)
+      sum =
+          vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, sum);
+    Value empty =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m,
+                              e.neutral(RedKind::Max, true, part.acc));
+    sum =
+        arith::SelectOp::create(b, loc, empty, e.floatConst(part.acc, 0), sum);
     return RowState{m, sum};
   }
   }
