@@ -564,6 +564,7 @@ Value KernelEmitter::approxTanh(Value v) {
 // f32 division is div.full.f32 (at most 2 ulp): libdevice's expf and the
 // IEEE division cost about ten instructions each per element and made
 // bf16 softmax compute-bound on the H200.
+//
 // Note [exp of a difference]: exp(v) is ex2(v * log2(e)); where v is a
 // difference a - b (softmax's x - max, the online states' rescaling) the
 // scaling goes into one fma, ex2(fma(a, log2(e), b * -log2(e))), where b's

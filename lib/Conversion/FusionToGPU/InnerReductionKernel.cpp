@@ -756,7 +756,6 @@ Value KernelEmitter::RowKernelWriter::masked(Item &item, Value x, Value fill) {
 
 /// `kind` over the items' `value(i)` (with `mask`, out-of-bounds ones
 /// masked to the neutral element), then over the vector's lanes.
-
 Value KernelEmitter::RowKernelWriter::fold(RowPart &part,
                                            std::vector<Item> &items,
                                            Type target, RedKind kind,
