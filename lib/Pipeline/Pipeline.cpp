@@ -241,16 +241,17 @@ void mlir::fusion::buildFusionToPTXPipeline(OpPassManager &pm,
 
 void mlir::fusion::buildKernelsToPTXPipeline(
     OpPassManager &pm, const FusionToPTXOptions &options) {
-  pm.addPass(createFusionLowerKernelOps());
-  // One gpu.module per kernel variant: each gets its own PTX and cubin, and
-  // the nested passes below (LLVM to PTX included) run over the modules
-  // in parallel.
-  // Note [Deferred kernels]: before anything is spent on them (the split
-  // copies each kernel into a module of its own).
+  // Note [Deferred kernels]: before anything is spent on them, the kernel
+  // ops' lowering included (it rewrites each gpu.func on its own, so the
+  // kernels left are the ones it would have written either way).
   if (options.deferKernels != DeferKernels::None ||
       !options.buildKernels.empty())
     pm.addPass(createFusionDeferKernels(
         options.deferKernels, options.buildKernels, options.splitKernels));
+  pm.addPass(createFusionLowerKernelOps());
+  // One gpu.module per kernel variant: each gets its own PTX and cubin, and
+  // the nested passes below (LLVM to PTX included) run over the modules
+  // in parallel; the split copies each kernel into a module of its own.
   if (options.splitKernels)
     pm.addPass(createFusionSplitKernelModules());
   // Note [Verification in the pipeline].

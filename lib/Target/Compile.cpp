@@ -82,8 +82,9 @@ StringRef deferKernelsName(DeferKernels mode) {
 // is LLVM and ptxas over them (softmax: 7 variants, 256 KB of PTX). With
 // `defer-kernels` (fallbacks: the kernels only fallback launches use; all:
 // every kernel) the compile lowers every variant to a gpu.func, as always,
-// then drops the deferred ones' gpu.funcs before the split into one
-// module per kernel and the NVVM conversion (--fusion-defer-kernels; their
+// then drops the deferred ones' gpu.funcs before the lowering of the
+// kernel-level ops, the split into one module per kernel and the NVVM
+// conversion (--fusion-defer-kernels; their
 // launches keep naming the module they were lowered into) and writes them
 // to the module file by name,
 // without code (Kernel.deferred, format version 4), with the compile
