@@ -1,5 +1,6 @@
 // Note [Deferred kernels] (lib/Target/Compile.cpp): with defer-kernels the
-// deferred kernels' gpu.modules are dropped before the NVVM conversion (no
+// deferred kernels' gpu.funcs are dropped before the lowering of the
+// kernel-level ops and the NVVM conversion (no
 // gpu.binary, no PTX) and their launches are marked fusion.deferred; the
 // launch plan keeps every variant (a deferred kernel keeps the name of the
 // module it was lowered into).
@@ -23,6 +24,18 @@
 // BUILD-NOT: gpu.binary @norm_k0_{{[pv]}}
 // BUILD: gpu.binary @norm_kernels {{.*}}.entry norm_k0_s_i64(
 // BUILD-NOT: gpu.binary
+
+// The other kernels are dropped before anything is spent on them, the
+// lowering of their kernel-level ops included: right after the deferral
+// the built kernel is the only gpu.func and still holds its
+// fusion.block_reduce.
+// RUN: fusion-opt %s --fusion-to-ptx="defer-kernels=all build-kernels=norm_k0_s_i64" --mlir-print-ir-after=fusion-defer-kernels -o /dev/null 2>&1 | FileCheck %s --check-prefix=ORDER
+// ORDER: IR Dump After {{.*}}(fusion-defer-kernels)
+// ORDER-NOT: gpu.func
+// ORDER: gpu.func @norm_k0_s_i64(
+// ORDER-NOT: gpu.func
+// ORDER: fusion.block_reduce
+// ORDER-NOT: gpu.func
 
 // A bad mode is refused by the option's parser; deferral needs split
 // kernels.
