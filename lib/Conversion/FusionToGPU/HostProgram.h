@@ -312,6 +312,10 @@ private:
   /// one): their launches are marked `fallback` (Note [Cubins for expected
   /// variants] in ModuleWriter.cpp).
   llvm::DenseSet<Operation *> fallbackFuncs;
+  /// Each row kernel's probed loads (Note [One probe per row kernel]).
+  llvm::DenseMap<Operation *,
+                 SmallVector<std::pair<unsigned, SmallVector<int64_t>>>>
+      probedLoads;
   /// Persistent inner-reduction variants: blocks per SM (nvvm.minctasm).
   int64_t innerMinBlocks;
   /// Tile edge of the tiled transpose variant.

@@ -146,6 +146,7 @@ KernelLowering::lowerRowKernel(KernelOp kernel,
   if (!clusterFuncs.empty())
     launchClusterRows(b, h, schedule, rl, rv.cluster, clusterFuncs, rv.plain);
   launchRowVariants(b, h, schedule, rl, rv.plain, funcs);
+  probedLoads.erase(kernel);
   kernel.replaceAllUsesWith(*outputs);
   kernel.erase();
   return success();
@@ -292,20 +293,28 @@ LogicalResult KernelLowering::emitRowVariant(KernelOp kernel,
     // column: those are prefetched, a row ahead in the persistent variants
     // (Note [Row prefetch]), a chunk ahead in the vectorized streaming ones
     // (Note [Chunk prefetch]).
-    KernelEmitter probe(kernel, emitter.getVariant(), info.domain);
-    probe.hardwareFp8 = emitter.hardwareFp8;
-    probe.numExtraParams = emitter.numExtraParams;
-    probe.extents = emitter.extents;
-    probe.extentBase = emitter.extentBase;
-    OpBuilder pb(func);
-    auto probeFunc = gpu::GPUFuncOp::create(pb, kernel.getLoc(), "probe",
-                                            probe.signature(&getContext()));
-    probe.recordLoads = true;
-    LogicalResult ok = probe.emitRowKernel(probeFunc, info);
-    probeFunc.erase();
-    if (failed(ok))
-      return failure();
-    for (auto &entry : probe.loadLog) {
+    // Note [One probe per row kernel]: the loads a row kernel's body makes
+    // (input, index map) are the body's, whichever variant writes them, so
+    // the kernel's first probed variant probes for all of them (each probe
+    // emitted a whole kernel, a third of the lowering's time).
+    auto cached = probedLoads.find(kernel);
+    if (cached == probedLoads.end()) {
+      KernelEmitter probe(kernel, emitter.getVariant(), info.domain);
+      probe.hardwareFp8 = emitter.hardwareFp8;
+      probe.numExtraParams = emitter.numExtraParams;
+      probe.extents = emitter.extents;
+      probe.extentBase = emitter.extentBase;
+      OpBuilder pb(func);
+      auto probeFunc = gpu::GPUFuncOp::create(pb, kernel.getLoc(), "probe",
+                                              probe.signature(&getContext()));
+      probe.recordLoads = true;
+      LogicalResult ok = probe.emitRowKernel(probeFunc, info);
+      probeFunc.erase();
+      if (failed(ok))
+        return failure();
+      cached = probedLoads.try_emplace(kernel, probe.loadLog).first;
+    }
+    for (auto &entry : cached->second) {
       ArrayRef<int64_t> map = entry.second;
       bool inner = !map.empty() && map.back() == rank - 1;
       bool outer = llvm::any_of(map.drop_back(), [&](int64_t it) {
