@@ -234,10 +234,16 @@ public:
                           InnerReductionScheduleAttr schedule,
                           StringRef kernelName, bool ragged);
 
-  /// The body of a plain row variant; a persistent one first finds, by a
-  /// probe emission, the loads it prefetches (Note [Row prefetch]).
+  /// The (input, index map) loads of a row kernel's body, found by a probe
+  /// emission (Note [One probe per row kernel]).
+  using ProbedLoads = SmallVector<std::pair<unsigned, SmallVector<int64_t>>>;
+
+  /// The body of a plain row variant; a persistent or vectorized one
+  /// prefetches the kernel's probed loads that depend on the row and the
+  /// column (Note [Row prefetch]), probing them first if `probed` is empty.
   LogicalResult emitRowVariant(KernelOp kernel, const RowKernelInfo &info,
-                               KernelEmitter &emitter, gpu::GPUFuncOp func);
+                               KernelEmitter &emitter, gpu::GPUFuncOp func,
+                               std::optional<ProbedLoads> &probed);
 
   /// The host's fusion.empty results of a row kernel, with the checks that
   /// their sizes match the reduced domain's.
@@ -312,10 +318,6 @@ private:
   /// one): their launches are marked `fallback` (Note [Cubins for expected
   /// variants] in ModuleWriter.cpp).
   llvm::DenseSet<Operation *> fallbackFuncs;
-  /// Each row kernel's probed loads (Note [One probe per row kernel]).
-  llvm::DenseMap<Operation *,
-                 SmallVector<std::pair<unsigned, SmallVector<int64_t>>>>
-      probedLoads;
   /// Persistent inner-reduction variants: blocks per SM (nvvm.minctasm).
   int64_t innerMinBlocks;
   /// Tile edge of the tiled transpose variant.

@@ -72,13 +72,15 @@ KernelLowering::lowerRowKernel(KernelOp kernel,
       return failure();
     splitFuncs = emittedSplit->funcs;
   }
-  // The cluster rows variants (Note [Cluster rows]) and the plain ones.
+  // The cluster rows variants (Note [Cluster rows]) and the plain ones,
+  // all prefetching the loads one probe finds.
+  std::optional<ProbedLoads> probed;
   auto emitRowVariants = [&](ArrayRef<Variant> variants) {
     return emitVariants(
         kernel, gpuModule, variants, iterType, /*block=*/std::nullopt,
         [&](KernelEmitter &emitter, gpu::GPUFuncOp func) {
           withExtents(emitter);
-          return emitRowVariant(kernel, *info, emitter, func);
+          return emitRowVariant(kernel, *info, emitter, func, probed);
         },
         numExtra);
   };
@@ -146,7 +148,6 @@ KernelLowering::lowerRowKernel(KernelOp kernel,
   if (!clusterFuncs.empty())
     launchClusterRows(b, h, schedule, rl, rv.cluster, clusterFuncs, rv.plain);
   launchRowVariants(b, h, schedule, rl, rv.plain, funcs);
-  probedLoads.erase(kernel);
   kernel.replaceAllUsesWith(*outputs);
   kernel.erase();
   return success();
@@ -283,10 +284,10 @@ auto KernelLowering::rowVariants(const RowKernelInfo &info,
   return rv;
 }
 
-LogicalResult KernelLowering::emitRowVariant(KernelOp kernel,
-                                             const RowKernelInfo &info,
-                                             KernelEmitter &emitter,
-                                             gpu::GPUFuncOp func) {
+LogicalResult
+KernelLowering::emitRowVariant(KernelOp kernel, const RowKernelInfo &info,
+                               KernelEmitter &emitter, gpu::GPUFuncOp func,
+                               std::optional<ProbedLoads> &probed) {
   int64_t rank = info.domain.getRank();
   if (emitter.getVariant().items > 0 || emitter.getVariant().vector > 1) {
     // A probe emission finds the loads that depend on the row and the
@@ -297,8 +298,7 @@ LogicalResult KernelLowering::emitRowVariant(KernelOp kernel,
     // (input, index map) are the body's, whichever variant writes them, so
     // the kernel's first probed variant probes for all of them (each probe
     // emitted a whole kernel, a third of the lowering's time).
-    auto cached = probedLoads.find(kernel);
-    if (cached == probedLoads.end()) {
+    if (!probed) {
       KernelEmitter probe(kernel, emitter.getVariant(), info.domain);
       probe.hardwareFp8 = emitter.hardwareFp8;
       probe.numExtraParams = emitter.numExtraParams;
@@ -312,9 +312,9 @@ LogicalResult KernelLowering::emitRowVariant(KernelOp kernel,
       probeFunc.erase();
       if (failed(ok))
         return failure();
-      cached = probedLoads.try_emplace(kernel, probe.loadLog).first;
+      probed = std::move(probe.loadLog);
     }
-    for (auto &entry : cached->second) {
+    for (auto &entry : *probed) {
       ArrayRef<int64_t> map = entry.second;
       bool inner = !map.empty() && map.back() == rank - 1;
       bool outer = llvm::any_of(map.drop_back(), [&](int64_t it) {
