@@ -37,11 +37,14 @@ namespace {
 /// inputs, and big ones only slow the search down.
 constexpr size_t kMaxInputBytes = 64 * 1024;
 
-/// MLIR's parser is recursive descent, so absurd nesting overflows the
-/// stack before any diagnostic can be given: such input is skipped, as the
-/// tools refuse it (Note [Tool limits]).
-bool nestedTooDeep(llvm::StringRef text) {
-  return fusion::findExcessiveNesting(text).has_value();
+/// Input the tools refuse before parsing is skipped, as it never reaches
+/// the parser there either: absurd nesting, which overflows the stack of
+/// MLIR's recursive-descent parser before any diagnostic can be given (Note
+/// [Tool limits]), and a malformed `permutation`/`dimensions` list, on which
+/// LLVM 22's linalg parsers dereference a null attribute after reporting
+/// the error (Note [Integer lists]).
+bool refusedByTools(llvm::StringRef text) {
+  return fusion::refusedBeforeParsing(text);
 }
 
 const DialectRegistry &registry() {
@@ -112,7 +115,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > kMaxInputBytes)
     return -1; // not added to the corpus
   llvm::StringRef text(reinterpret_cast<const char *>(data), size);
-  if (nestedTooDeep(text))
+  if (refusedByTools(text))
     return -1;
   // On a thread with the tools' large stack (Note [Tool limits]), so that
   // what the tools accept, this target accepts too.

@@ -238,7 +238,7 @@ llvm::Error run(MLIRContext &context) {
     return makeError(errorMessage);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  if (!fusion::checkNesting(sourceMgr))
+  if (!fusion::checkInput(sourceMgr))
     return makeError("cannot parse '" + inputFile + "'");
   // Parse errors print through the source manager with the offending line.
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context, llvm::errs());

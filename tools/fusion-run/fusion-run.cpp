@@ -585,6 +585,10 @@ int runTool() {
         llvm::MemoryBuffer::getMemBufferCopy(info.definition,
                                              inputFile + " (definition)"),
         llvm::SMLoc());
+    // The definition is text like any other input (a module file may come
+    // from anywhere): Note [Tool limits], Note [Integer lists].
+    if (!fc::checkInput(sourceMgr))
+      fail("cannot parse the definition stored in " + where);
     module = parseSourceFile<ModuleOp>(sourceMgr, &context);
     if (!module)
       fail("cannot parse the definition stored in " + where);
@@ -594,7 +598,7 @@ int runTool() {
       fail(where + " holds fusion @" + info.name + ", not @" + fusionName);
   } else {
     sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
-    if (!fc::checkNesting(sourceMgr))
+    if (!fc::checkInput(sourceMgr))
       fail("cannot parse " + where);
     module = parseSourceFile<ModuleOp>(sourceMgr, &context);
     if (!module)

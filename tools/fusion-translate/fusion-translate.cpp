@@ -121,7 +121,7 @@ int main(int argc, char **argv) {
     }
     llvm::SourceMgr sourceMgr;
     sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-    if (!fusion::checkNesting(sourceMgr))
+    if (!fusion::checkInput(sourceMgr))
       return 1;
     SourceMgrDiagnosticHandler handler(sourceMgr, &context);
     TimingScope parseTiming = timing.nest("parse");
