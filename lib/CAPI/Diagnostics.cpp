@@ -2,6 +2,7 @@
 
 #include "Diagnostics.h"
 
+#include "fusion/Support/ToolLimits.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"
@@ -60,4 +61,16 @@ mlir::fusion::capi::viewOf(const std::vector<RecordedDiagnostic> &all,
   const RecordedDiagnostic &d = all[static_cast<size_t>(index)];
   return {d.severity, mlirStringRefCreate(d.message.data(), d.message.size()),
           mlirStringRefCreate(d.file.data(), d.file.size()), d.line, d.column};
+}
+
+LogicalResult mlir::fusion::capi::refuseBeforeParsing(MLIRContext *ctx,
+                                                      StringRef source,
+                                                      StringRef sourceName) {
+  std::optional<InputRefusal> refusal = findRefusal(source);
+  if (!refusal)
+    return success();
+  auto [line, column] = lineAndColumn(source, refusal->offset);
+  emitError(FileLineColLoc::get(ctx, sourceName, line, column))
+      << refusal->message;
+  return failure();
 }

@@ -36,6 +36,13 @@ private:
   ScopedDiagnosticHandler handler;
 };
 
+/// Emits, on `ctx`, an error at the first problem of `source` that the
+/// tools refuse before parsing (findRefusal, Note [Integer lists]: MLIR's
+/// parser would crash on some of it), and fails; succeeds when `source` may
+/// be parsed.
+LogicalResult refuseBeforeParsing(MLIRContext *ctx, StringRef source,
+                                  StringRef sourceName);
+
 /// The C view of `all[index]`; an empty error when out of range.
 FusionDiagnostic viewOf(const std::vector<RecordedDiagnostic> &all,
                         intptr_t index);

@@ -200,6 +200,9 @@ FusionCompilation fusionCompileSourceTo(MlirContext context,
   MLIRContext *ctx = unwrap(context);
   appendAllDialects(ctx);
   fusion::capi::DiagnosticCollector collector(ctx, c->diagnostics);
+  if (failed(fusion::capi::refuseBeforeParsing(ctx, unwrap(source),
+                                               unwrap(sourceName))))
+    return wrapCompilation(c);
   ParserConfig config(ctx);
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(unwrap(source), config, unwrap(sourceName));

@@ -144,6 +144,9 @@ FusionInterpretation fusionInterpretSource(MlirContext context,
   registerAllDialects(registry);
   ctx->appendDialectRegistry(registry);
   capi::DiagnosticCollector collector(ctx, r->diagnostics);
+  if (failed(
+          capi::refuseBeforeParsing(ctx, unwrap(source), unwrap(sourceName))))
+    return {r};
   ParserConfig config(ctx);
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(unwrap(source), config, unwrap(sourceName));

@@ -9,6 +9,7 @@
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
 #include "fusion/Pipeline/Pipeline.h"
 #include "fusion/Runtime/fusion_module_generated.h"
+#include "fusion/Support/ToolLimits.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Parser/Parser.h"
@@ -379,6 +380,10 @@ mlir::fusion::buildDeferredKernel(MLIRContext *context, StringRef moduleBytes,
     return success();
   });
   StringRef definition = file->definition()->string_view();
+  // A definition the tools would refuse (Note [Integer lists]: MLIR's parser
+  // crashes on some) is not parsed.
+  if (std::optional<InputRefusal> refusal = findRefusal(definition))
+    return fail("the module file's definition is refused: " + refusal->message);
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(definition, ParserConfig(context));
   if (!module)

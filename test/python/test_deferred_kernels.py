@@ -93,3 +93,23 @@ def test_deferral_is_the_default_and_the_environment_turns_it_off(libs, monkeypa
         execution._with_deferral("")
     _, runtime = libs
     runtime.load_library().fusion_set_kernel_builder(None, None)
+
+
+# MLIR's linalg parsers crash on a malformed `permutation`/`dimensions` list
+# (Note [Integer lists] in include/fusion/Support/ToolLimits.h): text from
+# Python is refused before parsing, with the line and column, and the
+# process lives on.
+CRASHING_LIST = """func.func @t(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) {
+  %0 = linalg.transpose ins(%a : tensor<2x3xf32>) outs(%b : tensor<3x2xf32>) permutation = [1, ?]
+  return
+}
+"""
+
+
+def test_malformed_integer_list_is_refused(libs):
+    compiler, _ = libs
+    with pytest.raises(FusionCompileError,
+                       match=r"crash\.mlir:2:96.*expected an integer in the 'permutation' list"):
+        compiler.compile(CRASHING_LIST, "crash.mlir")
+    with pytest.raises(FusionError, match="Note \\[Integer lists\\]"):
+        compiler.interpret(CRASHING_LIST, [], "crash.mlir")

@@ -173,6 +173,27 @@ int main(void) {
   CHECK(none.message.length == 0, "diagnostic past the end");
   fusionCompilationDestroy(c);
 
+  /* A list MLIR's linalg parser crashes on (Note [Integer lists]): refused
+   * before parsing, with the line and column of the bad character. */
+  c = fusionCompileSource(
+      ctx,
+      str("func.func @t(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) {\n"
+          "  %0 = linalg.transpose ins(%a : tensor<2x3xf32>) outs(%b : "
+          "tensor<3x2xf32>) permutation = [1, ?]\n"
+          "  return\n"
+          "}\n"),
+      str("crash.mlir"), &options);
+  CHECK(!fusionCompilationSucceeded(c), "a malformed list compiled");
+  CHECK(fusionCompilationGetNumDiagnostics(c) == 1, "%d diagnostics",
+        (int)fusionCompilationGetNumDiagnostics(c));
+  if (fusionCompilationGetNumDiagnostics(c) >= 1) {
+    FusionDiagnostic d = fusionCompilationGetDiagnostic(c, 0);
+    CHECK(contains(d.message, "Note [Integer lists]"), "message %.*s",
+          (int)d.message.length, d.message.data);
+    CHECK(d.line == 2 && d.column == 96, "at %u:%u", d.line, d.column);
+  }
+  fusionCompilationDestroy(c);
+
   /* An MlirModule, left as it was. */
   MlirModule module = mlirModuleCreateParse(ctx, str(kTwo));
   CHECK(!mlirModuleIsNull(module), "module did not parse");

@@ -157,6 +157,17 @@ int main(void) {
   firstDiagnostic(fusionInterpretSource(ctx, str(kAddRelu), str("f.mlir"),
                                         str("nope"), inputs, 3, false),
                   "no fusion named 'nope'");
+  /* Refused before parsing (Note [Integer lists]): MLIR's linalg parser
+   * would crash on this list. */
+  firstDiagnostic(
+      fusionInterpretSource(ctx,
+                            str("func.func @t(%b: tensor<3xf32>) {\n"
+                                "  %0 = linalg.broadcast ins(%b : "
+                                "tensor<3xf32>) outs(%b : tensor<3xf32>) "
+                                "dimensions = [`]\n}\n"),
+                            str("f.mlir"), mlirStringRefCreate(NULL, 0), inputs,
+                            3, false),
+      "expected an integer in the 'dimensions' list here");
   /* Malformed IR: the parser's diagnostic, with the user's file and line. */
   FusionInterpretation m = fusionInterpretSource(
       ctx, str("fusion.fusion @f() {\n  %0 = fusion.what\n}\n"),

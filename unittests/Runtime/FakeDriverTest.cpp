@@ -1709,6 +1709,30 @@ int failingCBuilder(void *, const void *, size_t, const char *, void *result,
   return 1;
 }
 
+// A module file whose stored definition holds a list that MLIR's linalg
+// parser crashes on (Note [Integer lists]): building a kernel from it fails
+// with the refusal, without parsing (this test crashed before the check).
+TEST(DeferredKernels, RefusedDefinitionIsNotParsed) {
+  std::string bytes =
+      compileDeferred("normalization/softmax", mlir::fusion::DeferKernels::All);
+  ASSERT_FALSE(bytes.empty());
+  size_t at = bytes.find("fusion.fusion @softmax");
+  ASSERT_NE(at, std::string::npos);
+  const std::string bad = "linalg.reduce dimensions=[?] //";
+  bytes.replace(at, bad.size(), bad);
+  mlir::DialectRegistry registry;
+  mlir::fusion::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  std::string error;
+  mlir::FailureOr<std::string> built = mlir::fusion::buildDeferredKernel(
+      &context, bytes, "softmax_k0_pv8_i32", nullptr, error);
+  EXPECT_TRUE(mlir::failed(built));
+  EXPECT_NE(error.find("the module file's definition is refused: expected an "
+                       "integer in the 'dimensions' list"),
+            std::string::npos)
+      << error;
+}
+
 TEST_F(FakeDriver, KernelBuildersThroughTheCApi) {
   std::string bytes =
       compileDeferred("normalization/softmax", mlir::fusion::DeferKernels::All);

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace mlir::fusion {
 
@@ -66,23 +67,6 @@ findExcessiveNesting(llvm::StringRef text, unsigned limit = kMaxNesting) {
     }
   }
   return std::nullopt;
-}
-
-/// Reports excessive nesting in the main buffer of `sourceMgr` as an error
-/// at the offending bracket; true when the input may be parsed.
-inline bool checkNesting(llvm::SourceMgr &sourceMgr,
-                         unsigned limit = kMaxNesting) {
-  const llvm::MemoryBuffer *buffer =
-      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
-  std::optional<size_t> at = findExcessiveNesting(buffer->getBuffer(), limit);
-  if (!at)
-    return true;
-  sourceMgr.PrintMessage(
-      llvm::SMLoc::getFromPointer(buffer->getBufferStart() + *at),
-      llvm::SourceMgr::DK_Error,
-      "brackets nest deeper than " + std::to_string(limit) +
-          " levels here: the input is refused (Note [Tool limits])");
-  return false;
 }
 
 // Note [Integer lists]: LLVM 22's parsers of linalg.transpose,
@@ -258,34 +242,56 @@ findMalformedIntegerList(llvm::StringRef text) {
   return std::nullopt;
 }
 
-/// Reports, as an error at the offending character, a list in the main
-/// buffer of `sourceMgr` that MLIR's linalg parsers would crash on (Note
-/// [Integer lists]); true when the input may be parsed.
-inline bool checkIntegerLists(llvm::SourceMgr &sourceMgr) {
-  const llvm::MemoryBuffer *buffer =
-      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
-  std::optional<MalformedIntegerList> bad =
-      findMalformedIntegerList(buffer->getBuffer());
-  if (!bad)
-    return true;
-  sourceMgr.PrintMessage(
-      llvm::SMLoc::getFromPointer(buffer->getBufferStart() + bad->offset),
-      llvm::SourceMgr::DK_Error,
-      bad->problem + " here: the input is refused (Note [Integer lists])");
-  return false;
+/// What the tools refuse before MLIR's parser sees it (Note [Tool limits],
+/// Note [Integer lists]): where in the text, and the message.
+struct InputRefusal {
+  size_t offset;
+  std::string message;
+};
+
+/// The first problem of `text` that the tools refuse before parsing, or none.
+inline std::optional<InputRefusal> findRefusal(llvm::StringRef text) {
+  if (std::optional<size_t> at = findExcessiveNesting(text))
+    return InputRefusal{*at, "brackets nest deeper than " +
+                                 std::to_string(kMaxNesting) +
+                                 " levels here: the input is refused (Note "
+                                 "[Tool limits])"};
+  if (std::optional<MalformedIntegerList> bad = findMalformedIntegerList(text))
+    return InputRefusal{bad->offset, bad->problem +
+                                         " here: the input is refused (Note "
+                                         "[Integer lists])"};
+  return std::nullopt;
 }
 
-/// Everything the tools refuse before MLIR's parser sees it: Note [Tool
-/// limits] and Note [Integer lists]. Reports the first problem of the main
-/// buffer of `sourceMgr` as an error; true when the input may be parsed.
+/// Reports the first problem findRefusal finds in the main buffer of
+/// `sourceMgr` as an error at the offending character; true when the input
+/// may be parsed.
 inline bool checkInput(llvm::SourceMgr &sourceMgr) {
-  return checkNesting(sourceMgr) && checkIntegerLists(sourceMgr);
+  const llvm::MemoryBuffer *buffer =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+  std::optional<InputRefusal> refusal = findRefusal(buffer->getBuffer());
+  if (!refusal)
+    return true;
+  sourceMgr.PrintMessage(
+      llvm::SMLoc::getFromPointer(buffer->getBufferStart() + refusal->offset),
+      llvm::SourceMgr::DK_Error, refusal->message);
+  return false;
 }
 
 /// Whether the tools refuse `text` before parsing (checkInput, without a
 /// diagnostic).
 inline bool refusedBeforeParsing(llvm::StringRef text) {
-  return findExcessiveNesting(text) || findMalformedIntegerList(text);
+  return findRefusal(text).has_value();
+}
+
+/// The 1-based line and column of `offset` in `text`.
+inline std::pair<unsigned, unsigned> lineAndColumn(llvm::StringRef text,
+                                                   size_t offset) {
+  llvm::StringRef before = text.take_front(offset);
+  size_t lineStart = before.rfind('\n');
+  lineStart = lineStart == llvm::StringRef::npos ? 0 : lineStart + 1;
+  return {static_cast<unsigned>(before.count('\n')) + 1,
+          static_cast<unsigned>(offset - lineStart) + 1};
 }
 
 /// Runs `body` on a thread with a large stack and returns its exit code.
