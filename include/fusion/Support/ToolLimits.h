@@ -39,6 +39,16 @@ namespace mlir::fusion {
 inline constexpr unsigned kMaxNesting = 1000;
 inline constexpr unsigned kToolStackBytes = 512u << 20;
 
+namespace detail {
+/// Moves `i` from the opening quote of a string literal to its closing
+/// quote (or the end of `text`), past escaped characters.
+inline void skipString(llvm::StringRef text, size_t &i) {
+  for (++i; i < text.size() && text[i] != '"'; ++i)
+    if (text[i] == '\\')
+      ++i;
+}
+} // namespace detail
+
 /// The offset of the first bracket in `text` that nests deeper than `limit`
 /// (string literals and `//` comments skipped), or none.
 inline std::optional<size_t>
@@ -47,9 +57,7 @@ findExcessiveNesting(llvm::StringRef text, unsigned limit = kMaxNesting) {
   for (size_t i = 0, e = text.size(); i < e; ++i) {
     char c = text[i];
     if (c == '"') {
-      for (++i; i < e && text[i] != '"'; ++i)
-        if (text[i] == '\\')
-          ++i;
+      detail::skipString(text, i);
       continue;
     }
     if (c == '/' && i + 1 < e && text[i + 1] == '/') {
@@ -205,9 +213,7 @@ findMalformedIntegerList(llvm::StringRef text) {
   for (size_t i = 0, e = text.size(); i < e; ++i) {
     char c = text[i];
     if (c == '"') {
-      for (++i; i < e && text[i] != '"'; ++i)
-        if (text[i] == '\\')
-          ++i;
+      detail::skipString(text, i);
       previous = '"';
       continue;
     }
