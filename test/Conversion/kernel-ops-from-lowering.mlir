@@ -1,6 +1,8 @@
 // --fusion-lower-kernels writes the block reductions of an inner reduction
-// as fusion.block_reduce: softmax's online (max, sum) state with its identity
-// (-inf, 0) and the combiner of Note [Merging row states]; the split-row
+// as fusion.block_reduce: softmax's online (max, sum) state in two folds
+// (Note [Online states in two folds]), the max from -inf with maximumf,
+// then each thread's sum rescaled to the row's max once (one exp) and
+// added from 0; the split-row
 // variant and an outer reduction combine their blocks' partials with
 // fusion.grid_reduce (the split rows one partial per row at row * S + y,
 // counted only where the row is valid, each thread folding splits tid,
@@ -19,15 +21,27 @@
 // RUN: %if ptxas %{ ptxas -arch=sm_90a %t.colsum.ptx -o %t.colsum.cubin %}
 
 // CHECK-LABEL: gpu.func @softmax_k0_
-// CHECK: %{{.*}}:2 = fusion.block_reduce %{{.*}}, %{{.*}} : f32, f32 lane %{{.*}} warp %{{.*}} slots(%{{.*}}, %{{.*}} : memref<32xf32, #gpu.address_space<workgroup>>, memref<32xf32, #gpu.address_space<workgroup>>) at %{{.*}} warps %{{.*}} if %{{.*}} width %{{.*}} : i32 : i32 identity {
-// CHECK-DAG: arith.constant 0xFF800000 : f32
-// CHECK-DAG: arith.constant 0.000000e+00 : f32
-// CHECK: fusion.reduce_yield %{{.*}}, %{{.*}} : f32, f32
+// CHECK: %[[M:.*]] = fusion.block_reduce %[[MT:.*]] : f32 lane %{{.*}} warp %{{.*}} slots(%[[MSLOTS:.*]] : memref<32xf32, #gpu.address_space<workgroup>>) at %{{.*}} warps %{{.*}} if %{{.*}} width %{{.*}} : i32 : i32 identity {
+// CHECK-NEXT: arith.constant 0xFF800000 : f32
+// CHECK-NEXT: fusion.reduce_yield %{{.*}} : f32
 // CHECK-NEXT: } combiner {
-// CHECK-NEXT: ^bb0(%[[MA:.*]]: f32, %[[SA:.*]]: f32, %[[MB:.*]]: f32, %[[SB:.*]]: f32):
-// CHECK-NEXT: arith.maximumf %[[MA]], %[[MB]] : f32
-// CHECK: math.exp
-// CHECK: fusion.reduce_yield
+// CHECK-NEXT: ^bb0(%[[MA:.*]]: f32, %[[MB:.*]]: f32):
+// CHECK-NEXT: %[[MX:.*]] = arith.maximumf %[[MA]], %[[MB]] : f32
+// CHECK-NEXT: fusion.reduce_yield %[[MX]] : f32
+// CHECK-NEXT: }
+// CHECK: %[[D:.*]] = arith.subf %[[MT]], %[[M]] : f32
+// CHECK: math.exp %[[D]]
+// CHECK: %[[NONE:.*]] = arith.cmpf oeq, %[[MT]], %{{.*}} : f32
+// CHECK: %[[ST:.*]] = arith.select %[[NONE]]
+// CHECK-NOT: math.exp
+// CHECK: %{{.*}} = fusion.block_reduce %[[ST]] : f32 lane %{{.*}} warp %{{.*}} slots(%{{.*}} : memref<32xf32, #gpu.address_space<workgroup>>) at %{{.*}} warps %{{.*}} if %{{.*}} width %{{.*}} : i32 : i32 identity {
+// CHECK-NEXT: arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: fusion.reduce_yield %{{.*}} : f32
+// CHECK-NEXT: } combiner {
+// CHECK-NEXT: ^bb0(%[[SA:.*]]: f32, %[[SB:.*]]: f32):
+// CHECK-NEXT: %[[SS:.*]] = arith.addf %[[SA]], %[[SB]] : f32
+// CHECK-NEXT: fusion.reduce_yield %[[SS]] : f32
+// CHECK-NEXT: }
 // CHECK-LABEL: gpu.func @rowmax_k0_gv4_i32
 // CHECK: %[[TID:.*]] = arith.index_cast %thread_id_x : index to i32
 // CHECK: fusion.grid_reduce %{{.*}} : f32 workspaces(%{{.*}} : memref<?xf32>) at %{{.*}} stride %c1_i32{{.*}} split %{{.*}} of %{{.*}} if %{{.*}} thread %{{.*}} if %{{.*}} counters(%{{.*}} : memref<?xi32>) [%{{.*}}] flag(%{{.*}} : memref<1xi32, #gpu.address_space<workgroup>>) fold from %{{.*}} step %{{.*}} : i32 identity {

@@ -316,10 +316,11 @@ fusion.fusion @colsum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 
 // -----
 
-// softmax: the max and the sum of exp(x - max) are one online state (two
-// components, one set of shuffles, Note [Merging row states]); exp is
-// ex2.approx with bf16 results; the epilogue divides with div.full. Every
-// row reduction has its butterfly twice (Note [Short rows]): all five
+// softmax: the max and the sum of exp(x - max) are one online state, folded
+// across the row in two folds (Note [Online states in two folds]): the max
+// (one component), then the sums rescaled to it by one exp per thread;
+// exp is ex2.approx with bf16 results; the epilogue divides with div.full.
+// Every row reduction has its butterfly twice (Note [Short rows]): all five
 // distances for rows of a warp or more, 8 to 1 for shorter rows.
 // CHECK-LABEL: gpu.func @softmax_k0_pv8_i32
 // CHECK-COUNT-8: vector.load %arg0
@@ -331,9 +332,14 @@ fusion.fusion @colsum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 // CHECK: %[[ARG:.*]] = math.fma %{{.*}}, %{{.*}}, %[[OFF]] : vector<8xf32>
 // CHECK: vector.extract %[[ARG]][0]
 // CHECK-NEXT: ex2.approx.ftz.f32
-// CHECK-COUNT-18: gpu.shuffle  xor
+// CHECK-COUNT-9: gpu.shuffle  xor
+// CHECK-NOT: ex2.approx
+// CHECK: = scf.if %{{.*}} -> (f32) {
+// CHECK: ex2.approx.ftz.f32
+// CHECK-NOT: ex2.approx
+// CHECK-COUNT-9: gpu.shuffle  xor
 // CHECK-NOT: gpu.shuffle
-// CHECK: = scf.if %{{.*}} -> (f32, f32) {
+// CHECK: = scf.if %{{.*}} -> (f32) {
 // CHECK-NOT: gpu.shuffle
 // CHECK: div.full.f32
 // CHECK: vector.store

@@ -179,6 +179,10 @@ public:
 
   RowState combineState(RowPart &part, const RowState &a, const RowState &x);
 
+  /// An online state's sum `si` (at max `mi`) rescaled to the max `m`:
+  /// si * exp(mi - m), 0 where mi is -inf (no elements).
+  Value rescaleOnline(RowPart &part, Value mi, Value si, Value m);
+
   /// Folds a state across the threads of a row (fusion.block_reduce):
   /// xor-shuffles within the warp; when a row has several warps, their
   /// states meet in shared memory (slots `slot0 .. slot0 + warps`) and every

@@ -180,26 +180,57 @@ KernelEmitter::RowState KernelEmitter::combineState(RowPart &part,
   }
   case RowPart::Online: {
     Value m = arith::MaximumFOp::create(b, loc, a[0], x[0]);
-    Value minusInf =
-        floatConst(part.acc, -std::numeric_limits<double>::infinity());
-    auto scaled = [&](Value mi, Value si) -> Value {
-      Value e = expOf(arith::SubFOp::create(b, loc, mi, m));
-      Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mi,
-                                         minusInf);
-      return arith::SelectOp::create(b, loc, none, floatConst(part.acc, 0),
-                                     arith::MulFOp::create(b, loc, si, e));
-    };
-    return {m, arith::AddFOp::create(b, loc, scaled(a[0], a[1]),
-                                     scaled(x[0], x[1]))};
+    return {m, arith::AddFOp::create(b, loc, rescaleOnline(part, a[0], a[1], m),
+                                     rescaleOnline(part, x[0], x[1], m))};
   }
   }
   return {};
 }
 
+Value KernelEmitter::rescaleOnline(RowPart &part, Value mi, Value si, Value m) {
+  OpBuilder &b = *builder;
+  Value e = expOf(arith::SubFOp::create(b, loc, mi, m));
+  Value none = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OEQ, mi,
+      floatConst(part.acc, -std::numeric_limits<double>::infinity()));
+  return arith::SelectOp::create(b, loc, none, floatConst(part.acc, 0),
+                                 arith::MulFOp::create(b, loc, si, e));
+}
+
+// Note [Online states in two folds]: folding online softmax states (m, s)
+// pairwise costs two exps, two compares and two selects per butterfly step
+// and per slot of the block's fold: 2 * 5 exps in the warp and 2 * warps
+// more in the block, on kernels (softmax, cross-entropy) whose time is
+// mostly issue slots. Across a row's threads the fold is split instead:
+// first the max alone (a plain fusion.block_reduce through the m slots),
+// then every thread rescales its own sum to the row's max once
+// (s * exp(m_t - m), 0 for a thread with no elements) and the sums are
+// added (through the s slots). One exp per thread, and half the butterfly
+// code. The results are the merge rule's (Note [Merging row states]): NaN
+// propagates through the max and the product, and a row with no elements
+// gets (-inf, 0). With several warps the row pays two more barriers.
 KernelEmitter::RowState
 KernelEmitter::blockReduceState(RowPart &part, RowState x, Value lane,
                                 Value warp, Value slot0, Value warpsPerRow,
                                 Value multiWarp, Value width) {
+  if (part.state == RowPart::Online) {
+    auto fold = [&](Value v, Value slots, RedKind kind) -> Value {
+      auto op = BlockReduceOp::create(*builder, loc, ValueRange{v}, lane, warp,
+                                      ValueRange{slots}, slot0, warpsPerRow,
+                                      multiWarp, width);
+      buildReductionRegions(
+          op.getIdentity(), op.getCombiner(), TypeRange{part.acc},
+          [&] { return SmallVector<Value>{neutral(kind, true, part.acc)}; },
+          [&](ValueRange a, ValueRange y) {
+            return SmallVector<Value>{combine(kind, true, a[0], y[0])};
+          });
+      return op.getResult(0);
+    };
+    Value m = fold(x[0], part.shared[0], RedKind::Max);
+    Value s =
+        fold(rescaleOnline(part, x[0], x[1], m), part.shared[1], RedKind::Sum);
+    return {m, s};
+  }
   auto op =
       BlockReduceOp::create(*builder, loc, ValueRange(x), lane, warp,
                             part.shared, slot0, warpsPerRow, multiWarp, width);
