@@ -587,7 +587,17 @@ Value KernelEmitter::approxExp(Value v) {
   return approxF32("ex2.approx.ftz.f32 $0, $1;", {scaled});
 }
 
+// Note [Division by a row's value]: x / y where y is one value for all of
+// a vector's lanes (a reduced value broadcast over the row: softmax's sum)
+// is x * rcp(y), the reciprocal approximated once per y (rcp.approx.ftz,
+// at most 1 ulp) instead of div.full.f32 per element.
 Value KernelEmitter::approxDiv(Value x, Value y) {
+  if (auto splat = y.getDefiningOp<vector::BroadcastOp>())
+    if (splat.getSource().getType().isF32()) {
+      Value r = approxF32("rcp.approx.ftz.f32 $0, $1;", {splat.getSource()});
+      Value rV = vector::BroadcastOp::create(*builder, loc, y.getType(), r);
+      return arith::MulFOp::create(*builder, loc, x, rV);
+    }
   return approxF32("div.full.f32 $0, $1, $2;", {x, y});
 }
 
