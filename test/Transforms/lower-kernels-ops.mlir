@@ -341,7 +341,13 @@ fusion.fusion @colsum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 // CHECK-NOT: gpu.shuffle
 // CHECK: = scf.if %{{.*}} -> (f32) {
 // CHECK-NOT: gpu.shuffle
-// CHECK: div.full.f32
+// The division by the row's sum (Note [Division by a row's value]): its
+// reciprocal once, then a multiply per element; no div.full.
+// CHECK-NOT: div.full.f32
+// CHECK: %[[RCP:.*]] = llvm.inline_asm "rcp.approx.ftz.f32 $0, $1;", "=f,f" %{{.*}} : (f32) -> f32
+// CHECK-NEXT: %[[RCPV:.*]] = vector.broadcast %[[RCP]] : f32 to vector<8xf32>
+// CHECK-NEXT: arith.mulf %{{.*}}, %[[RCPV]] : vector<8xf32>
+// CHECK-NOT: div.full.f32
 // CHECK: vector.store
 // CHECK-LABEL: gpu.func @softmax_k0_ps_i32
 fusion.fusion @softmax(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
