@@ -101,6 +101,7 @@ KERNEL_LEVEL_OPS = {
     "stage_load": "load from a staged row in shared memory (lowering)",
     "stage_store": "store to a staged row in shared memory (lowering)",
     "stage_copy": "cp.async of a row's vectors into shared memory, sm_80+ (inner-stage=2)",
+    "stage_bulk_copy": "cp.async.bulk of a row's span into shared memory, completing on an mbarrier, sm_90+ (inner-stage=3)",
     "stage_commit": "closes a group of stage copies, sm_80+",
     "stage_wait": "waits for groups of stage copies, sm_80+",
     "bulk_tensor_load": "TMA tile load, sm_90+ (no scheduler uses it yet)",

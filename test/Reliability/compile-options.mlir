@@ -14,7 +14,7 @@
 // RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --inner-block=2000 -o %t 2>&1 | FileCheck %s --check-prefix=BLOCK
 // BLOCK: error: the option inner-block must be 0 (heuristic) or 1 to 1024, got 2000
 // RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --inner-stage=5 -o %t 2>&1 | FileCheck %s --check-prefix=STAGE
-// STAGE: error: the option inner-stage must be -1 (heuristic), 0 (registers), 1 (shared memory) or 2 (shared memory, next row by cp.async), got 5
+// STAGE: error: the option inner-stage must be -1 (heuristic), 0 (registers), 1 (shared memory), 2 (shared memory, next row by cp.async) or 3 (shared memory, next row by bulk copies), got 5
 // RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --inner-long-cluster=16 -o %t 2>&1 | FileCheck %s --check-prefix=LONGC
 // LONGC: error: the option inner-long-cluster must be -1 (heuristic), 0 (none), 2, 4 or 8, got 16
 // RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --sm-count=0 -o %t 2>&1 | FileCheck %s --check-prefix=SMS
@@ -38,10 +38,10 @@
 // RUN: fusion-translate %s --fusion-to-module --no-cache --no-cubin --chip=sm_80 -o %t
 // RUN: fusion-translate %s --fusion-to-module --no-cache --no-cubin --chip=sm_100f -o %t
 // The pass options of fusion-opt are the same options.
-// RUN: not fusion-opt %s --fusion-schedule="inner-stage=3" 2>&1 | FileCheck %s --check-prefix=OPT
+// RUN: not fusion-opt %s --fusion-schedule="inner-stage=4" 2>&1 | FileCheck %s --check-prefix=OPT
 // OPT: error: the option inner-stage must be
 // The heuristic's own values (0 and -1) and the edges of each range pass.
-// RUN: fusion-translate %s --fusion-to-module --no-cache --no-cubin --unroll=16 --blocks-per-sm=64 --inner-items=16 --inner-block=1024 --inner-stage=2 --inner-min-blocks=32 --inner-long-cluster=8 -o %t
+// RUN: fusion-translate %s --fusion-to-module --no-cache --no-cubin --unroll=16 --blocks-per-sm=64 --inner-items=16 --inner-block=1024 --inner-stage=3 --inner-min-blocks=32 --inner-long-cluster=8 -o %t
 
 fusion.fusion @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %0 = fusion.softmax %x dim = 1 : tensor<?x?xf32>

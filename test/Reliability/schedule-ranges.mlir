@@ -175,6 +175,19 @@ fusion.fusion @f10s(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
 
 // -----
 
+// Bulk copies are a way of the async copy (Note [Bulk staged rows]).
+fusion.fusion @f10b(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  // expected-error @+1 {{#fusion.inner_reduction bulk_stage needs async_stage: it is a way to copy the next row into the second buffer}}
+  %0 = fusion.kernel @f10b_k0 schedule = #fusion.inner_reduction<vector = 4, items = 1, block = 128, max_grid = 100, index64 = false, fast_math = false, stage_row = true, bulk_stage = true> (%a) : (tensor<?x?xf32>) -> tensor<?x?xf32> {
+  ^bb0(%x: tensor<?x?xf32>):
+    %1 = fusion.neg %x : tensor<?x?xf32>
+    fusion.yield %1 : tensor<?x?xf32>
+  }
+  fusion.return %0 : tensor<?x?xf32>
+}
+
+// -----
+
 fusion.fusion @f11(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
   // expected-error @+1 {{#fusion.inner_reduction block = 0 is out of range: expected 1 to 1024}}
   %0 = fusion.kernel @f11_k0 schedule = #fusion.inner_reduction<vector = 4, items = 1, block = 0, max_grid = 100, index64 = false, fast_math = false> (%a) : (tensor<?x?xf32>) -> tensor<?x?xf32> {

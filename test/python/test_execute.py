@@ -440,7 +440,7 @@ def test_inner_schedule_keys_reach_the_compiler(capsys):
                                              "inner_min_blocks": 1})
     ptx = capsys.readouterr().out
     assert ".entry rows_k0_v4_i32(" in ptx and "_pv4_" not in ptx
-    fd.execute(inputs, dump="ptx", schedule={"inner_stage": 3})
+    fd.execute(inputs, dump="ptx", schedule={"inner_stage": 4})
     assert "error: the option inner-stage must be" in capsys.readouterr().out
     # inner_long_cluster: rows longer than a block holds over a cluster
     # (Note [Cluster persistent rows]).

@@ -28,8 +28,8 @@ CompileFlags::CompileFlags(cl::OptionCategory &category)
       innerStage("inner-stage",
                  cl::desc("Persistent inner reductions: keep the row in "
                           "shared memory across passes (1; 2: and copy the "
-                          "next row there with cp.async), in registers (0), "
-                          "heuristic (-1)"),
+                          "next row there with cp.async; 3: with bulk "
+                          "copies, sm_90), in registers (0), heuristic (-1)"),
                  cl::init(-1), cl::cat(category)),
       innerCluster("inner-cluster",
                    cl::desc("Inner reductions with per-element results: "

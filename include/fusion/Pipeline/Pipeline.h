@@ -38,8 +38,8 @@ struct FusionToPTXOptions : public PassPipelineOptions<FusionToPTXOptions> {
   PassOptions::Option<int64_t> innerStage{
       *this, "inner-stage",
       llvm::cl::desc("Persistent inner reductions: row in shared memory (1; "
-                     "2: next row copied there with cp.async), in registers "
-                     "(0), heuristic (-1)"),
+                     "2: next row copied there with cp.async; 3: with bulk "
+                     "copies, sm_90), in registers (0), heuristic (-1)"),
       llvm::cl::init(-1)};
   PassOptions::Option<int64_t> innerCluster{
       *this, "inner-cluster",

@@ -162,6 +162,18 @@ void KernelEmitter::stageCopy(BlockArgument arg, ArrayRef<int64_t> map,
       b.getI64IntegerAttr(variant.vector * storageBytes(element)));
 }
 
+void KernelEmitter::stageBulkCopy(BlockArgument arg, ArrayRef<int64_t> map,
+                                  Value offset, Value bytes, Value barriers,
+                                  Value barrier) {
+  OpBuilder &b = *builder;
+  TensorParam &param = tensors[arg];
+  int64_t innerDim = -1;
+  Value at = elementOffset(arg, map, innerDim);
+  vectorLoadedInputs.insert(arg.getArgNumber());
+  StageBulkCopyOp::create(b, loc, param.memref, toIndex(at), offset, bytes,
+                          barriers, barrier);
+}
+
 Gen KernelEmitter::load(BlockArgument arg, ArrayRef<int64_t> map) {
   OpBuilder &b = *builder;
   if (recordLoads) {

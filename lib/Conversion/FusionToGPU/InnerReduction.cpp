@@ -242,6 +242,9 @@ auto KernelLowering::rowVariants(const RowKernelInfo &info,
                      (variant.longRows && schedule.getLongStage()));
     variant.asyncStage =
         variant.stage && schedule.getAsyncStage() && asyncCopies;
+    // Bulk copies need sm_90 (the chips with clusters).
+    variant.bulkStage =
+        variant.asyncStage && schedule.getBulkStage() && clusters;
     // An sm_90 block may take 227 KB of shared memory, earlier chips less.
     variant.maxAsyncStageBytes = clusters ? 2 * kMaxStageBytes : kMaxStageBytes;
     variant.maxBlock = std::max(schedule.getBlock(), kMaxRowThreads);

@@ -54,6 +54,8 @@ private:
                                Value copyBuffer = Value());
   bool wantsAsyncStage();
   void copyRow(Value r, Value buffer);
+  void bulkCopyRow(Value r, Value buffer);
+  Value toI32(Value x);
   SmallVector<Value> loadChunk(Value chunkBase, Value end);
   scf::ForOp chunkLoop(Value begin, Value end, Value chunk,
                        SmallVector<Value> inits);
@@ -135,6 +137,10 @@ private:
   // `stageBufferBytes`, the current row in buffer `parity`.
   bool asyncStage = false;
   Value stageBufferBytes, parity;
+  // Bulk staged rows (Note [Bulk staged rows]): the copies complete on
+  // mbarrier `buffer` of these two.
+  bool bulkStage = false;
+  Value bulkBarriers;
   SmallVector<Type> stageTypes; // each prefetched input's vector
 
   SmallVector<RowState> splitStates; // split rows: each part's block state
@@ -195,17 +201,63 @@ LogicalResult KernelEmitter::RowKernelWriter::write() {
     // all but that copy.
     stage = true;
     planStaging();
-    copyRow(rowOf(blockId), constIdx(0));
-    StageCommitOp::create(b, loc);
+    bulkStage = e.variant.bulkStage;
+    if (bulkStage) {
+      // Note [Bulk staged rows]: two mbarriers, one per buffer, each
+      // expecting one arrival per row of the block.
+      bulkBarriers = func.addWorkgroupAttribution(
+          MemRefType::get(
+              {2}, b.getI64Type(), MemRefLayoutAttrInterface(),
+              gpu::AddressSpaceAttr::get(
+                  ctx, gpu::GPUDialect::getWorkgroupAddressSpace())),
+          loc);
+      auto init = scf::IfOp::create(
+          b, loc, cmp(arith::CmpIPredicate::eq, threadId, constIdx(0)), false);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(init.thenBlock()->getTerminator());
+        Value count = toI32(rowsPerBlock);
+        for (int64_t i = 0; i < 2; ++i)
+          MBarrierInitOp::create(b, loc, bulkBarriers,
+                                 arith::ConstantIndexOp::create(b, loc, i),
+                                 count);
+      }
+      FenceAsyncSharedOp::create(b, loc);
+      gpu::BarrierOp::create(b, loc);
+      bulkCopyRow(rowOf(blockId), constIdx(0));
+    } else {
+      copyRow(rowOf(blockId), constIdx(0));
+      StageCommitOp::create(b, loc);
+    }
     rowLoop = scf::ForOp::create(b, loc, blockId, rowBlocks, gridDim,
                                  ValueRange{constIdx(0)});
     b.setInsertionPointToStart(rowLoop.getBody());
     parity = rowLoop.getRegionIterArgs()[0];
-    copyRow(rowOf(arith::AddIOp::create(b, loc, rowLoop.getInductionVar(),
-                                        gridDim)),
-            arith::SubIOp::create(b, loc, constIdx(1), parity));
-    StageCommitOp::create(b, loc);
-    StageWaitOp::create(b, loc, 1);
+    Value nextRow = rowOf(
+        arith::AddIOp::create(b, loc, rowLoop.getInductionVar(), gridDim));
+    Value other = arith::SubIOp::create(b, loc, constIdx(1), parity);
+    if (bulkStage) {
+      // The other buffer was read in the previous iteration: every thread
+      // is done with it before the copy engine writes it again.
+      gpu::BarrierOp::create(b, loc);
+      FenceAsyncSharedOp::create(b, loc);
+      bulkCopyRow(nextRow, other);
+      // This buffer's barrier completes once every second iteration: its
+      // phase is the parity of this iteration's index halved.
+      Value round = arith::DivUIOp::create(
+          b, loc,
+          arith::SubIOp::create(b, loc, rowLoop.getInductionVar(), blockId),
+          gridDim);
+      Value phase = arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, round, constIdx(1)),
+          constIdx(1));
+      MBarrierWaitOp::create(b, loc, bulkBarriers, toIndex(parity),
+                             toI32(phase));
+    } else {
+      copyRow(nextRow, other);
+      StageCommitOp::create(b, loc);
+      StageWaitOp::create(b, loc, 1);
+    }
   } else {
     prefetched = loadRow(rowOf(blockId));
     rowLoop =
@@ -256,9 +308,11 @@ LogicalResult KernelEmitter::RowKernelWriter::write() {
     scf::YieldOp::create(
         b, loc, ValueRange{arith::SubIOp::create(b, loc, constIdx(1), parity)});
     // The last iteration's copy (of a row past the end: zeros) lands
-    // before the block exits.
-    b.setInsertionPointAfter(rowLoop);
-    StageWaitOp::create(b, loc, 0);
+    // before the block exits (bulk copies: that row has no bytes).
+    if (!bulkStage) {
+      b.setInsertionPointAfter(rowLoop);
+      StageWaitOp::create(b, loc, 0);
+    }
   }
   b.setInsertionPointToEnd(&func.getBody().front());
   gpu::ReturnOp::create(b, loc);
@@ -567,6 +621,68 @@ void KernelEmitter::RowKernelWriter::copyRow(Value r, Value buffer) {
   Value rowOk = cmp(arith::CmpIPredicate::ult, r, rows);
   loadItems(Value(), rowOk, rowLength, Value(), Value(), buffer);
   e.memo.clear();
+}
+
+// Note [Bulk staged rows]: with `bulk_stage` the next row's copies into the
+// second buffer (Note [Async staged rows]) are bulk copies (cp.async.bulk,
+// sm_90): the first thread of each row issues one per prefetched input and
+// item, each the item's whole span of the row (threadsPerRow vectors, which
+// lie together in the buffer as in the row), after arriving on the
+// buffer's mbarrier with the bytes they bring; every thread of the block
+// waits on that mbarrier before it reads the buffer. Threads issue no
+// per-vector copies and hold no registers for the next row. A buffer is
+// written again two rows later, after a block barrier and a proxy fence at
+// the top of the iteration, when every thread has read it. Rows are whole
+// vectors and aligned here (the variant's guard), so each span is a
+// multiple of 16 bytes; past the row's end a span is shorter or empty, and
+// a row past the last one brings no bytes (an arrival only), so no copy is
+// in flight when the block exits.
+void KernelEmitter::RowKernelWriter::bulkCopyRow(Value r, Value buffer) {
+  setOuter(r);
+  Value rowOk = cmp(arith::CmpIPredicate::ult, r, rows);
+  auto leader = scf::IfOp::create(
+      b, loc, cmp(arith::CmpIPredicate::eq, tid, constIdx(0)), false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(leader.thenBlock()->getTerminator());
+  Value span = arith::MulIOp::create(b, loc, threadsPerRow, constIdx(v));
+  Value zero = constIdx(0);
+  SmallVector<std::tuple<unsigned, int64_t, Value, Value>> pieces;
+  Value total = zero;
+  for (int64_t item = 0; item < e.variant.items; ++item) {
+    Value col = itemCol(item);
+    Value left = arith::SelectOp::create(
+        b, loc, cmp(arith::CmpIPredicate::ult, col, rowLength),
+        arith::SubIOp::create(b, loc, rowLength, col), zero);
+    Value count = arith::SelectOp::create(
+        b, loc, rowOk, arith::MinUIOp::create(b, loc, left, span), zero);
+    for (unsigned j = 0; j < e.prefetch.size(); ++j) {
+      Value bytes = arith::MulIOp::create(
+          b, loc, count,
+          constIdx(storageBytes(elementOf(e.prefetch[j].first))));
+      total = arith::AddIOp::create(b, loc, total, bytes);
+      pieces.push_back({j, item, col, bytes});
+    }
+  }
+  Value index = toIndex(buffer);
+  MBarrierArriveExpectTxOp::create(b, loc, bulkBarriers, index, toI32(total));
+  for (auto [j, item, col, bytes] : pieces) {
+    auto any = scf::IfOp::create(
+        b, loc, cmp(arith::CmpIPredicate::ugt, bytes, zero), false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(any.thenBlock()->getTerminator());
+    e.iterIndex[rank - 1] = col;
+    auto &entry = e.prefetch[j];
+    e.stageBulkCopy(kernelBody.getArgument(entry.first), entry.second,
+                    stageOffset(j, item, buffer), toI32(bytes), bulkBarriers,
+                    index);
+  }
+  e.memo.clear();
+}
+
+Value KernelEmitter::RowKernelWriter::toI32(Value x) {
+  if (x.getType().isInteger(32))
+    return x;
+  return arith::TruncIOp::create(b, loc, b.getI32Type(), x);
 }
 
 Value KernelEmitter::RowKernelWriter::stageOffset(unsigned j, int64_t item,

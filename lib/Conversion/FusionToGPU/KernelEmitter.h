@@ -88,6 +88,9 @@ struct Variant {
   /// both buffers take at most `maxAsyncStageBytes`.
   bool asyncStage = false;
   int64_t maxAsyncStageBytes = kMaxStageBytes;
+  /// Async staged rows: the copies are bulk copies completing on mbarriers
+  /// (Note [Bulk staged rows] in InnerReductionKernel.cpp; sm_90 and later).
+  bool bulkStage = false;
   /// Streaming inner reductions: rows may start anywhere modulo the width
   /// and end mid-vector (Note [Ragged rows] in InnerReductionKernel.cpp).
   bool ragged = false;
@@ -350,6 +353,12 @@ private:
   /// fusion.stage_copy (zeros where the load guard is false). Needs
   /// loadsAlignedVectors(arg, map).
   void stageCopy(BlockArgument arg, ArrayRef<int64_t> map, Value offset);
+  /// `bytes` (i32) of `arg` from the current iteration index on, along its
+  /// innermost dim, to byte `offset` of the dynamic shared memory in one
+  /// bulk copy completing on barrier `barrier` of `barriers`
+  /// (fusion.stage_bulk_copy). Needs loadsAlignedVectors(arg, map).
+  void stageBulkCopy(BlockArgument arg, ArrayRef<int64_t> map, Value offset,
+                     Value bytes, Value barriers, Value barrier);
 
   FailureOr<Gen> generate(Value value, ArrayRef<int64_t> map);
 

@@ -553,6 +553,43 @@ struct LowerBulkTensorLoad : OpRewritePattern<BulkTensorLoadOp> {
   }
 };
 
+// Note [Bulk staged rows] (FusionDeviceOps.td): one cp.async.bulk into the
+// dynamic shared memory, addressed as shared::cluster (a CTA's own shared
+// address is one, and sm_90's PTX has that form only).
+struct LowerStageBulkCopy : OpRewritePattern<StageBulkCopyOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(StageBulkCopyOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto source = cast<MemRefType>(op.getSource().getType());
+    int64_t elementBytes = source.getElementTypeBitWidth() / 8;
+    Value base =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, op.getSource());
+    Value address = arith::AddIOp::create(
+        b, loc, base,
+        arith::MulIOp::create(
+            b, loc, op.getIndex(),
+            arith::ConstantIndexOp::create(b, loc, elementBytes)));
+    Value address64 =
+        arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
+    auto global = LLVM::LLVMPointerType::get(
+        b.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::Global));
+    Value src = LLVM::IntToPtrOp::create(b, loc, global, address64);
+    Value dst = LLVM::AddrSpaceCastOp::create(
+        b, loc,
+        LLVM::LLVMPointerType::get(
+            b.getContext(),
+            static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster)),
+        dynamicSmemAt(b, loc, op.getOffset()));
+    Value bar = barrierPointer(b, loc, op.getBarriers(), op.getBarrier());
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkGlobalToSharedClusterOp>(
+        op, dst, src, bar, op.getBytes(), /*multicastMask=*/Value(),
+        /*l2CacheHint=*/Value());
+    return success();
+  }
+};
+
 struct LowerBulkTensorStore : OpRewritePattern<BulkTensorStoreOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(BulkTensorStoreOp op,
@@ -908,7 +945,7 @@ void declareDynamicSmem(Operation *root) {
   root->walk([](gpu::GPUModuleOp module) {
     bool stages = false;
     module.walk([&](Operation *op) {
-      if (isa<StageStoreOp, StageLoadOp, StageCopyOp>(op)) {
+      if (isa<StageStoreOp, StageLoadOp, StageCopyOp, StageBulkCopyOp>(op)) {
         stages = true;
         return WalkResult::interrupt();
       }
@@ -930,16 +967,16 @@ struct FusionLowerKernelOpsPass
   void runOnOperation() override {
     declareDynamicSmem(getOperation());
     RewritePatternSet patterns(&getContext());
-    patterns
-        .add<LowerWarpReduce, LowerBlockReduce, LowerGridArrive,
-             LowerGridReduce, LowerStageStore, LowerStageLoad, LowerStageCopy,
-             LowerToNvvm<StageCommitOp, NVVM::CpAsyncCommitGroupOp>,
-             LowerStageWait, LowerMBarrierInit, LowerMBarrierArriveExpectTx,
-             LowerMBarrierWait, LowerBulkTensorLoad, LowerBulkTensorStore,
-             LowerToNvvm<BulkCommitGroupOp, NVVM::CpAsyncBulkCommitGroupOp>,
-             LowerBulkWaitGroup, LowerFenceAsyncShared, LowerPrefetchTensorMap,
-             LowerClusterRank, LowerClusterReduce, LowerClusterReduceInit>(
-            &getContext());
+    patterns.add<
+        LowerWarpReduce, LowerBlockReduce, LowerGridArrive, LowerGridReduce,
+        LowerStageStore, LowerStageLoad, LowerStageCopy,
+        LowerToNvvm<StageCommitOp, NVVM::CpAsyncCommitGroupOp>, LowerStageWait,
+        LowerMBarrierInit, LowerMBarrierArriveExpectTx, LowerMBarrierWait,
+        LowerBulkTensorLoad, LowerStageBulkCopy, LowerBulkTensorStore,
+        LowerToNvvm<BulkCommitGroupOp, NVVM::CpAsyncBulkCommitGroupOp>,
+        LowerBulkWaitGroup, LowerFenceAsyncShared, LowerPrefetchTensorMap,
+        LowerClusterRank, LowerClusterReduce, LowerClusterReduceInit>(
+        &getContext());
     // A walk, not the greedy driver: the ops are rewritten in place, in
     // order, and nothing else is folded, so the rewritten kernels are the
     // ones the lowering would have written directly.

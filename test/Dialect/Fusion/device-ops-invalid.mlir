@@ -482,3 +482,63 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+func.func @stage_bulk_copy_outside_gpu_module(%x: memref<?xf32>, %i: index, %at: i32, %n: i32, %bars: memref<2xi64, #gpu.address_space<workgroup>>, %b: index) {
+  // expected-error @+1 {{must be inside a gpu.module: it addresses the module's dynamic shared memory}}
+  fusion.stage_bulk_copy %x[%i] to %at, %n bytes, %bars[%b] : memref<?xf32>, i32, memref<2xi64, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @stage_bulk_copy_bytes(%x: memref<?xf32>, %i: index, %at: i32, %bars: memref<2xi64, #gpu.address_space<workgroup>>, %b: index) kernel {
+    %n = arith.constant 24 : i32
+    // expected-error @+1 {{copies a positive multiple of 16 bytes, got 24}}
+    fusion.stage_bulk_copy %x[%i] to %at, %n bytes, %bars[%b] : memref<?xf32>, i32, memref<2xi64, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @stage_bulk_copy_none(%x: memref<?xf32>, %i: index, %at: i32, %bars: memref<2xi64, #gpu.address_space<workgroup>>, %b: index) kernel {
+    %n = arith.constant 0 : i32
+    // expected-error @+1 {{copies a positive multiple of 16 bytes, got 0}}
+    fusion.stage_bulk_copy %x[%i] to %at, %n bytes, %bars[%b] : memref<?xf32>, i32, memref<2xi64, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @stage_bulk_copy_shared(%x: memref<?xf32, #gpu.address_space<workgroup>>, %i: index, %at: i32, %n: i32, %bars: memref<2xi64, #gpu.address_space<workgroup>>, %b: index) kernel {
+    // expected-error @+1 {{copies from global memory, got 'memref<?xf32, #gpu.address_space<workgroup>>'}}
+    fusion.stage_bulk_copy %x[%i] to %at, %n bytes, %bars[%b] : memref<?xf32, #gpu.address_space<workgroup>>, i32, memref<2xi64, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @stage_bulk_copy_bits(%x: memref<?xi1>, %i: index, %at: i32, %n: i32, %bars: memref<2xi64, #gpu.address_space<workgroup>>, %b: index) kernel {
+    // expected-error @+1 {{copies integers or floats of whole bytes, got 'i1'}}
+    fusion.stage_bulk_copy %x[%i] to %at, %n bytes, %bars[%b] : memref<?xi1>, i32, memref<2xi64, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @stage_bulk_copy_barriers(%x: memref<?xf32>, %i: index, %at: i32, %n: i32, %bars: memref<2xi32, #gpu.address_space<workgroup>>, %b: index) kernel {
+    // expected-error @+1 {{takes its mbarriers as a static 1-d memref of i64 in workgroup memory, got 'memref<2xi32, #gpu.address_space<workgroup>>'}}
+    fusion.stage_bulk_copy %x[%i] to %at, %n bytes, %bars[%b] : memref<?xf32>, i32, memref<2xi32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}

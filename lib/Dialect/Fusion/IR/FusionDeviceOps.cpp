@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 using namespace mlir::fusion;
@@ -398,6 +399,28 @@ LogicalResult MBarrierArriveExpectTxOp::verify() {
 }
 
 LogicalResult MBarrierWaitOp::verify() {
+  return verifyBarriers(*this, getBarriers());
+}
+
+LogicalResult StageBulkCopyOp::verify() {
+  if (!getOperation()->getParentOfType<gpu::GPUModuleOp>())
+    return emitOpError("must be inside a gpu.module: it addresses the "
+                       "module's dynamic shared memory");
+  auto source = cast<MemRefType>(getSource().getType());
+  if (auto space =
+          dyn_cast_or_null<gpu::AddressSpaceAttr>(source.getMemorySpace());
+      (source.getMemorySpace() && !space) ||
+      (space && space.getValue() != gpu::AddressSpace::Global))
+    return emitOpError() << "copies from global memory, got " << source;
+  Type element = source.getElementType();
+  if (!isa<IntegerType, FloatType>(element) ||
+      element.getIntOrFloatBitWidth() % 8 != 0)
+    return emitOpError() << "copies integers or floats of whole bytes, got "
+                         << element;
+  if (auto bytes = getConstantIntValue(getBytes());
+      bytes && (*bytes <= 0 || *bytes % 16 != 0))
+    return emitOpError() << "copies a positive multiple of 16 bytes, got "
+                         << *bytes;
   return verifyBarriers(*this, getBarriers());
 }
 

@@ -77,7 +77,7 @@ PointwiseScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult InnerReductionScheduleAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, int64_t vector, int64_t items,
     int64_t block, int64_t maxGrid, bool, bool, bool stageRow, int64_t cluster,
-    bool asyncStage, int64_t longCluster, bool) {
+    bool asyncStage, int64_t longCluster, bool, bool bulkStage) {
   StringRef name = "inner_reduction";
   if (failed(checkVector(emitError, name, vector)) ||
       failed(
@@ -99,6 +99,10 @@ LogicalResult InnerReductionScheduleAttr::verify(
     return emitError() << "#fusion." << name
                        << " async_stage needs stage_row: it copies the next "
                           "row into the staged row's second buffer";
+  if (bulkStage && !asyncStage)
+    return emitError() << "#fusion." << name
+                       << " bulk_stage needs async_stage: it is a way to copy "
+                          "the next row into the second buffer";
   return success();
 }
 

@@ -58,7 +58,8 @@ LogicalResult KernelOp::verify() {
       return InnerReductionScheduleAttr::verify(
           emit, s.getVector(), s.getItems(), s.getBlock(), s.getMaxGrid(),
           s.getIndex64(), s.getFastMath(), s.getStageRow(), s.getCluster(),
-          s.getAsyncStage(), s.getLongCluster(), s.getLongStage());
+          s.getAsyncStage(), s.getLongCluster(), s.getLongStage(),
+          s.getBulkStage());
     if (auto s = dyn_cast<OuterReductionScheduleAttr>(*schedule))
       return OuterReductionScheduleAttr::verify(
           emit, s.getVector(), s.getUnroll(), s.getTargetBlocks(),

@@ -134,10 +134,11 @@ struct FusionSchedulePass
                  "-1 (heuristic), 0 (no persistent variant) or 1 to 16");
     if (innerBlock < 0 || innerBlock > 1024)
       return bad("inner-block", innerBlock, "0 (heuristic) or 1 to 1024");
-    if (innerStage < -1 || innerStage > 2)
+    if (innerStage < -1 || innerStage > 3)
       return bad("inner-stage", innerStage,
-                 "-1 (heuristic), 0 (registers), 1 (shared memory) or 2 "
-                 "(shared memory, next row by cp.async)");
+                 "-1 (heuristic), 0 (registers), 1 (shared memory), 2 "
+                 "(shared memory, next row by cp.async) or 3 (shared memory, "
+                 "next row by bulk copies)");
     if (innerCluster != -1 && innerCluster != 0 && innerCluster != 2 &&
         innerCluster != 4 && innerCluster != 8)
       return bad("inner-cluster", innerCluster,
@@ -267,7 +268,9 @@ struct FusionSchedulePass
                           : 0;
     // Note [Async staged rows]: inner-stage=2 copies the next row with
     // cp.async instead of loading it into registers.
-    bool asyncStage = stage && innerStage == 2;
+    bool asyncStage = stage && (innerStage == 2 || innerStage == 3);
+    // Note [Bulk staged rows]: inner-stage=3 copies it in bulk instead.
+    bool bulkStage = stage && innerStage == 3;
     // Note [Cluster persistent rows] (InnerReduction.cpp): rows longer than
     // the persistent variants hold split over clusters of up to 8 blocks,
     // for persistent vectorized kernels with 32-bit offsets (the lowering
@@ -278,7 +281,7 @@ struct FusionSchedulePass
             : 0;
     return InnerReductionScheduleAttr::get(
         &getContext(), vector, items, block, maxGrid, index64, fastMath, stage,
-        cluster, asyncStage, longCluster, longStage);
+        cluster, asyncStage, longCluster, longStage, bulkStage);
   }
 
   // Note [Outer reduction heuristic]: 16-byte loads of the narrowest input

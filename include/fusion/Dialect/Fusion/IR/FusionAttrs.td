@@ -87,7 +87,10 @@ def Fusion_InnerReductionScheduleAttr
     With `long_stage`, the long-row persistent variant (twice the items,
     Note [Long persistent rows]) stages its row even where `stage_row` is
     off: its row spills registers otherwise (the scheduler sets it unless
-    `--inner-stage=0`; Note [Staged rows heuristic]).
+    `--inner-stage=0`; Note [Staged rows heuristic]). With `bulk_stage`
+    too (sm_90 and later), the next row comes in bulk copies that complete
+    on an mbarrier, a few per row, issued by one thread of the row (Note
+    [Bulk staged rows]; `--inner-stage=3`).
 
     With `cluster = C` (2, 4 or 8; sm_90 and later), kernels with
     per-element results get a cluster variant for few long rows, tried
@@ -115,7 +118,8 @@ def Fusion_InnerReductionScheduleAttr
                         DefaultValuedParameter<"int64_t", "0">:$cluster,
                         DefaultValuedParameter<"bool", "false">:$async_stage,
                         DefaultValuedParameter<"int64_t", "0">:$long_cluster,
-                        DefaultValuedParameter<"bool", "false">:$long_stage);
+                        DefaultValuedParameter<"bool", "false">:$long_stage,
+                        DefaultValuedParameter<"bool", "false">:$bulk_stage);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

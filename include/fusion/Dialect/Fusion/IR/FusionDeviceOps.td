@@ -205,6 +205,38 @@ def Fusion_StageCopyOp : Fusion_Op<"stage_copy", [
   let hasVerifier = 1;
 }
 
+def Fusion_StageBulkCopyOp : Fusion_Op<"stage_bulk_copy", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Copies a span of global memory into the block's dynamic shared memory in one bulk copy";
+  let description = [{
+    Note [Bulk staged rows]: `bytes` bytes (a multiple of 16, more than 0)
+    of the 1-d global `source`, from its element `index` on, are copied to
+    byte `offset` of the block's dynamic shared memory by the copy engine
+    (`cp.async.bulk`, sm_90 and later), one instruction for the whole
+    span. The copy completes on barrier `barrier` of `barriers`, adding
+    its bytes to the barrier's transaction count: a
+    `fusion.mbarrier_arrive_expect_tx` of the bytes comes first, and a
+    `fusion.mbarrier_wait` makes them visible. The element's address and
+    `offset` must be multiples of 16. Shared memory the block read through
+    ordinary loads takes a barrier and a `fusion.fence_async_shared` before
+    a copy writes it again.
+
+    ```mlir
+    fusion.stage_bulk_copy %x[%i] to %offset, %bytes bytes, %bars[%b]
+        : memref<?xbf16>, i32, memref<2xi64, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins MemRefRankOf<[AnyType], [1]>:$source, Index:$index,
+                       AnySignlessInteger:$offset, I32:$bytes,
+                       AnyMemRef:$barriers, Index:$barrier);
+  let assemblyFormat = [{
+    $source `[` $index `]` `to` $offset `,` $bytes `bytes` `,` $barriers `[`
+    $barrier `]` attr-dict `:` type($source) `,` type($offset) `,`
+    type($barriers)
+  }];
+  let hasVerifier = 1;
+}
+
 def Fusion_StageCommitOp : Fusion_Op<"stage_commit", [
     MemoryEffects<[MemWrite<DefaultResource>]>]> {
   let summary = "Closes the thread's group of asynchronous stage copies";

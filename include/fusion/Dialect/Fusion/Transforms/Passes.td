@@ -74,8 +74,9 @@ def FusionSchedule : Pass<"fusion-schedule", "::mlir::fusion::FusionOp"> {
            "Inner reductions: threads per block (0: heuristic)">,
     Option<"innerStage", "inner-stage", "int64_t", /*default=*/"-1",
            "Persistent inner reductions: keep the row in shared memory "
-           "across passes (1; 2: and copy the next row there with cp.async), "
-           "in registers (0), or as the heuristic chooses (-1)">,
+           "across passes (1; 2: and copy the next row there with cp.async; "
+           "3: with bulk copies, sm_90), in registers (0), or as the "
+           "heuristic chooses (-1)">,
     Option<"innerCluster", "inner-cluster", "int64_t", /*default=*/"-1",
            "Inner reductions with per-element results: split few long rows "
            "over thread block clusters of up to this many blocks (2, 4 or "
