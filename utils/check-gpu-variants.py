@@ -25,7 +25,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # `%s` is the test itself, `%S/x.mlir` another file of its folder.
-RUN = re.compile(r"// RUN: (?:env (\S+=\S+) )?fusion-run (%s|%S/\S+|%t\.\S+) (.*?)"
+RUN = re.compile(r"// RUN: (?:timeout \d+ )?(?:env (\S+=\S+) )?fusion-run (%s|%S/\S+|%t\.\S+) (.*?)"
                  r"(?: 2>&1)? \| FileCheck %s --check-prefix=(\w+)")
 TRANSLATE = re.compile(r"// RUN: fusion-translate (.*) -o (%t\.\S+)$")
 
