@@ -392,6 +392,23 @@ struct LowerStageLoad : OpRewritePattern<StageLoadOp> {
   }
 };
 
+/// The global-memory pointer (address space 1) to element `index` of the
+/// memref `source`: what cp.async and cp.async.bulk read from.
+Value globalElementPointer(OpBuilder &b, Location loc, Value source,
+                           Value index) {
+  int64_t elementBytes =
+      cast<MemRefType>(source.getType()).getElementTypeBitWidth() / 8;
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, source);
+  Value address = arith::AddIOp::create(
+      b, loc, base,
+      arith::MulIOp::create(
+          b, loc, index, arith::ConstantIndexOp::create(b, loc, elementBytes)));
+  Value address64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
+  auto global = LLVM::LLVMPointerType::get(
+      b.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::Global));
+  return LLVM::IntToPtrOp::create(b, loc, global, address64);
+}
+
 // Note [Async staged rows] (FusionDeviceOps.td): each piece of at most 16
 // bytes is one cp.async; a source size of 0 where `valid` is false fills
 // the slot with zeros and reads nothing.
@@ -401,20 +418,7 @@ struct LowerStageCopy : OpRewritePattern<StageCopyOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
-    auto source = cast<MemRefType>(op.getSource().getType());
-    int64_t elementBytes = source.getElementTypeBitWidth() / 8;
-    Value base =
-        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, op.getSource());
-    Value address = arith::AddIOp::create(
-        b, loc, base,
-        arith::MulIOp::create(
-            b, loc, op.getIndex(),
-            arith::ConstantIndexOp::create(b, loc, elementBytes)));
-    Value address64 =
-        arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
-    auto global = LLVM::LLVMPointerType::get(
-        b.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::Global));
-    Value src = LLVM::IntToPtrOp::create(b, loc, global, address64);
+    Value src = globalElementPointer(b, loc, op.getSource(), op.getIndex());
     Value dst = dynamicSmemAt(b, loc, op.getOffset());
     int64_t bytes = op.getBytes();
     int64_t piece = std::min<int64_t>(bytes, 16);
@@ -562,20 +566,7 @@ struct LowerStageBulkCopy : OpRewritePattern<StageBulkCopyOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
-    auto source = cast<MemRefType>(op.getSource().getType());
-    int64_t elementBytes = source.getElementTypeBitWidth() / 8;
-    Value base =
-        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, op.getSource());
-    Value address = arith::AddIOp::create(
-        b, loc, base,
-        arith::MulIOp::create(
-            b, loc, op.getIndex(),
-            arith::ConstantIndexOp::create(b, loc, elementBytes)));
-    Value address64 =
-        arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
-    auto global = LLVM::LLVMPointerType::get(
-        b.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::Global));
-    Value src = LLVM::IntToPtrOp::create(b, loc, global, address64);
+    Value src = globalElementPointer(b, loc, op.getSource(), op.getIndex());
     Value dst = LLVM::AddrSpaceCastOp::create(
         b, loc,
         LLVM::LLVMPointerType::get(

@@ -275,23 +275,32 @@ LogicalResult StageLoadOp::verify() {
   return verifyStagedType(*this, getResult().getType());
 }
 
-LogicalResult StageCopyOp::verify() {
-  if (!getOperation()->getParentOfType<gpu::GPUModuleOp>())
-    return emitOpError("must be inside a gpu.module: it addresses the "
-                       "module's dynamic shared memory");
-  auto source = cast<MemRefType>(getSource().getType());
-  if (source.getMemorySpace() &&
-      !isa<gpu::AddressSpaceAttr>(source.getMemorySpace()))
-    return emitOpError() << "copies from global memory, got " << source;
+/// What fusion.stage_copy and fusion.stage_bulk_copy ask of their place and
+/// source: inside a gpu.module (they address its dynamic shared memory), a
+/// memref of global memory (no memory space, or #gpu.address_space<global>)
+/// of integers or floats of whole bytes.
+static LogicalResult verifyStageCopySource(Operation *op, Value source) {
+  if (!op->getParentOfType<gpu::GPUModuleOp>())
+    return op->emitOpError("must be inside a gpu.module: it addresses the "
+                           "module's dynamic shared memory");
+  auto type = cast<MemRefType>(source.getType());
   if (auto space =
-          dyn_cast_or_null<gpu::AddressSpaceAttr>(source.getMemorySpace());
-      space && space.getValue() != gpu::AddressSpace::Global)
-    return emitOpError() << "copies from global memory, got " << source;
-  Type element = source.getElementType();
+          dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
+      (type.getMemorySpace() && !space) ||
+      (space && space.getValue() != gpu::AddressSpace::Global))
+    return op->emitOpError() << "copies from global memory, got " << type;
+  Type element = type.getElementType();
   if (!isa<IntegerType, FloatType>(element) ||
       element.getIntOrFloatBitWidth() % 8 != 0)
-    return emitOpError() << "copies integers or floats of whole bytes, got "
-                         << element;
+    return op->emitOpError()
+           << "copies integers or floats of whole bytes, got " << element;
+  return success();
+}
+
+LogicalResult StageCopyOp::verify() {
+  if (failed(verifyStageCopySource(*this, getSource())))
+    return failure();
+  Type element = cast<MemRefType>(getSource().getType()).getElementType();
   int64_t bytes = getBytes();
   if (bytes != 4 && bytes != 8 && (bytes <= 0 || bytes % 16 != 0))
     return emitOpError() << "copies 4, 8 or a multiple of 16 bytes, got "
@@ -403,20 +412,8 @@ LogicalResult MBarrierWaitOp::verify() {
 }
 
 LogicalResult StageBulkCopyOp::verify() {
-  if (!getOperation()->getParentOfType<gpu::GPUModuleOp>())
-    return emitOpError("must be inside a gpu.module: it addresses the "
-                       "module's dynamic shared memory");
-  auto source = cast<MemRefType>(getSource().getType());
-  if (auto space =
-          dyn_cast_or_null<gpu::AddressSpaceAttr>(source.getMemorySpace());
-      (source.getMemorySpace() && !space) ||
-      (space && space.getValue() != gpu::AddressSpace::Global))
-    return emitOpError() << "copies from global memory, got " << source;
-  Type element = source.getElementType();
-  if (!isa<IntegerType, FloatType>(element) ||
-      element.getIntOrFloatBitWidth() % 8 != 0)
-    return emitOpError() << "copies integers or floats of whole bytes, got "
-                         << element;
+  if (failed(verifyStageCopySource(*this, getSource())))
+    return failure();
   if (auto bytes = getConstantIntValue(getBytes());
       bytes && (*bytes <= 0 || *bytes % 16 != 0))
     return emitOpError() << "copies a positive multiple of 16 bytes, got "
