@@ -9,6 +9,7 @@
 // RUN: fusion-translate %S/../GPU/index-ops.mlir --fusion=dropout --fusion-to-module --no-cubin -o %t.dropout
 // RUN: fusion-translate %S/../GPU/index-ops.mlir --fusion=embedding --fusion-to-module --no-cubin -o %t.embedding
 // RUN: fusion-translate %S/../GPU/index-ops.mlir --fusion=slice_cat_mul --fusion-to-ptx | FileCheck %s --check-prefix=PTX
+// RUN: fusion-translate %S/../GPU/index-ops.mlir --fusion=dropout --fusion-to-ptx | FileCheck %s --check-prefix=DROP
 
 // CHECK-LABEL: fusion.fusion @rope
 // CHECK: kernel @rope_k0 schedule = #fusion.pointwise<vector = 8,
@@ -45,3 +46,15 @@
 // PTX: .entry slice_cat_mul_k0_v4_i32
 // PTX: .entry slice_cat_mul_k0_s_i32
 // PTX: .entry slice_cat_mul_k0_s_i64
+
+// Note [Random thresholds] (include/fusion/Support/RandomThreshold.h): the
+// mask u >= 0.25 is a test of the Philox word (word >= 2^30) in every
+// variant; no word is converted to float.
+// DROP-LABEL: .entry dropout_k0_v8_i32
+// DROP-NOT: cvt.rn.f32.u32
+// DROP: setp.gt.u32 {{.*}}, 1073741823;
+// DROP-NOT: cvt.rn.f32.u32
+// DROP-LABEL: .entry dropout_k0_s_i32
+// DROP-NOT: cvt.rn.f32.u32
+// DROP: setp.gt.u32 {{.*}}, 1073741823;
+// DROP-NOT: cvt.rn.f32.u32

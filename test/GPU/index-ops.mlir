@@ -47,6 +47,14 @@
 // RANDV: PASS rand_f32 1000000xf32{{.*}} max_abs_err=0 {{.*}} variant=rand_f32_k0_v4_i32
 // RUN: fusion-run %s --fusion=dropout --input=8192x4096 --input=8192x4096 --input=99 --input=5 | FileCheck %s --check-prefix=DROPL
 // DROPL: PASS dropout 8192x4096xbf16{{.*}} max_abs_err=0
+// Comparisons of rand with constants as tests on the Philox words (Note
+// [Random thresholds] in include/fusion/Support/RandomThreshold.h): every
+// predicate, the constant on either side, f32, bf16 and f16 draws,
+// thresholds on the value grid, between grid points, and outside [0, 1).
+// RUN: fusion-run %s --fusion=rand_thresholds --input=1000x4096 --input=77 --input=3 | FileCheck %s --check-prefix=THR
+// THR: PASS rand_thresholds 1000x4096xf32{{.*}} max_abs_err=0 {{.*}} variant=rand_thresholds_k0_v4_i32
+// RUN: fusion-run %s --fusion=rand_thresholds --input=7x1001 --input=-9 --input=12 | FileCheck %s --check-prefix=THRS
+// THRS: PASS rand_thresholds 7x1001xf32{{.*}} max_abs_err=0
 // RUN: fusion-run %s --fusion=randn_f32 --input=333x1024 --input=7 --input=1 --rtol=1e-5 --atol=1e-5 | FileCheck %s --check-prefix=RANDN
 // RANDN: PASS randn_f32 333x1024xf32
 
@@ -189,4 +197,87 @@ fusion.fusion @randn_f32(%x: tensor<?x?xf32>, %seed: i64, %offset: i64) -> tenso
   %u = fusion.randn %seed, %offset (%m, %n) : tensor<?x?xf32>
   %y = fusion.add %u, %x : tensor<?x?xf32>
   fusion.return %y : tensor<?x?xf32>
+}
+
+// Each mask adds its own power of two. The first rand's every use is a
+// comparison (word tests); the last one's value is also used (floats).
+fusion.fusion @rand_thresholds(%x: tensor<?x?xf32>, %seed: i64, %offset: i64) -> tensor<?x?xf32> {
+  %m = fusion.dim %x, 0 : tensor<?x?xf32>
+  %n = fusion.dim %x, 1 : tensor<?x?xf32>
+  %u = fusion.rand %seed, %offset (%m, %n) : tensor<?x?xf32>
+  %ub = fusion.rand %seed, %offset (%m, %n) : tensor<?x?xbf16>
+  %uh = fusion.rand %seed, %offset (%m, %n) : tensor<?x?xf16>
+  %uv = fusion.rand %offset, %seed (%m, %n) : tensor<?x?xf32>
+  %f01 = arith.constant 0.1 : f32
+  %fhalf = arith.constant 0.5 : f32
+  %fq = arith.constant 0.25 : f32
+  %fzero = arith.constant 0.0 : f32
+  %fone = arith.constant 1.0 : f32
+  %fneg = arith.constant -1.0 : f32
+  %btop = arith.constant 0.99609375 : bf16
+  %bhalf = arith.constant 0.5 : bf16
+  %h03 = arith.constant 0.3 : f16
+  %c01 = fusion.broadcast_in_dim %f01 [] (%m, %n) : f32 -> tensor<?x?xf32>
+  %chalf = fusion.broadcast_in_dim %fhalf [] (%m, %n) : f32 -> tensor<?x?xf32>
+  %cq = fusion.broadcast_in_dim %fq [] (%m, %n) : f32 -> tensor<?x?xf32>
+  %czero = fusion.broadcast_in_dim %fzero [] (%m, %n) : f32 -> tensor<?x?xf32>
+  %cone = fusion.broadcast_in_dim %fone [] (%m, %n) : f32 -> tensor<?x?xf32>
+  %cneg = fusion.broadcast_in_dim %fneg [] (%m, %n) : f32 -> tensor<?x?xf32>
+  %cbtop = fusion.broadcast_in_dim %btop [] (%m, %n) : bf16 -> tensor<?x?xbf16>
+  %cbhalf = fusion.broadcast_in_dim %bhalf [] (%m, %n) : bf16 -> tensor<?x?xbf16>
+  %ch03 = fusion.broadcast_in_dim %h03 [] (%m, %n) : f16 -> tensor<?x?xf16>
+  %k0 = fusion.ge %u, %c01 : tensor<?x?xf32>
+  %k1 = fusion.gt %u, %chalf : tensor<?x?xf32>
+  %k2 = fusion.lt %cq, %u : tensor<?x?xf32>
+  %k3 = fusion.le %u, %cq : tensor<?x?xf32>
+  %k4 = fusion.lt %u, %czero : tensor<?x?xf32>
+  %k5 = fusion.ge %u, %cneg : tensor<?x?xf32>
+  %k6 = fusion.ge %u, %cone : tensor<?x?xf32>
+  %k7 = fusion.le %ub, %cbtop : tensor<?x?xbf16>
+  %k8 = fusion.ge %ub, %cbhalf : tensor<?x?xbf16>
+  %k9 = fusion.gt %uh, %ch03 : tensor<?x?xf16>
+  %k10 = fusion.ge %uv, %chalf : tensor<?x?xf32>
+  %vk = fusion.where %k10, %uv, %czero : tensor<?x?xi1>, tensor<?x?xf32>
+  %acc0 = fusion.add %x, %vk : tensor<?x?xf32>
+  %w0 = arith.constant 1.0 : f32
+  %wb0 = fusion.broadcast_in_dim %w0 [] (%m, %n) : f32 -> tensor<?x?xf32>
+  %t0 = fusion.where %k0, %wb0, %czero : tensor<?x?xi1>, tensor<?x?xf32>
+  %acc1 = fusion.add %acc0, %t0 : tensor<?x?xf32>
+  %w1 = arith.constant 2.0 : f32
+  %wb1 = fusion.broadcast_in_dim %w1 [] (%m, %n) : f32 -> tensor<?x?xf32>
+  %t1 = fusion.where %k1, %wb1, %czero : tensor<?x?xi1>, tensor<?x?xf32>
+  %acc2 = fusion.add %acc1, %t1 : tensor<?x?xf32>
+  %w2 = arith.constant 4.0 : f32
+  %wb2 = fusion.broadcast_in_dim %w2 [] (%m, %n) : f32 -> tensor<?x?xf32>
+  %t2 = fusion.where %k2, %wb2, %czero : tensor<?x?xi1>, tensor<?x?xf32>
+  %acc3 = fusion.add %acc2, %t2 : tensor<?x?xf32>
+  %w3 = arith.constant 8.0 : f32
+  %wb3 = fusion.broadcast_in_dim %w3 [] (%m, %n) : f32 -> tensor<?x?xf32>
+  %t3 = fusion.where %k3, %wb3, %czero : tensor<?x?xi1>, tensor<?x?xf32>
+  %acc4 = fusion.add %acc3, %t3 : tensor<?x?xf32>
+  %w4 = arith.constant 16.0 : f32
+  %wb4 = fusion.broadcast_in_dim %w4 [] (%m, %n) : f32 -> tensor<?x?xf32>
+  %t4 = fusion.where %k4, %wb4, %czero : tensor<?x?xi1>, tensor<?x?xf32>
+  %acc5 = fusion.add %acc4, %t4 : tensor<?x?xf32>
+  %w5 = arith.constant 32.0 : f32
+  %wb5 = fusion.broadcast_in_dim %w5 [] (%m, %n) : f32 -> tensor<?x?xf32>
+  %t5 = fusion.where %k5, %wb5, %czero : tensor<?x?xi1>, tensor<?x?xf32>
+  %acc6 = fusion.add %acc5, %t5 : tensor<?x?xf32>
+  %w6 = arith.constant 64.0 : f32
+  %wb6 = fusion.broadcast_in_dim %w6 [] (%m, %n) : f32 -> tensor<?x?xf32>
+  %t6 = fusion.where %k6, %wb6, %czero : tensor<?x?xi1>, tensor<?x?xf32>
+  %acc7 = fusion.add %acc6, %t6 : tensor<?x?xf32>
+  %w7 = arith.constant 128.0 : f32
+  %wb7 = fusion.broadcast_in_dim %w7 [] (%m, %n) : f32 -> tensor<?x?xf32>
+  %t7 = fusion.where %k7, %wb7, %czero : tensor<?x?xi1>, tensor<?x?xf32>
+  %acc8 = fusion.add %acc7, %t7 : tensor<?x?xf32>
+  %w8 = arith.constant 256.0 : f32
+  %wb8 = fusion.broadcast_in_dim %w8 [] (%m, %n) : f32 -> tensor<?x?xf32>
+  %t8 = fusion.where %k8, %wb8, %czero : tensor<?x?xi1>, tensor<?x?xf32>
+  %acc9 = fusion.add %acc8, %t8 : tensor<?x?xf32>
+  %w9 = arith.constant 512.0 : f32
+  %wb9 = fusion.broadcast_in_dim %w9 [] (%m, %n) : f32 -> tensor<?x?xf32>
+  %t9 = fusion.where %k9, %wb9, %czero : tensor<?x?xi1>, tensor<?x?xf32>
+  %acc10 = fusion.add %acc9, %t9 : tensor<?x?xf32>
+  fusion.return %acc10 : tensor<?x?xf32>
 }

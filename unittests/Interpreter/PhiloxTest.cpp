@@ -3,6 +3,10 @@
 #include "TestSupport.h"
 
 #include "fusion/Interpreter/Philox.h"
+#include "fusion/Support/RandomThreshold.h"
+
+#include <limits>
+#include <random>
 
 using namespace mlir::fusion::interp;
 using namespace mlir::fusion::interp::test;
@@ -103,6 +107,75 @@ TEST_F(Random, SeedAndOffsetChangeTheStream) {
   ASSERT_EQ(c.size(), 3u);
   EXPECT_NE(a[0].toDoubles(), b[0].toDoubles());
   EXPECT_EQ(a[0].toDoubles(), c[0].toDoubles());
+}
+
+// Note [Random thresholds]: a comparison of fusion.rand's value with a
+// constant, as a test on the word, agrees with the comparison of the value
+// the interpreter computes from that word, for every predicate, at
+// thresholds on, just off and between the value grid, and outside [0, 1).
+TEST(Philox, ThresholdsOnWordsMatchTheValues) {
+  using P = mlir::fusion::ThresholdPredicate;
+  std::mt19937_64 rng(7);
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  struct Case {
+    DType dtype;
+    int bits;
+  };
+  int64_t checked = 0;
+  for (Case k :
+       {Case{DType::BF16, 8}, Case{DType::F16, 11}, Case{DType::F32, 24}}) {
+    std::vector<double> thresholds = {0.0, -0.0, 1.0,  -1.0, 2.0,   0.1,   0.5,
+                                      0.9, inf,  -inf, nan,  1e-30, -1e-30};
+    for (int64_t t : {int64_t(1), int64_t(2), int64_t(3),
+                      int64_t(1) << (k.bits - 1), (int64_t(1) << k.bits) - 1}) {
+      double on = std::ldexp(double(t), -k.bits);
+      thresholds.push_back(on);
+      thresholds.push_back(std::nextafter(on, 0.0));
+      thresholds.push_back(std::nextafter(on, 2.0));
+    }
+    for (int j = 0; j < 20; ++j)
+      thresholds.push_back(std::uniform_real_distribution<double>(0, 1)(rng));
+    for (double c : thresholds) {
+      for (P pred : {P::Ge, P::Gt, P::Le, P::Lt}) {
+        mlir::fusion::RandomThreshold threshold =
+            mlir::fusion::randomThreshold(c, k.bits, pred);
+        // Words from the interpreter's Philox stream, and words on and
+        // around every grid point near the threshold.
+        std::vector<uint32_t> words;
+        for (uint64_t i = 0; i < 2000; ++i)
+          words.push_back(philoxBlock(3, 5, i)[i % 4]);
+        if (std::isfinite(c)) {
+          int64_t near = static_cast<int64_t>(std::ldexp(c, k.bits));
+          for (int64_t t = near - 2; t <= near + 2; ++t) {
+            if (t < 0 || t >= (int64_t(1) << k.bits))
+              continue;
+            uint32_t base = uint32_t(t) << (32 - k.bits);
+            words.push_back(base);
+            words.push_back(base | ((uint32_t(1) << (32 - k.bits)) - 1));
+          }
+        }
+        for (uint32_t word : words) {
+          double u = std::ldexp(double(word >> (32 - k.bits)), -k.bits);
+          bool expected = pred == P::Ge   ? u >= c
+                          : pred == P::Gt ? u > c
+                          : pred == P::Le ? u <= c
+                                          : u < c;
+          ASSERT_EQ(mlir::fusion::passes(threshold, word), expected)
+              << "bits " << k.bits << " c " << c << " pred "
+              << static_cast<int>(pred) << " word " << word;
+          ++checked;
+        }
+      }
+    }
+    // The value grid is the interpreter's.
+    for (uint64_t i = 0; i < 64; ++i) {
+      uint32_t word = philoxBlock(11, 13, i)[i % 4];
+      EXPECT_EQ(randUniform(11, 13, i, k.dtype),
+                std::ldexp(double(word >> (32 - k.bits)), -k.bits));
+    }
+  }
+  EXPECT_GT(checked, 100000);
 }
 
 } // namespace

@@ -304,7 +304,10 @@ LogicalResult KernelEmitter::generateOperandsFirst(Value value,
                                                    ArrayRef<int64_t> map) {
   auto pending = [&](Value v) -> Operation * {
     Operation *op = v.getDefiningOp();
-    if (!op || !op->hasTrait<FusionElementwise>() || reduced.count(v))
+    // A random threshold reads no operand as a value (Note [Random
+    // thresholds]): it is generated in its turn.
+    if (!op || !op->hasTrait<FusionElementwise>() || reduced.count(v) ||
+        isRandomThreshold(op))
       return nullptr;
     ArrayRef<int64_t> m =
         isa<RankedTensorType>(v.getType()) ? map : ArrayRef<int64_t>();
@@ -453,6 +456,8 @@ FailureOr<Gen> KernelEmitter::generateUncached(Value value,
     }
     return Gen{b.clone(*op, mapping)->getResult(0), false};
   }
+  if (isRandomThreshold(op))
+    return generateRandomThreshold(op, map);
   if (op->hasTrait<FusionElementwise>())
     return elementwise(op, map);
   if (isIndexingOp(op))

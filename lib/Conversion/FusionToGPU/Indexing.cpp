@@ -7,6 +7,8 @@
 
 #include "KernelEmitter.h"
 
+#include "fusion/Support/RandomThreshold.h"
+
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -185,8 +187,10 @@ FailureOr<Gen> KernelEmitter::generateIndexing(Operation *op,
           [&](Operation *g) { return generateSelect(g, map); })
       .Case<ReshapeOp>([&](ReshapeOp r) { return generateReshape(r, map); })
       .Case<IotaOp>([&](IotaOp i) { return generateIota(i, map); })
-      .Case<RandOp>([&](RandOp r) { return generateRandom(r, map, false); })
-      .Case<RandnOp>([&](RandnOp r) { return generateRandom(r, map, true); })
+      .Case<RandOp>(
+          [&](RandOp r) { return generateRandom(r, map, RandomForm::Uniform); })
+      .Case<RandnOp>(
+          [&](RandnOp r) { return generateRandom(r, map, RandomForm::Normal); })
       .Default([&](Operation *other) -> FailureOr<Gen> {
         return other->emitOpError("is not an index op");
       });
@@ -567,10 +571,15 @@ std::array<Value, 4> KernelEmitter::philox(Value block, Value seed,
   return c;
 }
 
+/// docs/random.md: fusion.rand's value takes the top p bits of its word, p
+/// the significand its element type holds (f64 takes f32's 24).
+static int uniformBits(Type element) {
+  return element.isF16() ? 11 : element.isBF16() ? 8 : 24;
+}
+
 Value KernelEmitter::uniformOf(Value word, Type element) {
   OpBuilder &b = *builder;
-  // docs/random.md: the top p bits, p the significand the type holds.
-  int bits = element.isF16() ? 11 : element.isBF16() ? 8 : 24;
+  int bits = uniformBits(element);
   Value top =
       arith::ShRUIOp::create(b, loc, word, intConst(word.getType(), 32 - bits));
   Value f = arith::UIToFPOp::create(b, loc, b.getF32Type(), top);
@@ -580,11 +589,12 @@ Value KernelEmitter::uniformOf(Value word, Type element) {
 
 FailureOr<Gen> KernelEmitter::generateRandom(Operation *op,
                                              ArrayRef<int64_t> map,
-                                             bool normal) {
+                                             RandomForm form) {
   OpBuilder &b = *builder;
   Value result = op->getResult(0);
   auto type = cast<RankedTensorType>(result.getType());
-  Type element = type.getElementType();
+  bool normal = form == RandomForm::Normal, words = form == RandomForm::Word;
+  Type element = words ? b.getI32Type() : type.getElementType();
   int64_t r = type.getRank();
   FailureOr<Gen> seed = generate(op->getOperand(0), {});
   FailureOr<Gen> offset = generate(op->getOperand(1), {});
@@ -597,10 +607,21 @@ FailureOr<Gen> KernelEmitter::generateRandom(Operation *op,
                : arith::ExtUIOp::create(b, loc, i64, x).getResult();
   };
   // The element's row-major position (64-bit: the counter is).
+  // Note [Random counters in pointwise kernels]: where the result walks the
+  // iteration space as is (the first context, each dim on its own
+  // iteration dim), that position is the item's element offset, which the
+  // kernel has already: no products of the result's extents per item.
+  bool walksItems = contextId == 0 && itemOffset && r == rank;
+  for (int64_t d = 0; walksItems && d < r; ++d)
+    walksItems = map[d] == d;
   Value linear = intConst(i64, 0);
   int64_t vecDim = -1;
   Value laneLinear = intConst(i64, laneStep); // linear distance of two lanes
-  for (int64_t d = 0; d < r; ++d) {
+  if (walksItems) {
+    linear = toI64(itemOffset);
+    vecDim = variant.vector > 1 ? r - 1 : -1;
+  }
+  for (int64_t d = 0; !walksItems && d < r; ++d) {
     Value scaled = toI64(indexAt(map, d));
     Value after = intConst(i64, 1);
     for (int64_t e = d + 1; e < r; ++e)
@@ -662,6 +683,8 @@ FailureOr<Gen> KernelEmitter::generateRandom(Operation *op,
     if (!normal) {
       Value word =
           pick(is(0), w[0], pick(is(1), w[1], pick(is(2), w[2], w[3])));
+      if (words)
+        return word;
       Value u = uniformOf(word, element);
       return narrow(compute.isF64()
                         ? arith::ExtFOp::create(b, loc, compute, u).getResult()
@@ -687,6 +710,10 @@ FailureOr<Gen> KernelEmitter::generateRandom(Operation *op,
       std::array<Value, 4> w = philox(block, seed->value, offset->value);
       if (!normal) {
         for (Value word : w) {
+          if (words) {
+            lanes.push_back(word);
+            continue;
+          }
           Value u = uniformOf(word, element);
           lanes.push_back(
               narrow(compute.isF64()
@@ -708,6 +735,103 @@ FailureOr<Gen> KernelEmitter::generateRandom(Operation *op,
   }
   return Gen{vector::FromElementsOp::create(b, loc, vectorOf(element), lanes),
              true};
+}
+
+/// A float constant that `v` holds everywhere: an arith.constant (scalar or
+/// splat), or a broadcast or fusion.full of one.
+static std::optional<APFloat> splatFloat(Value v) {
+  Operation *op = v.getDefiningOp();
+  if (auto bcast = dyn_cast_or_null<BroadcastInDimOp>(op))
+    return splatFloat(bcast.getInput());
+  if (auto full = dyn_cast_or_null<FullOp>(op))
+    return splatFloat(full.getValue());
+  auto constant = dyn_cast_or_null<arith::ConstantOp>(op);
+  if (!constant)
+    return std::nullopt;
+  if (auto f = dyn_cast<FloatAttr>(constant.getValue()))
+    return f.getValue();
+  if (auto dense = dyn_cast<DenseFPElementsAttr>(constant.getValue());
+      dense && dense.isSplat())
+    return dense.getSplatValue<APFloat>();
+  return std::nullopt;
+}
+
+/// The fusion.rand operand of a threshold comparison, its predicate with
+/// the rand on the left, and the constant.
+struct ThresholdParts {
+  RandOp rand;
+  ThresholdPredicate pred;
+  APFloat constant;
+};
+
+static std::optional<ThresholdParts> thresholdParts(Operation *op) {
+  std::optional<ThresholdPredicate> pred =
+      TypeSwitch<Operation *, std::optional<ThresholdPredicate>>(op)
+          .Case<GeOp>([](auto) { return ThresholdPredicate::Ge; })
+          .Case<GtOp>([](auto) { return ThresholdPredicate::Gt; })
+          .Case<LeOp>([](auto) { return ThresholdPredicate::Le; })
+          .Case<LtOp>([](auto) { return ThresholdPredicate::Lt; })
+          .Default([](Operation *) { return std::nullopt; });
+  if (!pred)
+    return std::nullopt;
+  auto flipped = [](ThresholdPredicate p) {
+    switch (p) {
+    case ThresholdPredicate::Ge:
+      return ThresholdPredicate::Le;
+    case ThresholdPredicate::Gt:
+      return ThresholdPredicate::Lt;
+    case ThresholdPredicate::Le:
+      return ThresholdPredicate::Ge;
+    case ThresholdPredicate::Lt:
+      return ThresholdPredicate::Gt;
+    }
+    return p;
+  };
+  for (int side = 0; side < 2; ++side) {
+    auto rand = op->getOperand(side).getDefiningOp<RandOp>();
+    std::optional<APFloat> c = splatFloat(op->getOperand(1 - side));
+    if (!rand || !c)
+      continue;
+    Type element = rand.getType().getElementType();
+    if (!(element.isF32() || element.isF64() || element.isF16() ||
+          element.isBF16()))
+      return std::nullopt;
+    return ThresholdParts{rand, side == 0 ? *pred : flipped(*pred), *c};
+  }
+  return std::nullopt;
+}
+
+bool KernelEmitter::isRandomThreshold(Operation *op) {
+  std::optional<ThresholdParts> parts = thresholdParts(op);
+  // Only where no use needs the values: the words would be drawn twice.
+  return parts && llvm::all_of(parts->rand->getUsers(), [](Operation *user) {
+           return thresholdParts(user).has_value();
+         });
+}
+
+FailureOr<Gen> KernelEmitter::generateRandomThreshold(Operation *op,
+                                                      ArrayRef<int64_t> map) {
+  OpBuilder &b = *builder;
+  ThresholdParts parts = *thresholdParts(op);
+  Type element = parts.rand.getType().getElementType();
+  RandomThreshold threshold = randomThreshold(parts.constant.convertToDouble(),
+                                              uniformBits(element), parts.pred);
+  if (threshold.kind == RandomThreshold::Never ||
+      threshold.kind == RandomThreshold::Always)
+    return Gen{
+        intConst(b.getI1Type(), threshold.kind == RandomThreshold::Always),
+        false};
+  FailureOr<Gen> words = generateRandom(parts.rand, map, RandomForm::Word);
+  if (failed(words))
+    return failure();
+  Value bound = intConst(b.getI32Type(), int64_t(int32_t(threshold.bound)));
+  if (words->isVector)
+    bound = vector::BroadcastOp::create(b, loc, words->value.getType(), bound);
+  auto pred = threshold.kind == RandomThreshold::WordAtLeast
+                  ? arith::CmpIPredicate::uge
+                  : arith::CmpIPredicate::ult;
+  return Gen{arith::CmpIOp::create(b, loc, pred, words->value, bound),
+             words->isVector};
 }
 
 } // namespace mlir::fusion::lowering

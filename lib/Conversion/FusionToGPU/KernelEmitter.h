@@ -516,8 +516,23 @@ private:
   FailureOr<Gen> generateSelect(Operation *op, ArrayRef<int64_t> map);
   FailureOr<Gen> generateReshape(ReshapeOp op, ArrayRef<int64_t> map);
   FailureOr<Gen> generateIota(IotaOp op, ArrayRef<int64_t> map);
+  /// What generateRandom produces: fusion.rand's values, fusion.randn's, or
+  /// the Philox word of each element of fusion.rand (i32; Note [Random
+  /// thresholds]).
+  enum class RandomForm { Uniform, Normal, Word };
   FailureOr<Gen> generateRandom(Operation *op, ArrayRef<int64_t> map,
-                                bool normal);
+                                RandomForm form);
+  /// Note [Random thresholds] (include/fusion/Support/RandomThreshold.h): a
+  /// comparison of a fusion.rand result with a float constant, where every
+  /// use of that result is such a comparison; generated as a test on the
+  /// Philox words.
+  static bool isRandomThreshold(Operation *op);
+  FailureOr<Gen> generateRandomThreshold(Operation *op, ArrayRef<int64_t> map);
+  /// Pointwise kernels: the row-major element offset of the current item's
+  /// first element (null elsewhere), which fusion.rand's counter uses where
+  /// its result walks the iteration space as is (Note [Random counters in
+  /// pointwise kernels]).
+  Value itemOffset;
   /// Philox-4x32-10 of counter block `block` (i64) for `seed` and `offset`
   /// (i64): four i32 words (docs/random.md).
   std::array<Value, 4> philox(Value block, Value seed, Value offset);

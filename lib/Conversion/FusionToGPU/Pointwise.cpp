@@ -113,6 +113,11 @@ KernelEmitter::generateItem(Value work, ArrayRef<Value> sizes, YieldOp yield) {
       iterIndex[d] =
           arith::MulIOp::create(b, loc, iterIndex[d], constIdx(variant.vector));
   }
+  itemOffset =
+      variant.vector > 1
+          ? arith::MulIOp::create(b, loc, work, constIdx(variant.vector))
+                .getResult()
+          : work;
   SmallVector<int64_t> identity;
   for (int64_t d = 0; d < rank; ++d)
     identity.push_back(d);
