@@ -20,20 +20,9 @@ b=${2:?usage: module-ab.sh DIR_A DIR_B}
 rounds=${ROUNDS:-2}
 run=${FUSION_RUN:-bin/fusion-run}
 short() { sed -E 's/ (host_us|raw_launch_us|rel_l2|copy_GBps|GBps)=[^ ]*//g'; }
-for args in "$a"/*.args; do
-  name=$(basename "$args" .args)
-  while read -r inputs; do
-    [ -n "$inputs" ] || continue
-    for side in a b; do
-      dir=$a; [ $side = b ] && dir=$b
-      # shellcheck disable=SC2086
-      line=$(timeout 300 "$run" "$dir/$name.fusionmod" $inputs 2>&1 |
-        grep -E "^(PASS|FAIL)|error" | head -1)
-      echo "CHECK $name $side $line" | short
-    done
-  done <"$args"
-done
-for round in $(seq "$rounds"); do
+# Calls `$1 NAME SIDE MODULE INPUTS...` for every case, shape and side.
+each_run() {
+  local args name inputs side dir
   for args in "$a"/*.args; do
     name=$(basename "$args" .args)
     while read -r inputs; do
@@ -41,11 +30,23 @@ for round in $(seq "$rounds"); do
       for side in a b; do
         dir=$a; [ $side = b ] && dir=$b
         # shellcheck disable=SC2086
-        line=$(timeout 120 "$run" "$dir/$name.fusionmod" $inputs --bench \
-          --no-check --iters="${ITERS:-100}" --host-iters=10 2>&1 |
-          grep -E "^BENCH|error" | head -1)
-        echo "round $round $name $side $line" | short
+        "$1" "$name" $side "$dir/$name.fusionmod" $inputs
       done
     done <"$args"
   done
+}
+check() {
+  local name=$1 side=$2; shift 2
+  echo "CHECK $name $side $(timeout 300 "$run" "$@" 2>&1 |
+    grep -E "^(PASS|FAIL)|error" | head -1)" | short
+}
+bench() {
+  local name=$1 side=$2; shift 2
+  echo "round $round $name $side $(timeout 120 "$run" "$@" --bench --no-check \
+    --iters="${ITERS:-100}" --host-iters=10 2>&1 | grep -E "^BENCH|error" |
+    head -1)" | short
+}
+each_run check
+for round in $(seq "$rounds"); do
+  each_run bench
 done

@@ -745,14 +745,9 @@ static std::optional<APFloat> splatFloat(Value v) {
     return splatFloat(bcast.getInput());
   if (auto full = dyn_cast_or_null<FullOp>(op))
     return splatFloat(full.getValue());
-  auto constant = dyn_cast_or_null<arith::ConstantOp>(op);
-  if (!constant)
-    return std::nullopt;
-  if (auto f = dyn_cast<FloatAttr>(constant.getValue()))
-    return f.getValue();
-  if (auto dense = dyn_cast<DenseFPElementsAttr>(constant.getValue());
-      dense && dense.isSplat())
-    return dense.getSplatValue<APFloat>();
+  APFloat value(0.0);
+  if (matchPattern(v, m_ConstantFloat(&value)))
+    return value;
   return std::nullopt;
 }
 

@@ -533,6 +533,9 @@ private:
   /// its result walks the iteration space as is (Note [Random counters in
   /// pointwise kernels]).
   Value itemOffset;
+  /// Pointwise kernels: the row-major element offset of work item `work`'s
+  /// first element (the item times the vector width).
+  Value firstElementOf(Value work);
   /// Philox-4x32-10 of counter block `block` (i64) for `seed` and `offset`
   /// (i64): four i32 words (docs/random.md).
   std::array<Value, 4> philox(Value block, Value seed, Value offset);

@@ -93,6 +93,12 @@ LogicalResult KernelEmitter::emit(gpu::GPUFuncOp func) {
   return success();
 }
 
+Value KernelEmitter::firstElementOf(Value work) {
+  if (variant.vector == 1)
+    return work;
+  return arith::MulIOp::create(*builder, loc, work, constIdx(variant.vector));
+}
+
 FailureOr<SmallVector<Gen>>
 KernelEmitter::generateItem(Value work, ArrayRef<Value> sizes, YieldOp yield) {
   OpBuilder &b = *builder;
@@ -113,11 +119,7 @@ KernelEmitter::generateItem(Value work, ArrayRef<Value> sizes, YieldOp yield) {
       iterIndex[d] =
           arith::MulIOp::create(b, loc, iterIndex[d], constIdx(variant.vector));
   }
-  itemOffset =
-      variant.vector > 1
-          ? arith::MulIOp::create(b, loc, work, constIdx(variant.vector))
-                .getResult()
-          : work;
+  itemOffset = firstElementOf(work);
   SmallVector<int64_t> identity;
   for (int64_t d = 0; d < rank; ++d)
     identity.push_back(d);
@@ -133,11 +135,7 @@ KernelEmitter::generateItem(Value work, ArrayRef<Value> sizes, YieldOp yield) {
 
 void KernelEmitter::storeItem(Value work, ArrayRef<Gen> values, YieldOp yield,
                               ArrayRef<Value> outputs) {
-  Value offset =
-      variant.vector > 1
-          ? arith::MulIOp::create(*builder, loc, work, constIdx(variant.vector))
-                .getResult()
-          : work;
+  Value offset = firstElementOf(work);
   for (auto [gen, value, out] : llvm::zip(values, yield.getOperands(), outputs))
     store(gen, cast<RankedTensorType>(value.getType()).getElementType(), out,
           offset);
