@@ -10,12 +10,16 @@
 // RUN: fusion-translate %S/../GPU/index-ops.mlir --fusion=embedding --fusion-to-module --no-cubin -o %t.embedding
 // RUN: fusion-translate %S/../GPU/index-ops.mlir --fusion=slice_cat_mul --fusion-to-ptx | FileCheck %s --check-prefix=PTX
 // RUN: fusion-translate %S/../GPU/index-ops.mlir --fusion=dropout --fusion-to-ptx | FileCheck %s --check-prefix=DROP
+// RUN: fusion-opt %S/../GPU/index-ops.mlir --fusion-decompose --fusion-segment --fusion-schedule --fusion-lower-kernels | FileCheck %s --check-prefix=WHOLE
 
 // CHECK-LABEL: fusion.fusion @rope
 // CHECK: kernel @rope_k0 schedule = #fusion.pointwise<vector = 8,
 // CHECK-NOT: kernel @
 // CHECK-LABEL: fusion.fusion @slice_cat_mul
 // CHECK: kernel @slice_cat_mul_k0 schedule = #fusion.pointwise<vector = 4,
+// CHECK-NOT: kernel @
+// CHECK-LABEL: fusion.fusion @halves_mul
+// CHECK: kernel @halves_mul_k0 schedule = #fusion.pointwise<vector = 8, unroll = 1,
 // CHECK-NOT: kernel @
 // CHECK-LABEL: fusion.fusion @strided_slice
 // CHECK: kernel @strided_slice_k0 schedule = #fusion.pointwise<vector = 8,
@@ -58,3 +62,21 @@
 // DROP-NOT: cvt.rn.f32.u32
 // DROP: setp.gt.u32 {{.*}}, 1073741823;
 // DROP-NOT: cvt.rn.f32.u32
+
+// Note [Whole vectors of shifted lanes]
+// (lib/Conversion/FusionToGPU/Elementwise.cpp): each piece of the cut at
+// n/2 loads whole aligned vectors where its lanes all lie in the piece and
+// the element offset is a multiple of 8, nothing where none does, and lane
+// by lane only across the cut. The compares use the first and last lanes,
+// never a reduction of the mask.
+// WHOLE-LABEL: gpu.func @halves_mul_k0_v8_i32
+// WHOLE-NOT: vector.reduction
+// WHOLE: scf.if
+// WHOLE-NEXT: arith.index_cast
+// WHOLE-NEXT: vector.load %arg0[{{.*}}] {alignment = 16 : i64} : memref<?xbf16>, vector<8xbf16>
+// WHOLE: scf.if
+// WHOLE: vector.maskedload %arg0
+// WHOLE-NOT: vector.reduction
+// WHOLE: vector.load %arg5[{{.*}}] {alignment = 16 : i64} : memref<?xbf16>, vector<8xbf16>
+// WHOLE: vector.maskedload %arg5[{{.*}}], {{.*}} {alignment = 2 : i64}
+// WHOLE-LABEL: gpu.func @halves_mul_k0_s_i32

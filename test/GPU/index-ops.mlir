@@ -17,6 +17,21 @@
 // SCMV: PASS slice_cat_mul 64x4096xf32{{.*}} max_abs_err=0 {{.*}} variant=slice_cat_mul_k0_v4_i32
 // RUN: fusion-run %s --fusion=slice_cat_mul --input=64x4096 --input=1024 --layout=0:transposed | FileCheck %s --check-prefix=SCMT
 // SCMT: PASS slice_cat_mul 64x4096xf32{{.*}} max_abs_err=0
+// Note [Whole vectors of shifted lanes]: a rotation by 1022 or 1021
+// columns shifts the pieces off the vector alignment and puts the cuts
+// inside vectors (the lane-wise path); halves cut at 2052 of 4104 put one
+// cut inside a vector while the other vectors load whole, aligned; a pad
+// by 3 columns reads misaligned vectors and vectors partly outside.
+// RUN: fusion-run %s --fusion=slice_cat_mul --input=64x4096 --input=1022 | FileCheck %s --check-prefix=SCMU
+// SCMU: PASS slice_cat_mul 64x4096xf32{{.*}} max_abs_err=0 {{.*}} variant=slice_cat_mul_k0_v4_i32
+// RUN: fusion-run %s --fusion=slice_cat_mul --input=33x1000 --input=1021 | FileCheck %s --check-prefix=SCMO
+// SCMO: PASS slice_cat_mul 33x1000xf32{{.*}} max_abs_err=0 {{.*}} variant=slice_cat_mul_k0_v4_i32
+// RUN: fusion-run %s --fusion=halves_mul --input=64x4104 --input=64x4104 --input=4104 | FileCheck %s --check-prefix=HALVES
+// HALVES: PASS halves_mul 64x4104xbf16{{.*}} max_abs_err=0 {{.*}} variant=halves_mul_k0_v8_i32
+// RUN: fusion-run %s --fusion=halves_mul --input=64x4096 --input=64x4096 --input=4096 | FileCheck %s --check-prefix=HALVESA
+// HALVESA: PASS halves_mul 64x4096xbf16{{.*}} max_abs_err=0 {{.*}} variant=halves_mul_k0_v8_i32
+// RUN: fusion-run %s --fusion=pad --input=64x1024 | FileCheck %s --check-prefix=PADA
+// PADA: PASS pad 64x1024xf32{{.*}} max_abs_err=0 {{.*}} variant=pad_k0_v4_i32
 // RUN: fusion-run %s --fusion=strided_slice --input=33x1000 | FileCheck %s --check-prefix=STEP
 // STEP: PASS strided_slice 33x1000xf16{{.*}} max_abs_err=0
 // RUN: fusion-run %s --fusion=pad --input=7x13 | FileCheck %s --check-prefix=PAD
@@ -91,6 +106,22 @@ fusion.fusion @slice_cat_mul(%x: tensor<?x?xf32>, %k: index) -> tensor<?x?xf32> 
   %r = fusion.cat %hi, %lo dim = 1 : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
   %y = fusion.mul %r, %x : tensor<?x?xf32>
   fusion.return %y : tensor<?x?xf32>
+}
+
+// The suite's slice + cat + mul: cat(x[:, :n/2], y[:, n/2:]) * w.
+fusion.fusion @halves_mul(%x: tensor<?x?xbf16>, %y: tensor<?x?xbf16>, %w: tensor<?xbf16>) -> tensor<?x?xbf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %m = fusion.dim %x, 0 : tensor<?x?xbf16>
+  %n = fusion.dim %x, 1 : tensor<?x?xbf16>
+  %h = arith.divui %n, %c2 : index
+  %a = fusion.slice %x [%c0, %c0] [%m, %h] [%c1, %c1] : tensor<?x?xbf16> -> tensor<?x?xbf16>
+  %b = fusion.slice %y [%c0, %h] [%m, %n] [%c1, %c1] : tensor<?x?xbf16> -> tensor<?x?xbf16>
+  %c = fusion.cat %a, %b dim = 1 : tensor<?x?xbf16>, tensor<?x?xbf16> -> tensor<?x?xbf16>
+  %wb = fusion.broadcast_in_dim %w [1] (%m, %n) : tensor<?xbf16> -> tensor<?x?xbf16>
+  %o = fusion.mul %c, %wb : tensor<?x?xbf16>
+  fusion.return %o : tensor<?x?xbf16>
 }
 
 // Steps of 2 (rows) and 3 (columns) from offsets 1 and 2.

@@ -230,18 +230,67 @@ Gen KernelEmitter::load(BlockArgument arg, ArrayRef<int64_t> map) {
       aligned &= walksAll;
       (aligned ? raggedAligned : raggedUnaligned).insert(arg.getArgNumber());
     }
-    int64_t align =
-        aligned ? std::min<int64_t>(16, variant.vector * storageBytes(element))
-                : storageBytes(element);
-    Value v = guarded(vectorOf(stored), [&]() -> Value {
+    int64_t vectorAlign =
+        std::min<int64_t>(16, variant.vector * storageBytes(element));
+    int64_t align = aligned ? vectorAlign : storageBytes(element);
+    auto plainLoad = [&](int64_t alignment) -> Value {
+      return vector::LoadOp::create(b, loc, vectorOf(stored), param.memref,
+                                    toIndex(offset), false,
+                                    llvm::MaybeAlign(alignment));
+    };
+    auto slowLoad = [&]() -> Value {
       if (laneMask)
         return vector::MaskedLoadOp::create(
             b, loc, vectorOf(stored), param.memref, ValueRange{toIndex(offset)},
             laneMask, zero(vectorOf(stored)), llvm::MaybeAlign(align));
-      return vector::LoadOp::create(b, loc, vectorOf(stored), param.memref,
-                                    toIndex(offset), false,
-                                    llvm::MaybeAlign(align));
-    });
+      return plainLoad(align);
+    };
+    auto ifElse = [&](Value cond, function_ref<Value()> then,
+                      function_ref<Value()> otherwise) -> Value {
+      auto ifOp =
+          scf::IfOp::create(b, loc, TypeRange{vectorOf(stored)}, cond, true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      scf::YieldOp::create(b, loc, then());
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(b, loc, otherwise());
+      return ifOp.getResult(0);
+    };
+    // Note [Whole vectors of shifted lanes]: lanes an index op shifted by
+    // an amount the compiler does not know (a symbolic cat offset or slice
+    // start), or masked lane by lane (a cut inside the vector), load
+    // element by element, with a branch per lane under a mask. Yet nearly
+    // every vector lies wholly inside its piece, and where the shift is a
+    // multiple of the width it is aligned too: the guard of the vector
+    // variants has already checked the buffer's alignment and strides
+    // (Note [Variant guards]), so the element offset decides. Such a
+    // vector takes one aligned vector load; a vector with no lane in
+    // range loads nothing; only the vectors across a cut, or shifted off
+    // the alignment, take the lane-wise path. (Ragged rows keep their own
+    // scheme.)
+    if ((laneMask || !aligned) && !variant.ragged) {
+      Value misalign =
+          arith::AndIOp::create(b, loc, offset, constIdx(variant.vector - 1));
+      Value fast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         misalign, constIdx(0));
+      Value all, any;
+      if (laneMask) {
+        std::tie(all, any) = laneExtremes(laneMask);
+        fast = arith::AndIOp::create(b, loc, fast, all);
+      }
+      Value v = guarded(vectorOf(stored), [&]() -> Value {
+        return ifElse(
+            fast, [&]() { return plainLoad(vectorAlign); },
+            [&]() -> Value {
+              if (!laneMask)
+                return slowLoad();
+              return ifElse(any, slowLoad,
+                            [&]() { return zero(vectorOf(stored)); });
+            });
+      });
+      return {fromStorage(v), true};
+    }
+    Value v = guarded(vectorOf(stored), slowLoad);
     return {fromStorage(v), true};
   }
   // The innermost iteration dim walks a strided dim of this input (or a
@@ -274,6 +323,109 @@ Gen KernelEmitter::load(BlockArgument arg, ArrayRef<int64_t> map) {
     return vector::FromElementsOp::create(b, loc, vectorOf(stored), lanes);
   });
   return {fromStorage(v), true};
+}
+
+// The lane masks of index ops compare lane indices `base + steps` (a
+// constant vector) with a bound: a monotone predicate, so its first and last
+// lanes decide all and any with one scalar compare each. Conjunctions and
+// negations combine them; "all" may only err towards false and "any" only
+// towards true, which keeps both safe for the load that uses them. Any
+// other mask is reduced lane by lane.
+std::pair<Value, Value> KernelEmitter::laneExtremes(Value mask) {
+  OpBuilder &b = *builder;
+  auto reduce = [&]() -> std::pair<Value, Value> {
+    return {
+        vector::ReductionOp::create(b, loc, vector::CombiningKind::AND, mask),
+        vector::ReductionOp::create(b, loc, vector::CombiningKind::OR, mask)};
+  };
+  auto scalarOf = [](Value v) -> Value {
+    if (auto splat = v.getDefiningOp<vector::BroadcastOp>())
+      return splat.getSource();
+    return Value();
+  };
+  auto notI1 = [&](Value v) -> Value {
+    return arith::XOrIOp::create(b, loc, v,
+                                 arith::ConstantIntOp::create(b, loc, 1, 1));
+  };
+  // The lowest and highest lane of `base + steps`.
+  auto laneRange = [&](Value lanes) -> std::optional<std::pair<Value, Value>> {
+    auto add = lanes.getDefiningOp<arith::AddIOp>();
+    if (!add)
+      return std::nullopt;
+    for (int k = 0; k < 2; ++k) {
+      Value base = scalarOf(add->getOperand(k));
+      DenseIntElementsAttr steps;
+      if (!base || !matchPattern(add->getOperand(1 - k), m_Constant(&steps)))
+        continue;
+      int64_t lo = INT64_MAX, hi = INT64_MIN;
+      for (const APInt &step : steps.getValues<APInt>()) {
+        lo = std::min(lo, step.getSExtValue());
+        hi = std::max(hi, step.getSExtValue());
+      }
+      return std::make_pair(
+          arith::AddIOp::create(b, loc, base, constIdx(lo)).getResult(),
+          arith::AddIOp::create(b, loc, base, constIdx(hi)).getResult());
+    }
+    return std::nullopt;
+  };
+  auto boundOf = [&](Value v) -> Value {
+    if (Value s = scalarOf(v))
+      return s;
+    DenseIntElementsAttr c;
+    if (matchPattern(v, m_Constant(&c)) && c.isSplat())
+      return constIdx(c.getSplatValue<APInt>().getSExtValue());
+    return Value();
+  };
+  if (auto cmp = mask.getDefiningOp<arith::CmpIOp>()) {
+    arith::CmpIPredicate pred = cmp.getPredicate();
+    Value lanes = cmp.getLhs(), bound = cmp.getRhs();
+    auto range = laneRange(lanes);
+    using P = arith::CmpIPredicate;
+    if (!range) {
+      // bound P lanes: lanes P' bound with the operands swapped.
+      std::swap(lanes, bound);
+      pred = pred == P::slt   ? P::sgt
+             : pred == P::sgt ? P::slt
+             : pred == P::sle ? P::sge
+             : pred == P::sge ? P::sle
+                              : pred;
+      range = laneRange(lanes);
+    }
+    Value bnd = range ? boundOf(bound) : Value();
+    if (!bnd)
+      return reduce();
+    auto [lo, hi] = *range;
+    auto c = [&](arith::CmpIPredicate p, Value x) -> Value {
+      return arith::CmpIOp::create(b, loc, p, x, bnd);
+    };
+    switch (pred) {
+    case P::slt:
+    case P::sle:
+      return {c(pred, hi), c(pred, lo)};
+    case P::sgt:
+    case P::sge:
+      return {c(pred, lo), c(pred, hi)};
+    default:
+      return reduce();
+    }
+  }
+  if (auto andOp = mask.getDefiningOp<arith::AndIOp>()) {
+    auto [allA, anyA] = laneExtremes(andOp.getLhs());
+    auto [allB, anyB] = laneExtremes(andOp.getRhs());
+    return {arith::AndIOp::create(b, loc, allA, allB),
+            arith::AndIOp::create(b, loc, anyA, anyB)};
+  }
+  if (auto xorOp = mask.getDefiningOp<arith::XOrIOp>()) {
+    for (int k = 0; k < 2; ++k) {
+      DenseIntElementsAttr ones;
+      if (!matchPattern(xorOp->getOperand(1 - k), m_Constant(&ones)) ||
+          !ones.isSplat() || !ones.getSplatValue<APInt>().isAllOnes())
+        continue;
+      auto [all, any] = laneExtremes(xorOp->getOperand(k));
+      return {notI1(any), notI1(all)};
+    }
+  }
+  return reduce();
 }
 
 FailureOr<Gen> KernelEmitter::generate(Value value, ArrayRef<int64_t> map) {

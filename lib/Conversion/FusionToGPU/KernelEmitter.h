@@ -345,6 +345,10 @@ private:
   void store(Gen gen, Type element, Value memref, Value offset);
 
   Gen load(BlockArgument arg, ArrayRef<int64_t> map);
+  /// Whether every lane of a lane mask is set, and whether any may be:
+  /// scalar conditions, exact or erring towards the lane-wise path (Note
+  /// [Whole vectors of shifted lanes]).
+  std::pair<Value, Value> laneExtremes(Value mask);
   /// Whether `load(arg, map)` reads whole, aligned vectors of contiguous
   /// elements (no lane mask), so a stage copy can take it instead.
   bool loadsAlignedVectors(BlockArgument arg, ArrayRef<int64_t> map) const;

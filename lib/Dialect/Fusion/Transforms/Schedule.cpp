@@ -383,6 +383,55 @@ struct FusionSchedulePass
     return loads;
   }
 
+  // Note [Shifted lanes unrolled once]: where an index op shifts the
+  // lanes of the innermost dim by an amount not known to be a multiple of
+  // the width (a symbolic or odd slice start, a cat piece of such a size) or
+  // masks some of them (a pad of that dim), each load it feeds has two
+  // paths, whole vectors and lane by lane (Note [Whole vectors of shifted
+  // lanes] in lib/Conversion/FusionToGPU/Elementwise.cpp), and two items
+  // per thread keep both paths' state live: slice + cat + mul took 57
+  // registers unrolled twice (50% occupancy) against 30 once. On an H100
+  // (fusion-run --bench, bf16, the cut at n / 2) unrolled twice read 201.9
+  // / 200.6 / 395.9 us at 32768x4096 / 8192x16384 / 262144x1024, unrolled
+  // once 181.8 / 181.3 / 356.9, and the lane-by-lane loads of the compiler
+  // before, unrolled twice as it was, 183.0 / 182.4 / 358.1. So such items
+  // are not unrolled.
+  static bool hasShiftedLanes(KernelOp kernel, int64_t vector) {
+    if (vector == 1)
+      return false;
+    auto multiple = [&](Value v) {
+      APInt c;
+      return matchPattern(v, m_ConstantInt(&c)) &&
+             c.getSExtValue() % vector == 0;
+    };
+    bool shifted = false;
+    kernel.getBody().walk([&](Operation *op) {
+      if (auto slice = dyn_cast<SliceOp>(op)) {
+        int64_t inner = slice.getType().getRank() - 1;
+        // Strided lanes gather element by element either way.
+        APInt step;
+        shifted |=
+            inner >= 0 &&
+            matchPattern(slice.getSteps()[inner], m_ConstantInt(&step)) &&
+            step.isOne() && !multiple(slice.getStarts()[inner]);
+      } else if (auto pad = dyn_cast<PadOp>(op)) {
+        int64_t inner = pad.getType().getRank() - 1;
+        shifted |= inner >= 0 &&
+                   (pad.getLow()[inner] != 0 || pad.getHigh()[inner] != 0);
+      } else if (auto cat = dyn_cast<CatOp>(op)) {
+        int64_t inner = cat.getType().getRank() - 1;
+        if (static_cast<int64_t>(cat.getDim()) != inner)
+          return;
+        for (Value input : cat.getInputs().drop_back()) {
+          auto type = cast<RankedTensorType>(input.getType());
+          shifted |=
+              type.isDynamicDim(inner) || type.getDimSize(inner) % vector != 0;
+        }
+      }
+    });
+    return shifted;
+  }
+
   PointwiseScheduleAttr pointwise(KernelOp kernel) {
     int64_t minBytes = 8;
     bool allStatic = true;
@@ -413,10 +462,13 @@ struct FusionSchedulePass
     int64_t maxGrid = blocksPerSM > 0 ? smCount * blocksPerSM
                                       : std::numeric_limits<int32_t>::max();
     // Two vectors per thread and iteration keep twice the bytes in flight
-    // (Note [Loads per item]: one when an item already loads four or more).
-    int64_t unrollFactor = unroll > 0                           ? unroll
-                           : heavy || loadsPerItem(kernel) >= 4 ? 1
-                                                                : 2;
+    // (Note [Loads per item]: one when an item already loads four or more;
+    // Note [Shifted lanes unrolled once]).
+    int64_t unrollFactor =
+        unroll > 0 ? unroll
+        : heavy || loadsPerItem(kernel) >= 4 || hasShiftedLanes(kernel, vector)
+            ? 1
+            : 2;
     // Approximate transcendentals are safe when every result is a 16-bit
     // float: their error is below the results' own rounding.
     bool fastMath = llvm::all_of(kernel.getResultTypes(), [](Type t) {
