@@ -80,3 +80,12 @@
 // WHOLE: vector.load %arg5[{{.*}}] {alignment = 16 : i64} : memref<?xbf16>, vector<8xbf16>
 // WHOLE: vector.maskedload %arg5[{{.*}}], {{.*}} {alignment = 2 : i64}
 // WHOLE-LABEL: gpu.func @halves_mul_k0_s_i32
+
+// The pad's mask (lanes >= 0 and below the operand's extent) too.
+// WHOLE-LABEL: gpu.func @pad_k0_v4_i32
+// WHOLE-NOT: vector.reduction
+// WHOLE: vector.load %arg0[{{.*}}] {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
+// WHOLE-NOT: vector.reduction
+// WHOLE: vector.maskedload %arg0[{{.*}}], {{.*}} {alignment = 4 : i64}
+// WHOLE-NOT: vector.reduction
+// WHOLE-LABEL: gpu.func @pad_k0_s_i32
