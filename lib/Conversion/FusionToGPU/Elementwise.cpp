@@ -195,18 +195,24 @@ Gen KernelEmitter::load(BlockArgument arg, ArrayRef<int64_t> map) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
   };
   Type stored = storageType(element);
+  // An scf.if yielding `then()` or `otherwise()`, each emitted in its
+  // branch.
+  auto ifElse = [&](Type type, Value cond, function_ref<Value()> then,
+                    function_ref<Value()> otherwise) -> Value {
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, cond, true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    scf::YieldOp::create(b, loc, then());
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(b, loc, otherwise());
+    return ifOp.getResult(0);
+  };
   // Under a load guard the load sits in an scf.if that yields zero
   // elsewhere (rows and items past the end).
   auto guarded = [&](Type type, function_ref<Value()> emitLoad) -> Value {
     if (!loadGuard)
       return emitLoad();
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, loadGuard, true);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    scf::YieldOp::create(b, loc, emitLoad());
-    b.setInsertionPointToStart(ifOp.elseBlock());
-    scf::YieldOp::create(b, loc, zero(type));
-    return ifOp.getResult(0);
+    return ifElse(type, loadGuard, emitLoad, [&]() { return zero(type); });
   };
   if (variant.vector == 1 || innerDim < 0) {
     Value v = guarded(stored, [&]() -> Value {
@@ -245,17 +251,6 @@ Gen KernelEmitter::load(BlockArgument arg, ArrayRef<int64_t> map) {
             laneMask, zero(vectorOf(stored)), llvm::MaybeAlign(align));
       return plainLoad(align);
     };
-    auto ifElse = [&](Value cond, function_ref<Value()> then,
-                      function_ref<Value()> otherwise) -> Value {
-      auto ifOp =
-          scf::IfOp::create(b, loc, TypeRange{vectorOf(stored)}, cond, true);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-      scf::YieldOp::create(b, loc, then());
-      b.setInsertionPointToStart(ifOp.elseBlock());
-      scf::YieldOp::create(b, loc, otherwise());
-      return ifOp.getResult(0);
-    };
     // Note [Whole vectors of shifted lanes]: lanes an index op shifted by
     // an amount the compiler does not know (a symbolic cat offset or slice
     // start), or masked lane by lane (a cut inside the vector), load
@@ -280,11 +275,11 @@ Gen KernelEmitter::load(BlockArgument arg, ArrayRef<int64_t> map) {
       }
       Value v = guarded(vectorOf(stored), [&]() -> Value {
         return ifElse(
-            fast, [&]() { return plainLoad(vectorAlign); },
+            vectorOf(stored), fast, [&]() { return plainLoad(vectorAlign); },
             [&]() -> Value {
               if (!laneMask)
                 return slowLoad();
-              return ifElse(any, slowLoad,
+              return ifElse(vectorOf(stored), any, slowLoad,
                             [&]() { return zero(vectorOf(stored)); });
             });
       });
@@ -312,13 +307,8 @@ Gen KernelEmitter::load(BlockArgument arg, ArrayRef<int64_t> map) {
       }
       Value valid =
           vector::ExtractOp::create(b, loc, laneMask, ArrayRef<int64_t>{j});
-      auto ifOp = scf::IfOp::create(b, loc, TypeRange{stored}, valid, true);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-      scf::YieldOp::create(b, loc, loadLane());
-      b.setInsertionPointToStart(ifOp.elseBlock());
-      scf::YieldOp::create(b, loc, zero(stored));
-      lanes.push_back(ifOp.getResult(0));
+      lanes.push_back(
+          ifElse(stored, valid, loadLane, [&]() { return zero(stored); }));
     }
     return vector::FromElementsOp::create(b, loc, vectorOf(stored), lanes);
   });
