@@ -162,6 +162,20 @@ fusion.fusion @f10d(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
 
 // -----
 
+// The wide grid of the streaming and staged variants (Note [Wide row
+// grids]) is a block count like max_grid.
+fusion.fusion @f10g(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  // expected-error @+1 {{#fusion.inner_reduction row_grid = -1 is out of range: expected 0 to 2147483647}}
+  %0 = fusion.kernel @f10g_k0 schedule = #fusion.inner_reduction<vector = 4, items = 1, block = 128, max_grid = 100, index64 = false, fast_math = false, row_grid = -1> (%a) : (tensor<?x?xf32>) -> tensor<?x?xf32> {
+  ^bb0(%x: tensor<?x?xf32>):
+    %1 = fusion.neg %x : tensor<?x?xf32>
+    fusion.yield %1 : tensor<?x?xf32>
+  }
+  fusion.return %0 : tensor<?x?xf32>
+}
+
+// -----
+
 // A second staged buffer needs the first (Note [Async staged rows]).
 fusion.fusion @f10s(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
   // expected-error @+1 {{#fusion.inner_reduction async_stage needs stage_row: it copies the next row into the staged row's second buffer}}

@@ -26,11 +26,11 @@
 // RUN: not fusion-translate %s --fusion=softmax --inner-cluster=3 --fusion-to-ptx --no-cubin -o %t.bad 2>&1 | FileCheck %s --check-prefix=BAD
 
 // SCHED-LABEL: @softmax
-// SCHED: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, stage_row = true, cluster = 8, long_stage = true>
+// SCHED: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, stage_row = true, cluster = 8, long_stage = true, row_grid = 16896>
 // SCHED-LABEL: @row_sum
-// SCHED: #fusion.inner_reduction<vector = 4, items = 0, block = 256, max_grid = 2112, index64 = false, fast_math = false> (%arg0)
+// SCHED: #fusion.inner_reduction<vector = 4, items = 0, block = 256, max_grid = 2112, index64 = false, fast_math = false, row_grid = 16896> (%arg0)
 // DEFAULT-LABEL: @softmax
-// DEFAULT: fast_math = true, stage_row = true, cluster = 8, long_cluster = 8, long_stage = true>
+// DEFAULT: fast_math = true, stage_row = true, cluster = 8, long_cluster = 8, long_stage = true, row_grid = 16896>
 // DEFAULT-LABEL: @row_sum
 // DEFAULT-NOT: cluster =
 // OFF-NOT: , cluster =

@@ -11,8 +11,8 @@
 // RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-stage=0" --fusion-lower-kernels="chip=sm_90a" | FileCheck %s --check-prefix=OFF
 // RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule="inner-stage=1" --fusion-lower-kernels="chip=sm_90a" | FileCheck %s --check-prefix=ON
 
-// SCHED: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, cluster = 8, long_cluster = 8, long_stage = true>
-// SCHED0: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, cluster = 8, long_cluster = 8>
+// SCHED: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, cluster = 8, long_cluster = 8, long_stage = true, row_grid = 16896>
+// SCHED0: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, cluster = 8, long_cluster = 8, row_grid = 16896>
 
 // CHECK-LABEL: gpu.func @layernorm_k0_pv8_i32
 // CHECK-NOT: fusion.stage_

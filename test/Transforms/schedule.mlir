@@ -106,8 +106,14 @@ fusion.fusion @outer_chain(%a: tensor<?x?xf32>) -> tensor<?xf32> {
 
 // argmax along the innermost dim: an inner reduction (Note [Arg
 // reductions]).
+// Streaming and staged variants get a grid of 128 blocks per SM (Note
+// [Wide row grids]); blocks-per-sm sets both grids, so row_grid is left out.
 // CHECK-LABEL: @argmax
-// CHECK: kernel @argmax_k0 schedule = #fusion.inner_reduction<vector = 4, items = 0, block = 256, max_grid = 2112, index64 = false, fast_math = false>
+// CHECK: kernel @argmax_k0 schedule = #fusion.inner_reduction<vector = 4, items = 0, block = 256, max_grid = 2112, index64 = false, fast_math = false, row_grid = 16896>
+// SM100-LABEL: @argmax
+// SM100: kernel @argmax_k0 schedule = #fusion.inner_reduction<vector = 4, items = 0, block = 256, max_grid = 400, index64 = false, fast_math = false>
+// OVERRIDE-LABEL: @argmax
+// OVERRIDE: kernel @argmax_k0 schedule = #fusion.inner_reduction<vector = 4, items = 0, block = 256, max_grid = 264, index64 = false, fast_math = false>
 fusion.fusion @argmax(%a: tensor<?x?xf32>) -> tensor<?xi64> {
   %0 = fusion.argmax %a dim = 1 : tensor<?x?xf32> -> tensor<?xi64>
   fusion.return %0 : tensor<?xi64>
@@ -119,7 +125,7 @@ fusion.fusion @argmax(%a: tensor<?x?xf32>) -> tensor<?xi64> {
 // reduction scheduler, 16-byte vectors of bf16, no persistence (every
 // result is per row), blocks of 256 threads; bf16 results allow fast math.
 // CHECK-LABEL: @inner
-// CHECK: schedule = #fusion.inner_reduction<vector = 8, items = 0, block = 256, max_grid = 2112, index64 = false, fast_math = true>
+// CHECK: schedule = #fusion.inner_reduction<vector = 8, items = 0, block = 256, max_grid = 2112, index64 = false, fast_math = true, row_grid = 16896>
 fusion.fusion @inner(%a: tensor<?x4096xbf16>) -> tensor<?x1xbf16> {
   %e = fusion.exp %a : tensor<?x4096xbf16>
   %0 = fusion.max %e [1] keepdim : tensor<?x4096xbf16> -> tensor<?x1xbf16>
@@ -130,7 +136,7 @@ fusion.fusion @inner(%a: tensor<?x4096xbf16>) -> tensor<?x1xbf16> {
 
 // f32 rows: vectors of 4; a sum and a max of one input in one kernel.
 // CHECK-LABEL: @two_reductions
-// CHECK: schedule = #fusion.inner_reduction<vector = 4, items = 0, block = 256, max_grid = 2112, index64 = false, fast_math = false>
+// CHECK: schedule = #fusion.inner_reduction<vector = 4, items = 0, block = 256, max_grid = 2112, index64 = false, fast_math = false, row_grid = 16896>
 fusion.fusion @two_reductions(%a: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
   %0 = fusion.sum %a [1] : tensor<?x?xf32> -> tensor<?xf32>
   %1 = fusion.max %a [1] : tensor<?x?xf32> -> tensor<?xf32>
@@ -144,11 +150,11 @@ fusion.fusion @two_reductions(%a: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?xf
 // staged in shared memory unless there is a var_mean (Note [Staged rows
 // heuristic]).
 // CHECK-LABEL: @softmax_bf16
-// CHECK: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, stage_row = true, cluster = 8, long_cluster = 8, long_stage = true>
+// CHECK: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, stage_row = true, cluster = 8, long_cluster = 8, long_stage = true, row_grid = 16896>
 // CHECK-LABEL: @layernorm_f32
-// CHECK: #fusion.inner_reduction<vector = 4, items = 8, block = 256, max_grid = 2112, index64 = false, fast_math = false, cluster = 8, long_cluster = 8, long_stage = true>
+// CHECK: #fusion.inner_reduction<vector = 4, items = 8, block = 256, max_grid = 2112, index64 = false, fast_math = false, cluster = 8, long_cluster = 8, long_stage = true, row_grid = 16896>
 // CHECK-LABEL: @rmsnorm_f64
-// CHECK: #fusion.inner_reduction<vector = 2, items = 16, block = 256, max_grid = 2112, index64 = false, fast_math = false, stage_row = true, cluster = 8, long_cluster = 8, long_stage = true>
+// CHECK: #fusion.inner_reduction<vector = 2, items = 16, block = 256, max_grid = 2112, index64 = false, fast_math = false, stage_row = true, cluster = 8, long_cluster = 8, long_stage = true, row_grid = 16896>
 fusion.fusion @softmax_bf16(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
   %0 = fusion.softmax %x dim = 1 : tensor<?x?xbf16>
   fusion.return %0 : tensor<?x?xbf16>

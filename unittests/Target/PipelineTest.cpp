@@ -344,18 +344,21 @@ struct InnerCase {
 };
 
 TEST(Pipeline, InnerReductionHeuristicTable) {
-  // Grids are capped at 16 blocks per SM (132 SMs): blocks loop over rows.
+  // Grids are capped at 16 blocks per SM (132 SMs) where a variant keeps
+  // rows in registers, at 128 per SM for the streaming and staged
+  // persistent variants (Note [Wide row grids]): blocks loop over rows.
   const InnerCase cases[] = {
-      // bf16 softmax: 32 elements per thread kept in registers.
+      // bf16 softmax: 32 elements per thread, staged: a block per pair of
+      // rows.
       {"normalization/softmax", DType::BF16, 32768, 4096, 0x100000,
-       "softmax_k0_pv8_i32", 256, 2112, 128, 256 * 64},
+       "softmax_k0_pv8_i32", 256, 16384, 128, 256 * 64},
       // Rows that 4 vectors per thread would give 512 threads: softmax
       // takes 8 vectors and 256 threads (Note [Long persistent rows]).
       {"normalization/softmax", DType::BF16, 8192, 16384, 0x100000,
        "softmax_k0_plv8_i32", 256, 2112, 256, 256 * 128},
       // Short rows: a warp per row, 8 rows per block.
       {"normalization/softmax", DType::BF16, 262144, 1024, 0x100000,
-       "softmax_k0_pv8_i32", 256, 2112, 32, 256 * 64},
+       "softmax_k0_pv8_i32", 256, 16896, 32, 256 * 64},
       {"normalization/softmax", DType::BF16, 100, 1000, 0x100000,
        "softmax_k0_pv8_i32", 256, 13, 32, 256 * 64},
       // Odd rows: the persistent ragged variant (Note [Ragged rows]), 32
@@ -402,7 +405,7 @@ TEST(Pipeline, InnerReductionHeuristicTable) {
       {"normalization/softmax", DType::BF16, 16, 65536, 0x100000,
        "softmax_k0_cpv8_i32", 512, 64, 512, 512 * 64},
       {"normalization/softmax", DType::BF16, 8192, 140000, 0x100000,
-       "softmax_k0_v8_i32", 256, 2112, 128},
+       "softmax_k0_v8_i32", 256, 4096, 128},
       // Odd row lengths stream 16 bytes at a time from each row's first
       // aligned vector, the head and tail masked (Note [Ragged rows]);
       // a misaligned buffer still takes the scalar variant.
@@ -414,12 +417,12 @@ TEST(Pipeline, InnerReductionHeuristicTable) {
        "softmax_k0_s_i32", 288, 1000, 288},
       // Pure reductions stream: 4 vectors per thread and pass.
       {"inner_sum", DType::F32, 262144, 1024, 0x100000, "inner_sum_k0_v4_i32",
-       256, 2112, 64},
+       256, 16896, 64},
       // (One chunk of 256 threads covers a row of 4096: 256 threads.)
       {"inner_sum", DType::F32, 32768, 4096, 0x100000, "inner_sum_k0_v4_i32",
-       256, 2112, 256},
+       256, 16896, 256},
       {"inner_sum", DType::F32, 8192, 16384, 0x100000, "inner_sum_k0_v4_i32",
-       256, 2112, 128},
+       256, 4096, 128},
       {"inner_sum", DType::F32, 600, 16384, 0x100000, "inner_sum_k0_v4_i32",
        480, 600, 480},
   };

@@ -172,6 +172,9 @@ KernelLowering::lowerRowKernel(KernelOp kernel,
 // --bench, bf16, 4096 rows of 32768): rms_norm 0.612 -> 0.882 of copy,
 // softmax 0.624 -> 0.658, layer_norm 0.412 -> 0.589.
 constexpr int64_t kMaxLongRowItems = 8;
+/// Registers per thread of a persistent variant with the wide grid (Note
+/// [Wide row grids]): 32 warps per SM.
+constexpr int64_t kWideGridRegisters = 64;
 
 auto KernelLowering::rowVariants(const RowKernelInfo &info,
                                  InnerReductionScheduleAttr schedule,
@@ -248,6 +251,11 @@ auto KernelLowering::rowVariants(const RowKernelInfo &info,
     // An sm_90 block may take 227 KB of shared memory, earlier chips less.
     variant.maxAsyncStageBytes = clusters ? 2 * kMaxStageBytes : kMaxStageBytes;
     variant.maxBlock = std::max(schedule.getBlock(), kMaxRowThreads);
+    // Note [Wide row grids]: streaming and staged persistent variants, not
+    // the ragged ones (not measured) nor those that keep rows in registers.
+    variant.wideGrid =
+        schedule.getRowGrid() > 0 && !variant.ragged && !variant.cluster &&
+        (variant.items == 0 || (variant.stage && !variant.longRows));
   }
   // Cluster rows (Note [Cluster rows]), tried first: vectorized streaming
   // with 32-bit offsets, where the schedule asks and the chip has
@@ -331,6 +339,10 @@ KernelLowering::emitRowVariant(KernelOp kernel, const RowKernelInfo &info,
     func->setAttr(
         "nvvm.minctasm",
         IntegerAttr::get(IntegerType::get(&getContext(), 32), innerMinBlocks));
+  else if (emitter.getVariant().items > 0 && emitter.getVariant().wideGrid)
+    func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                  IntegerAttr::get(IntegerType::get(&getContext(), 32),
+                                   kWideGridRegisters));
   return emitter.emitRowKernel(func, info);
 }
 
@@ -583,6 +595,42 @@ void KernelLowering::launchClusterPersistentRows(
                ValueRange{clusterBlocks, h.c(1), h.c(1)});
 }
 
+// Note [Wide row grids]: a plain row variant's blocks loop over row groups
+// (Note [Row prefetch]), at most `max_grid` of them: 16 per SM, as many as
+// could be resident. But a block of 256 threads with 64 registers each
+// leaves room for 4 per SM, so the 16 ran in four waves of ~8 row groups
+// each, and the groups split unevenly (32768 rows of 4096: 16384 groups
+// over 2112 blocks, 7.76 each, so the last round ran a quarter full). With
+// the schedule's `row_grid` (128 blocks per SM) a block takes about one
+// group where rows are fewer, and the hardware hands out blocks as SMs
+// free up. That pays where enough warps are resident to hide a row's
+// latency without the prefetch: the streaming variants and the staged
+// persistent one (at most 64 registers). The variants that keep a row in
+// registers (layer_norm's first persistent variant, 111 registers: one
+// 512-thread block per SM at 16384-element rows) and the long-row one
+// (up to 128 registers) need the prefetch and keep `max_grid`.
+//
+// Measured on an H100 (fusion-run --bench, fraction of a copy; the grid
+// cap as `--sm-count` 132 / 264 / 1024 gave 16 / 32 / 124 blocks per SM,
+// rows of 4096 / 16384 / 1024 at the public shapes, each run twice):
+// inner_sum (f32, streaming) 0.975 / 1.003 / 0.988 -> 1.030 / 1.020 /
+// 1.043 at 124 per SM; softmax (staged) 0.939 / 0.953 / 0.949 -> 0.980 /
+// 0.966 (the long-row variant) / 0.987; rms_norm (staged) 0.941 / 0.955 /
+// 0.954 -> 0.974 / 0.975 / 0.985; layer_norm (rows in registers) 0.932 /
+// 0.911 / 0.955 -> 0.787 / 0.685 / 0.979.
+//
+// Staged is not enough: rms_norm with an fp8 result, staged, took 78
+// registers (three 256-thread blocks per SM, one of 512) and with the wide
+// grid read 0.896 / 0.688 / 0.998 where it read 0.939 / 0.890 / 0.962. So
+// a persistent variant with the wide grid is kept to 64 registers
+// (`nvvm.maxnreg`): 32 warps per SM at any block size. softmax and
+// rms_norm took 64 and 63 already; rms_norm_fp8 takes 64 without spills
+// (ptxas -v, sm_90a). An explicit `--inner-min-blocks` replaces the cap.
+static int64_t gridCap(InnerReductionScheduleAttr schedule,
+                       const Variant &variant) {
+  return variant.wideGrid ? schedule.getRowGrid() : schedule.getMaxGrid();
+}
+
 void KernelLowering::launchRowVariants(OpBuilder &b, HostBuilder &h,
                                        InnerReductionScheduleAttr schedule,
                                        const RowLaunch &rl,
@@ -655,9 +703,9 @@ void KernelLowering::launchRowVariants(OpBuilder &b, HostBuilder &h,
     threads = h.select(h.lt(needed, h.c(17)), shortThreads, threads);
     Value rowsPerBlock = h.max(h.floorDiv(blockTarget, threads), h.c(1));
     Value blockSize = h.mul(threads, rowsPerBlock);
-    Value grid =
-        h.max(h.min(h.ceilDiv(rows, rowsPerBlock), h.c(schedule.getMaxGrid())),
-              h.c(1));
+    Value grid = h.max(
+        h.min(h.ceilDiv(rows, rowsPerBlock), h.c(gridCap(schedule, variant))),
+        h.c(1));
     SmallVector<Value> launchArgs = rl.kernelArgs(threads);
     Value smem = stagedRowBytes(h, funcs[i], blockSize);
     createLaunch(b, loc, h, rl.gpuModule, funcs[i], guard, grid, h.c(1),

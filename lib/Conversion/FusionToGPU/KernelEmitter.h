@@ -98,6 +98,10 @@ struct Variant {
   /// the blocks of a thread block cluster (Note [Cluster rows] in
   /// InnerReduction.cpp).
   bool cluster = false;
+  /// Inner reductions: launched with up to the schedule's `row_grid` blocks
+  /// rather than `max_grid`, and a persistent one kept to 64 registers
+  /// (Note [Wide row grids] in InnerReduction.cpp).
+  bool wideGrid = false;
 };
 
 /// Writes the body of one gpu.func: one variant of a kernel of any

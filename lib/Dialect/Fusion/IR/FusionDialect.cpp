@@ -77,12 +77,15 @@ PointwiseScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult InnerReductionScheduleAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, int64_t vector, int64_t items,
     int64_t block, int64_t maxGrid, bool, bool, bool stageRow, int64_t cluster,
-    bool asyncStage, int64_t longCluster, bool, bool bulkStage) {
+    bool asyncStage, int64_t longCluster, bool, bool bulkStage,
+    int64_t rowGrid) {
   StringRef name = "inner_reduction";
   if (failed(checkVector(emitError, name, vector)) ||
       failed(
           checkRange(emitError, name, "items", items, 0, kMaxScheduleUnroll)) ||
-      failed(checkBlockAndGrid(emitError, name, block, maxGrid)))
+      failed(checkBlockAndGrid(emitError, name, block, maxGrid)) ||
+      failed(
+          checkRange(emitError, name, "row_grid", rowGrid, 0, kMaxGridBlocks)))
     return failure();
   // Portable cluster sizes only: gpu.cluster_dim_blocks assumes at most 8.
   if (cluster != 0 && cluster != 2 && cluster != 4 && cluster != 8)

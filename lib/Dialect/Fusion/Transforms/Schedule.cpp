@@ -279,9 +279,14 @@ struct FusionSchedulePass
         items > 0 && vector > 1 && !index64
             ? (innerLongCluster >= 0 ? innerLongCluster.getValue() : 8)
             : 0;
+    // Note [Wide row grids] (InnerReduction.cpp): the streaming and staged
+    // persistent variants launch up to 128 blocks per SM, so blocks rather
+    // than a fixed set of persistent ones share out the rows; blocks-per-sm
+    // sets both grids.
+    int64_t rowGrid = blocksPerSM > 0 ? 0 : smCount * 128;
     return InnerReductionScheduleAttr::get(
         &getContext(), vector, items, block, maxGrid, index64, fastMath, stage,
-        cluster, asyncStage, longCluster, longStage, bulkStage);
+        cluster, asyncStage, longCluster, longStage, bulkStage, rowGrid);
   }
 
   // Note [Outer reduction heuristic]: 16-byte loads of the narrowest input

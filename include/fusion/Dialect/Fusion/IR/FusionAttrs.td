@@ -52,7 +52,10 @@ def Fusion_InnerReductionScheduleAttr
     row for long ones. `T` is computed at launch from the row
     length `K`: enough threads for `items` vectors of `vector` elements per
     thread (for the streaming variants: 4 vectors per thread and pass).
-    Blocks loop over rows past `max_grid`.
+    Blocks loop over rows past `max_grid`; with `row_grid > 0`, the
+    streaming variants and the staged persistent variant (`stage_row`) loop
+    past `row_grid` instead, and the variants that keep rows in registers
+    past `max_grid` (Note [Wide row grids]).
 
     Reductions (sum, prod, max, min, var_mean) accumulate in f32 for 16-bit
     and f32 inputs, f64 for f64 and i64 for integers; threads fold their
@@ -108,8 +111,8 @@ def Fusion_InnerReductionScheduleAttr
     persistent rows]).
 
     Ranges: `vector` a power of two from 1 to 16, `items` 0 to 16, `block`
-    1 to 1024, `max_grid` 1 to 2^31 - 1, `cluster` and `long_cluster` 0
-    (none), 2, 4 or 8.
+    1 to 1024, `max_grid` 1 to 2^31 - 1, `row_grid` 0 (none) to 2^31 - 1,
+    `cluster` and `long_cluster` 0 (none), 2, 4 or 8.
   }];
   let parameters = (ins "int64_t":$vector, "int64_t":$items,
                         "int64_t":$block, "int64_t":$max_grid,
@@ -119,7 +122,8 @@ def Fusion_InnerReductionScheduleAttr
                         DefaultValuedParameter<"bool", "false">:$async_stage,
                         DefaultValuedParameter<"int64_t", "0">:$long_cluster,
                         DefaultValuedParameter<"bool", "false">:$long_stage,
-                        DefaultValuedParameter<"bool", "false">:$bulk_stage);
+                        DefaultValuedParameter<"bool", "false">:$bulk_stage,
+                        DefaultValuedParameter<"int64_t", "0">:$row_grid);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 
