@@ -53,9 +53,10 @@ def Fusion_InnerReductionScheduleAttr
     length `K`: enough threads for `items` vectors of `vector` elements per
     thread (for the streaming variants: 4 vectors per thread and pass).
     Blocks loop over rows past `max_grid`; with `row_grid > 0`, the
-    streaming variants and the staged persistent variant (`stage_row`) loop
-    past `row_grid` instead, and the variants that keep rows in registers
-    past `max_grid` (Note [Wide row grids]).
+    streaming variants and the staged persistent variant (`stage_row`,
+    kept to 64 registers) loop past `row_grid` instead, while the variants
+    that keep rows in registers and the ragged ones keep `max_grid` (Note
+    [Wide row grids]).
 
     Reductions (sum, prod, max, min, var_mean) accumulate in f32 for 16-bit
     and f32 inputs, f64 for f64 and i64 for integers; threads fold their
