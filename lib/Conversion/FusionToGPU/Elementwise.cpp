@@ -337,24 +337,29 @@ std::pair<Value, Value> KernelEmitter::laneExtremes(Value mask) {
     return arith::XOrIOp::create(b, loc, v,
                                  arith::ConstantIntOp::create(b, loc, 1, 1));
   };
-  // The lowest and highest lane of `base + steps`.
-  auto laneRange = [&](Value lanes) -> std::optional<std::pair<Value, Value>> {
+  // `base + steps`: the scalar base and the lowest and highest step. Only
+  // matched here; the lanes' indices are built once the bound and the
+  // predicate are known to fit.
+  struct LaneRange {
+    Value base;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+  };
+  auto laneRange = [&](Value lanes) -> std::optional<LaneRange> {
     auto add = lanes.getDefiningOp<arith::AddIOp>();
     if (!add)
       return std::nullopt;
     for (int k = 0; k < 2; ++k) {
-      Value base = scalarOf(add->getOperand(k));
+      LaneRange range;
+      range.base = scalarOf(add->getOperand(k));
       DenseIntElementsAttr steps;
-      if (!base || !matchPattern(add->getOperand(1 - k), m_Constant(&steps)))
+      if (!range.base ||
+          !matchPattern(add->getOperand(1 - k), m_Constant(&steps)))
         continue;
-      int64_t lo = INT64_MAX, hi = INT64_MIN;
       for (const APInt &step : steps.getValues<APInt>()) {
-        lo = std::min(lo, step.getSExtValue());
-        hi = std::max(hi, step.getSExtValue());
+        range.lo = std::min(range.lo, step.getSExtValue());
+        range.hi = std::max(range.hi, step.getSExtValue());
       }
-      return std::make_pair(
-          arith::AddIOp::create(b, loc, base, constIdx(lo)).getResult(),
-          arith::AddIOp::create(b, loc, base, constIdx(hi)).getResult());
+      return range;
     }
     return std::nullopt;
   };
@@ -381,23 +386,20 @@ std::pair<Value, Value> KernelEmitter::laneExtremes(Value mask) {
                               : pred;
       range = laneRange(lanes);
     }
-    Value bnd = range ? boundOf(bound) : Value();
+    // Signed orders only: they are monotone in the lane index.
+    bool below = pred == P::slt || pred == P::sle;
+    bool above = pred == P::sgt || pred == P::sge;
+    Value bnd = range && (below || above) ? boundOf(bound) : Value();
     if (!bnd)
       return reduce();
-    auto [lo, hi] = *range;
-    auto c = [&](arith::CmpIPredicate p, Value x) -> Value {
-      return arith::CmpIOp::create(b, loc, p, x, bnd);
+    Value lo = arith::AddIOp::create(b, loc, range->base, constIdx(range->lo));
+    Value hi = arith::AddIOp::create(b, loc, range->base, constIdx(range->hi));
+    auto c = [&](Value x) -> Value {
+      return arith::CmpIOp::create(b, loc, pred, x, bnd);
     };
-    switch (pred) {
-    case P::slt:
-    case P::sle:
-      return {c(pred, hi), c(pred, lo)};
-    case P::sgt:
-    case P::sge:
-      return {c(pred, lo), c(pred, hi)};
-    default:
-      return reduce();
-    }
+    // All lanes hold where the extreme lane nearest the bound's far side
+    // does; any lane where the other one does.
+    return below ? std::make_pair(c(hi), c(lo)) : std::make_pair(c(lo), c(hi));
   }
   if (auto andOp = mask.getDefiningOp<arith::AndIOp>()) {
     auto [allA, anyA] = laneExtremes(andOp.getLhs());
