@@ -23,6 +23,9 @@ struct Tolerance {
   double rtol = 0;
   double atol = 0;
   bool exact = false;
+  /// `atol` is in units of the output's size (compareRegion); off when
+  /// --atol gives it.
+  bool scaleAtol = true;
 };
 /// f64 1e-12 relative, f32 1e-5 + 1e-6, f16 1e-3 + 1e-3, bf16 8e-3 + 8e-3
 /// (one bf16 ulp), fp8 one ulp, integers and bools exact.
@@ -30,9 +33,10 @@ Tolerance toleranceFor(interp::DType dtype);
 /// The per-dtype defaults, before --rtol/--atol.
 Tolerance defaultToleranceFor(interp::DType dtype);
 /// Float tolerances from the command line; a negative value keeps the
-/// default. Reductions need them: their error grows with the reduced length
-/// (an f32 sum of K values of size about 1 is off by about sqrt(K) * 2^-24 * K
-/// in the worst order), which a per-element tolerance cannot know.
+/// default. The default absolute term is scaled by the output's size
+/// (compareRegion), which covers sums in a different order; reductions whose
+/// error grows faster than their result (long sums of large values that
+/// cancel) still need --atol, which is taken as given.
 void setToleranceOverride(double rtol, double atol);
 
 /// A box of an output: `sizes[d]` elements from `origin[d]` in every dim.
@@ -80,6 +84,9 @@ struct Comparison {
 /// Compares `ref` (contiguous, the reference values of the region at
 /// `origin`, of `ref`'s shape) with the same region of `out` (a downloaded
 /// output, any strides). `name` labels mismatches: "out0[3, 7]: ...".
+/// Float elements pass with |out - ref| <= atol * max(1, rms) + rtol * |ref|,
+/// rms the root mean square of the region's finite reference values (atol
+/// alone when it came from --atol).
 void compareRegion(const interp::HostTensor &out, const interp::HostTensor &ref,
                    llvm::ArrayRef<int64_t> origin, const std::string &name,
                    Comparison &result, size_t maxExamples = 8);
