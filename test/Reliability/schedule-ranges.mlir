@@ -189,6 +189,20 @@ fusion.fusion @f10s(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
 
 // -----
 
+// The long-row variant's async copy is the staged rows' async copy
+// (Note [Staged rows heuristic]).
+fusion.fusion @f10l(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  // expected-error @+1 {{#fusion.inner_reduction long_async needs async_stage: it lets the long-row variant copy its next row the same way}}
+  %0 = fusion.kernel @f10l_k0 schedule = #fusion.inner_reduction<vector = 4, items = 1, block = 128, max_grid = 100, index64 = false, fast_math = false, stage_row = true, long_stage = true, long_async = true> (%a) : (tensor<?x?xf32>) -> tensor<?x?xf32> {
+  ^bb0(%x: tensor<?x?xf32>):
+    %1 = fusion.neg %x : tensor<?x?xf32>
+    fusion.yield %1 : tensor<?x?xf32>
+  }
+  fusion.return %0 : tensor<?x?xf32>
+}
+
+// -----
+
 // Bulk copies are a way of the async copy (Note [Bulk staged rows]).
 fusion.fusion @f10b(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
   // expected-error @+1 {{#fusion.inner_reduction bulk_stage needs async_stage: it is a way to copy the next row into the second buffer}}

@@ -26,7 +26,7 @@
 // RUN: %if ptxas %{ ptxas -arch=sm_80 %t80.ptx -o %t80.cubin %}
 
 // SCHED: fusion.fusion @softmax
-// SCHED: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, stage_row = true, cluster = 8, async_stage = true, long_cluster = 8, long_stage = true, row_grid = 16896>
+// SCHED: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, stage_row = true, cluster = 8, async_stage = true, long_cluster = 8, long_stage = true, row_grid = 16896, long_async = true>
 
 // CHECK-LABEL: fusion.fusion @softmax
 // CHECK: %[[SMEM:.*]] = arith.muli %[[BLOCK:.*]], %c128{{.*}} : index

@@ -35,14 +35,14 @@
 // SCHED-LABEL: @softmax
 // SCHED: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, stage_row = true, cluster = 8, long_cluster = 4, long_stage = true, row_grid = 16896>
 // SCHED-LABEL: @layernorm
-// SCHED: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, cluster = 8, long_cluster = 4, long_stage = true, row_grid = 16896>
+// SCHED: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, stage_row = true, cluster = 8, async_stage = true, long_cluster = 4, long_stage = true, row_grid = 16896>
 // SCHED-LABEL: @row_sum
 // SCHED: #fusion.inner_reduction<vector = 4, items = 0, block = 256, max_grid = 2112, index64 = false, fast_math = false, row_grid = 16896> (%arg0)
 // OFF-NOT: long_cluster
 // DEFAULT-LABEL: @softmax
 // DEFAULT: stage_row = true, cluster = 8, long_cluster = 8, long_stage = true, row_grid = 16896>
 // DEFAULT-LABEL: @layernorm
-// DEFAULT: fast_math = true, cluster = 8, long_cluster = 8, long_stage = true, row_grid = 16896>
+// DEFAULT: fast_math = true, stage_row = true, cluster = 8, async_stage = true, long_cluster = 8, long_stage = true, row_grid = 16896>
 // DEFAULT-LABEL: @row_sum
 // DEFAULT-NOT: long_cluster
 

@@ -147,14 +147,19 @@ fusion.fusion @two_reductions(%a: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?xf
 
 // Normalizations write the row again: persistent, 32 elements per thread
 // (4 vectors of 8 bf16, 8 vectors of 4 f32, 16 vectors of 2 f64), the row
-// staged in shared memory unless there is a var_mean (Note [Staged rows
-// heuristic]).
+// staged in shared memory unless there is a var_mean, the next row copied
+// there with cp.async where the kernel makes several passes (layer_norm;
+// Note [Staged rows heuristic]).
 // CHECK-LABEL: @softmax_bf16
 // CHECK: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, stage_row = true, cluster = 8, long_cluster = 8, long_stage = true, row_grid = 16896>
 // CHECK-LABEL: @layernorm_f32
-// CHECK: #fusion.inner_reduction<vector = 4, items = 8, block = 256, max_grid = 2112, index64 = false, fast_math = false, cluster = 8, long_cluster = 8, long_stage = true, row_grid = 16896>
+// CHECK: #fusion.inner_reduction<vector = 4, items = 8, block = 256, max_grid = 2112, index64 = false, fast_math = false, stage_row = true, cluster = 8, async_stage = true, long_cluster = 8, long_stage = true, row_grid = 16896>
 // CHECK-LABEL: @rmsnorm_f64
 // CHECK: #fusion.inner_reduction<vector = 2, items = 16, block = 256, max_grid = 2112, index64 = false, fast_math = false, stage_row = true, cluster = 8, long_cluster = 8, long_stage = true, row_grid = 16896>
+// A var_mean (one Welford pass) keeps the row in registers; only the
+// long-row variant stages.
+// CHECK-LABEL: @center_scale_bf16
+// CHECK: #fusion.inner_reduction<vector = 8, items = 4, block = 256, max_grid = 2112, index64 = false, fast_math = true, cluster = 8, long_cluster = 8, long_stage = true, row_grid = 16896>
 fusion.fusion @softmax_bf16(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
   %0 = fusion.softmax %x dim = 1 : tensor<?x?xbf16>
   fusion.return %0 : tensor<?x?xbf16>
@@ -166,6 +171,16 @@ fusion.fusion @layernorm_f32(%x: tensor<?x?x?xf32>, %w: tensor<?xf32>, %b: tenso
 fusion.fusion @rmsnorm_f64(%x: tensor<?x?xf64>, %w: tensor<?xf64>) -> tensor<?x?xf64> {
   %0 = fusion.rms_norm %x weight(%w : tensor<?xf64>) axis = 1 eps = 1.0e-6 : tensor<?x?xf64>
   fusion.return %0 : tensor<?x?xf64>
+}
+fusion.fusion @center_scale_bf16(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
+  %v, %m = fusion.var_mean %x [1] correction = 0 : tensor<?x?xbf16> -> tensor<?xbf16>
+  %d0 = fusion.dim %x, 0 : tensor<?x?xbf16>
+  %d1 = fusion.dim %x, 1 : tensor<?x?xbf16>
+  %mb = fusion.broadcast_in_dim %m [0] (%d0, %d1) : tensor<?xbf16> -> tensor<?x?xbf16>
+  %vb = fusion.broadcast_in_dim %v [0] (%d0, %d1) : tensor<?xbf16> -> tensor<?x?xbf16>
+  %c = fusion.sub %x, %mb : tensor<?x?xbf16>
+  %y = fusion.mul %c, %vb : tensor<?x?xbf16>
+  fusion.return %y : tensor<?x?xbf16>
 }
 
 // -----

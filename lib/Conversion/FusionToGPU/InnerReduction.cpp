@@ -243,8 +243,11 @@ auto KernelLowering::rowVariants(const RowKernelInfo &info,
     variant.stage = variant.items > 0 && variant.vector > 1 &&
                     (schedule.getStageRow() ||
                      (variant.longRows && schedule.getLongStage()));
-    variant.asyncStage =
-        variant.stage && schedule.getAsyncStage() && asyncCopies;
+    // The long-row variant copies asynchronously only with long_async
+    // (Note [Staged rows heuristic]).
+    variant.asyncStage = variant.stage && schedule.getAsyncStage() &&
+                         asyncCopies &&
+                         (!variant.longRows || schedule.getLongAsync());
     // Bulk copies need sm_90 (the chips with clusters).
     variant.bulkStage =
         variant.asyncStage && schedule.getBulkStage() && clusters;

@@ -77,8 +77,8 @@ PointwiseScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult InnerReductionScheduleAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, int64_t vector, int64_t items,
     int64_t block, int64_t maxGrid, bool, bool, bool stageRow, int64_t cluster,
-    bool asyncStage, int64_t longCluster, bool, bool bulkStage,
-    int64_t rowGrid) {
+    bool asyncStage, int64_t longCluster, bool, bool bulkStage, int64_t rowGrid,
+    bool longAsync) {
   StringRef name = "inner_reduction";
   if (failed(checkVector(emitError, name, vector)) ||
       failed(
@@ -106,6 +106,10 @@ LogicalResult InnerReductionScheduleAttr::verify(
     return emitError() << "#fusion." << name
                        << " bulk_stage needs async_stage: it is a way to copy "
                           "the next row into the second buffer";
+  if (longAsync && !asyncStage)
+    return emitError() << "#fusion." << name
+                       << " long_async needs async_stage: it lets the "
+                          "long-row variant copy its next row the same way";
   return success();
 }
 

@@ -244,6 +244,17 @@ struct FusionSchedulePass
     // 0.72 / 0.53 / 0.90) and as two sum passes (0.86 / 0.74 / 0.95 to
     // 0.82 / 0.65 / 0.93). So rows are staged for one-pass kernels without
     // a var_mean.
+    // With the wide row grid (Note [Wide row grids]) a kernel of several
+    // passes without a var_mean (layer_norm as two sums) gains from staging
+    // once the next row comes by cp.async instead of through registers: the
+    // staged variant runs at 64 registers and more rows per SM. layer_norm
+    // read 0.955 / 0.912 / 0.982 of copy with the async copy against 0.932
+    // / 0.909 / 0.964 in registers (H100, fusion-run --bench, bf16, public
+    // shapes, 2026-12-06). So such kernels stage their rows with the async
+    // copy. Chips without cp.async (before sm_80; the schedule does not
+    // know the chip) get the synchronous staging, which read slower above
+    // and is not measured on them. Kernels with a var_mean keep their rows
+    // in registers (one Welford pass, not measured async).
     // The long-row variant (twice the items, Note [Long persistent rows]) is
     // different: holding 64 elements per thread across layer_norm's passes
     // spills (128 registers, 1.5 M local requests at 4096 x 32768), and
@@ -251,13 +262,15 @@ struct FusionSchedulePass
     // 0.712 to 0.885 at 8192 x 24576 (2048 x 32768: 0.685 -> 0.692; H100,
     // fusion-run --bench, bf16; the async copy read 0.787 / 0.876 / 0.709).
     // So `long_stage` stages that variant whatever stage_row says, unless
-    // inner-stage is 0.
+    // inner-stage is 0, and the heuristic leaves it synchronous
+    // (`long_async` off): the async copy read 0.810 -> 0.783 at 4096 x 32768
+    // and 0.885 -> 0.876 at 8192 x 24576 with the wide grid (2048 x 32768:
+    // 0.689 -> 0.706; H100). inner-stage=2 and 3 make it async too.
     bool welford = llvm::any_of(info.reductions, [](const RowReduction &r) {
       return isa<VarMeanOp>(r.op);
     });
-    bool stage =
-        items > 0 &&
-        (innerStage >= 0 ? innerStage > 0 : !welford && info.numPasses == 1);
+    bool heuristic = innerStage < 0;
+    bool stage = items > 0 && (heuristic ? !welford : innerStage > 0);
     bool longStage = items > 0 && vector > 1 && innerStage != 0;
     // Note [Cluster rows]: for kernels with per-element results, vectors
     // and 32-bit offsets, clusters of up to 8 blocks unless inner-cluster
@@ -268,7 +281,9 @@ struct FusionSchedulePass
                           : 0;
     // Note [Async staged rows]: inner-stage=2 copies the next row with
     // cp.async instead of loading it into registers.
-    bool asyncStage = stage && (innerStage == 2 || innerStage == 3);
+    bool asyncStage = stage && (heuristic ? info.numPasses != 1
+                                          : innerStage == 2 || innerStage == 3);
+    bool longAsync = asyncStage && !heuristic;
     // Note [Bulk staged rows]: inner-stage=3 copies it in bulk instead.
     bool bulkStage = stage && innerStage == 3;
     // Note [Cluster persistent rows] (InnerReduction.cpp): rows longer than
@@ -286,7 +301,8 @@ struct FusionSchedulePass
     int64_t rowGrid = blocksPerSM > 0 ? 0 : smCount * 128;
     return InnerReductionScheduleAttr::get(
         &getContext(), vector, items, block, maxGrid, index64, fastMath, stage,
-        cluster, asyncStage, longCluster, longStage, bulkStage, rowGrid);
+        cluster, asyncStage, longCluster, longStage, bulkStage, rowGrid,
+        longAsync);
   }
 
   // Note [Outer reduction heuristic]: 16-byte loads of the narrowest input

@@ -91,7 +91,9 @@ def Fusion_InnerReductionScheduleAttr
     With `long_stage`, the long-row persistent variant (twice the items,
     Note [Long persistent rows]) stages its row even where `stage_row` is
     off: its row spills registers otherwise (the scheduler sets it unless
-    `--inner-stage=0`; Note [Staged rows heuristic]). With `bulk_stage`
+    `--inner-stage=0`; Note [Staged rows heuristic]); `async_stage` applies
+    to it only with `long_async` too (the scheduler sets it for
+    `--inner-stage=2` and `3`, not by default). With `bulk_stage`
     too (sm_90 and later), the next row comes in bulk copies that complete
     on an mbarrier, a few per row, issued by one thread of the row (Note
     [Bulk staged rows]; `--inner-stage=3`).
@@ -124,7 +126,8 @@ def Fusion_InnerReductionScheduleAttr
                         DefaultValuedParameter<"int64_t", "0">:$long_cluster,
                         DefaultValuedParameter<"bool", "false">:$long_stage,
                         DefaultValuedParameter<"bool", "false">:$bulk_stage,
-                        DefaultValuedParameter<"int64_t", "0">:$row_grid);
+                        DefaultValuedParameter<"int64_t", "0">:$row_grid,
+                        DefaultValuedParameter<"bool", "false">:$long_async);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 
