@@ -6,8 +6,9 @@
 // registers. The long-row variant `_plv8` stages its row too (`long_stage`:
 // 8 vectors of 8 bf16 of x per thread, 128 bytes), but synchronously:
 // `long_async` stays off. The cluster variant `_cpv8` (Note [Cluster
-// persistent rows]) has no next row to copy: under an async schedule it
-// keeps its span in registers, under --inner-stage=1 it stages it.
+// persistent rows]) and the ragged one `_prv8` (Note [Ragged rows]) take
+// no async copy: under an async schedule they keep their rows in
+// registers (several passes), under --inner-stage=1 they stage them.
 // --inner-stage=0 turns both off, --inner-stage=1
 // stages both synchronously, --inner-stage=2 copies both with cp.async.
 // RUN: fusion-opt %s --fusion-decompose --fusion-segment --fusion-schedule | FileCheck %s --check-prefix=SCHED
@@ -36,6 +37,9 @@
 // CHECK-LABEL: gpu.func @layernorm_k0_cpv8_i32
 // CHECK-NOT: fusion.stage_
 // CHECK: gpu.return
+// CHECK-LABEL: gpu.func @layernorm_k0_prv8_i32
+// CHECK-NOT: fusion.stage_
+// CHECK: gpu.return
 
 // OFF-NOT: fusion.stage_
 
@@ -47,6 +51,8 @@
 // ON-NOT: fusion.stage_copy
 // ON-LABEL: gpu.func @layernorm_k0_cpv8_i32
 // ON-SAME: fusion.stage_bytes_per_thread = 64
+// ON-LABEL: gpu.func @layernorm_k0_prv8_i32
+// ON-SAME: fusion.stage_bytes_per_thread = 64
 
 // ASYNC-LABEL: gpu.func @layernorm_k0_pv8_i32
 // ASYNC-SAME: fusion.stage_bytes_per_thread = 128
@@ -55,6 +61,9 @@
 // ASYNC-SAME: fusion.stage_bytes_per_thread = 256
 // ASYNC: fusion.stage_copy
 // ASYNC-LABEL: gpu.func @layernorm_k0_cpv8_i32
+// ASYNC-NOT: fusion.stage_
+// ASYNC: gpu.return
+// ASYNC-LABEL: gpu.func @layernorm_k0_prv8_i32
 // ASYNC-NOT: fusion.stage_
 // ASYNC: gpu.return
 fusion.fusion @layernorm(%x: tensor<?x?xbf16>, %w: tensor<?xbf16>, %b: tensor<?xbf16>) -> tensor<?x?xbf16> {

@@ -243,12 +243,15 @@ auto KernelLowering::rowVariants(const RowKernelInfo &info,
     variant.stage = variant.items > 0 && variant.vector > 1 &&
                     (schedule.getStageRow() ||
                      (variant.longRows && schedule.getLongStage()));
-    // The cluster persistent variant takes no async copy (a cluster keeps
-    // one row): where the schedule asks for one, its span stays in
+    // The cluster persistent and ragged variants take no async copy (a
+    // cluster keeps one row; a ragged row's vectors are not aligned). In a
+    // kernel of several passes under an async schedule their rows stay in
     // registers, as synchronous staging read slower for layer_norm (H100,
-    // bf16: 1024 x 65536 0.597 of copy in registers, 0.560 staged; 512 x
-    // 131072 0.575, 0.535).
-    if (variant.cluster && schedule.getAsyncStage())
+    // bf16, the cluster variant: 1024 x 65536 0.597 of copy in registers,
+    // 0.560 staged; 512 x 131072 0.575, 0.535); one-pass kernels (softmax
+    // with --inner-stage=2) stage them synchronously.
+    if ((variant.cluster || variant.ragged) && schedule.getAsyncStage() &&
+        info.numPasses != 1)
       variant.stage = false;
     // The long-row variant copies asynchronously only with long_async
     // (Note [Staged rows heuristic]).
