@@ -397,8 +397,8 @@ std::pair<Value, Value> KernelEmitter::laneExtremes(Value mask) {
     auto c = [&](Value x) -> Value {
       return arith::CmpIOp::create(b, loc, pred, x, bnd);
     };
-    // All lanes hold where the extreme lane nearest the bound's far side
-    // does; any lane where the other one does.
+    // lanes < bound: all lanes hold where the highest does, some lane
+    // where the lowest does; lanes > bound the other way round.
     return below ? std::make_pair(c(hi), c(lo)) : std::make_pair(c(lo), c(hi));
   }
   if (auto andOp = mask.getDefiningOp<arith::AndIOp>()) {

@@ -253,8 +253,10 @@ struct FusionSchedulePass
     // shapes, 2026-12-06). So such kernels stage their rows with the async
     // copy. Chips without cp.async (before sm_80; the schedule does not
     // know the chip) get the synchronous staging, which read slower above
-    // and is not measured on them. Kernels with a var_mean keep their rows
-    // in registers (one Welford pass, not measured async).
+    // and is not measured on them. The ragged and cluster persistent
+    // variants of such kernels keep their rows in registers (the lowering,
+    // InnerReduction.cpp: they take no async copy). Kernels with a var_mean
+    // keep their rows in registers (one Welford pass, not measured async).
     // The long-row variant (twice the items, Note [Long persistent rows]) is
     // different: holding 64 elements per thread across layer_norm's passes
     // spills (128 registers, 1.5 M local requests at 4096 x 32768), and
