@@ -13,6 +13,15 @@ Install them where the suite runs: `pip install liger-kernel==0.8.5` (Triton,
 torch) and `pip install quack-kernels==0.6.5` (nvidia-cutlass-dsl 4.8 and
 apache-tvm-ffi). A peer that does not import is left out with its reason,
 which the report prints.
+
+Without an index, QuACK needs these wheels (CPython 3.12, x86_64, CUDA 13
+driver): quack-kernels 0.6.5, nvidia-cutlass-dsl 4.8.1 (only a .pth file),
+nvidia-cutlass-dsl-libs-core (the `cutlass` Python package: `cutlass_dsl`,
+`cute`), -libs-base (`cutlass/_mlir`), -libs-cu13 (the compiler library,
+92 MB), apache-tvm-ffi 0.1.x and cuda-pathfinder, plus the torch, triton and
+cuda-bindings that torch brings. Installed with `pip install --target DIR`,
+the .pth file is not read: put `DIR/nvidia_cutlass_dsl/dsl_packages` on
+PYTHONPATH beside DIR.
 """
 
 import importlib
