@@ -619,8 +619,9 @@ void KernelLowering::launchClusterPersistentRows(
 // blocks as SMs free up. That pays where enough warps are resident to hide a
 // row's latency without the prefetch: the streaming variants and the staged
 // persistent one (at most 64 registers). The variants that keep a row in
-// registers (layer_norm's first persistent variant, 111 registers: one
-// 512-thread block per SM at 16384-element rows) and the long-row one
+// registers (layer_norm's first persistent variant before it was staged,
+// 111 registers: one 512-thread block per SM at 16384-element rows; its
+// cluster and ragged variants still do) and the long-row one
 // (up to 128 registers) need the prefetch and keep `max_grid`; so do the
 // ragged variants, not measured with the wide grid.
 //
