@@ -666,6 +666,91 @@ TEST_F(FakeDriver, LongRowsTakeTheClusterPersistentVariant) {
   EXPECT_EQ(launches[0].clusterDim[0], 0u);
 }
 
+/// The last 32-bit parameter of `config` (a row variant's threads per row
+/// where the kernel reads no extents).
+static int64_t lastI32Param(const LaunchConfig &config) {
+  const ParamField *last = nullptr;
+  for (const ParamField &field : config.fields)
+    if (field.kind == ParamKind::I32 && (!last || field.offset > last->offset))
+      last = &field;
+  if (!last)
+    return -1;
+  int32_t value = 0;
+  std::memcpy(&value, config.params.data() + last->offset, 4);
+  return value;
+}
+
+/// The single launch planned for `cols`-element rows of `x` (f32 or bf16)
+/// stored column-major (a transposed view) or row-major.
+static std::optional<LaunchConfig> rowLaunch(Executable &exe, DType dtype,
+                                             int64_t rows, int64_t cols,
+                                             bool columnMajor,
+                                             std::string *name) {
+  Tensor2D x(rows, cols);
+  if (columnMajor) {
+    x.strides[0] = 1;
+    x.strides[1] = rows;
+  }
+  std::vector<Argument> inputs{x.arg(0x100000, dtype)};
+  auto plan = exe.plan(inputs);
+  if (!plan.ok()) {
+    ADD_FAILURE() << plan.status().toString();
+    return std::nullopt;
+  }
+  if (plan->launches.size() != 1) {
+    ADD_FAILURE() << plan->launches.size() << " launches";
+    return std::nullopt;
+  }
+  *name = exe.info().kernels[plan->launches[0].kernel].name;
+  return plan->launches[0];
+}
+
+// Note [Column-major rows]: per-row results over a transposed input take
+// the scalar variant with 2 to 16 threads per row (the fewest for max_grid
+// x 128 threads), block / threads rows per block; the same rows stored
+// row-major keep the vectorized variant and its threads, and per-element
+// results (softmax) keep a warp or more per row.
+TEST_F(FakeDriver, ColumnMajorRowsTakeFewThreadsPerRow) {
+  auto exe = compileExample("inner_sum");
+  ASSERT_TRUE(exe);
+  std::string name;
+  // 32768 rows: 2112 x 128 / 32768 -> 9 threads wanted, 16 given.
+  auto config = rowLaunch(*exe, DType::F32, 32768, 4096, true, &name);
+  ASSERT_TRUE(config);
+  EXPECT_EQ(name, "inner_sum_k0_s_i32");
+  EXPECT_EQ(lastI32Param(*config), 16);
+  EXPECT_EQ(config->block[0] % 16, 0u);
+  EXPECT_EQ(config->grid[0],
+            std::min<uint32_t>(2112u, 32768u / (config->block[0] / 16)));
+  // 262144 rows: 2 threads per row.
+  config = rowLaunch(*exe, DType::F32, 262144, 1024, true, &name);
+  ASSERT_TRUE(config);
+  EXPECT_EQ(name, "inner_sum_k0_s_i32");
+  EXPECT_EQ(lastI32Param(*config), 2);
+  // 2^20 rows: still 2 (one thread per row is not used).
+  config = rowLaunch(*exe, DType::F32, 1 << 20, 64, true, &name);
+  ASSERT_TRUE(config);
+  EXPECT_EQ(lastI32Param(*config), 2);
+  // 65536 rows: 5 wanted, 8 given.
+  config = rowLaunch(*exe, DType::F32, 65536, 64, true, &name);
+  ASSERT_TRUE(config);
+  EXPECT_EQ(lastI32Param(*config), 8);
+  // Row-major: the vectorized variant, a row per block group as before.
+  config = rowLaunch(*exe, DType::F32, 32768, 4096, false, &name);
+  ASSERT_TRUE(config);
+  EXPECT_NE(name, "inner_sum_k0_s_i32");
+  EXPECT_GE(lastI32Param(*config), 32);
+
+  // Per-element results keep their launch: softmax over a transposed bf16
+  // input keeps the persistent scalar variant, a warp or more per row.
+  auto softmax = compileExample("normalization/softmax");
+  ASSERT_TRUE(softmax);
+  config = rowLaunch(*softmax, DType::BF16, 32768, 4096, true, &name);
+  ASSERT_TRUE(config);
+  EXPECT_EQ(name, "softmax_k0_ps_i32");
+  EXPECT_GE(lastI32Param(*config), 32);
+}
+
 // The plan's grid, block, dynamic shared memory and packed parameters (with
 // this call's pointers patched in) are what cuLaunchKernelEx gets.
 TEST_F(FakeDriver, LaunchParametersReachTheDriver) {

@@ -260,6 +260,9 @@ public:
     const LaunchArgs *launch;
     /// The extents the index ops read, after threads per row.
     SmallVector<Value> extents;
+    /// 1 where the rows lie across memory (Note [Column-major rows]);
+    /// null for a kernel of one row dim or none.
+    Value columnMajor;
     /// A row variant's arguments: the launch's, the row count, `threads`
     /// per row, the extents.
     SmallVector<Value> kernelArgs(Value threads) const {

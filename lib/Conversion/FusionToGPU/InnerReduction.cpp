@@ -27,6 +27,58 @@ namespace mlir::fusion::lowering {
 // then streaming (one read of the row per pass) vectorized, scalar 32-bit
 // and scalar 64-bit. The guards are the pointwise ones plus the row-length
 // bound of the persistent variants.
+// Note [Column-major rows]: a row kernel over an input whose rows lie
+// across memory (a transposed view: unit stride along the rows, the row's
+// own elements a stride apart) cannot take the vectorized variants, and
+// the scalar ones gave each row at least a warp of consecutive threads,
+// each reading one element per 32-byte sector. Where every result is per
+// row (sums, arg reductions, cross-entropy's loss), the scalar variants
+// give each row 2 to 16 threads instead, the fewest that keep `max_grid` x
+// 128 threads busy (Note [Streaming threads per row]): a warp then reads
+// the same columns of 2 to 16 neighbouring rows, which lie side by side.
+// On an H100 (fusion-run --bench --layout=0:transposed, f32 inner_sum,
+// fraction of copy, before / after): 32768 x 4096 (16 threads per row)
+// 0.233 / 0.647, 262144 x 1024 (2) 0.162 / 0.975, 8192 x 16384 (16) 0.183 /
+// 0.658; torch eager read 0.937 / 0.943 / 0.932 and torch.compile 0.721 /
+// 0.913 / 0.576 in the same run. Kernels with per-element results keep
+// their launch: their results are written row-major, and with 2 threads
+// per row a warp's stores hit 16 rows at once (softmax 262144 x 1024 read
+// 0.305 with the persistent scalar variant's block per row and 0.092 this
+// way; with 16 threads per row 0.149 -> 0.253 at 32768 x 4096, layer_norm
+// 0.171 -> 0.169). One thread per row (width 1) is not used: no GPU run
+// has checked it. Rows are column-major when every input that spans both
+// the rows' last dim and the row has a unit stride along the first and
+// another along the second.
+static Value columnMajorRows(
+    HostBuilder &h, int64_t rank,
+    const llvm::SetVector<std::tuple<unsigned, int64_t, int64_t>> &accesses,
+    const KernelLowering::LaunchArgs &launch) {
+  if (rank < 2)
+    return Value();
+  // Each input's dims along the row (rank - 1) and along the rows' last
+  // dim (rank - 2).
+  llvm::MapVector<unsigned, std::pair<int64_t, int64_t>> spans;
+  for (auto [k, d, it] : accesses) {
+    auto &span = spans.try_emplace(k, std::make_pair(-1, -1)).first->second;
+    if (it == rank - 1)
+      span.first = d;
+    else if (it == rank - 2)
+      span.second = d;
+  }
+  Value all;
+  for (auto &[k, span] : spans) {
+    auto [inner, outer] = span;
+    if (inner < 0 || outer < 0 || k >= launch.inputStrides.size())
+      continue;
+    ArrayRef<Value> strides = launch.inputStrides[k];
+    Value one = h.c(1);
+    Value across =
+        h.mul(h.eq(strides[outer], one), h.sub(one, h.eq(strides[inner], one)));
+    all = all ? h.mul(all, across) : across;
+  }
+  return all;
+}
+
 LogicalResult
 KernelLowering::lowerRowKernel(KernelOp kernel,
                                InnerReductionScheduleAttr schedule) {
@@ -142,7 +194,15 @@ KernelLowering::lowerRowKernel(KernelOp kernel,
       indexOpHostArgs(kernel, h, extents);
   if (failed(extentArgs))
     return failure();
-  RowLaunch rl{gpuModule, rank, rows, rowLength, &*launch, *extentArgs};
+  RowLaunch rl{gpuModule,
+               rank,
+               rows,
+               rowLength,
+               &*launch,
+               *extentArgs,
+               info->hasFullResult()
+                   ? Value()
+                   : columnMajorRows(h, rank, accesses, *launch)};
   if (!splitFuncs.empty())
     launchSplitRows(b, h, schedule, rl, rv, splitFuncs);
   if (!clusterFuncs.empty())
@@ -718,6 +778,18 @@ void KernelLowering::launchRowVariants(OpBuilder &b, HostBuilder &h,
                  h.select(h.lt(needed, h.c(5)), h.c(4),
                           h.select(h.lt(needed, h.c(9)), h.c(8), h.c(16))));
     threads = h.select(h.lt(needed, h.c(17)), shortThreads, threads);
+    if (variant.vector == 1 && rl.columnMajor) {
+      // Note [Column-major rows]: 2 to 16 threads per row, for the
+      // resident threads' worth of rows (per-row results: no persistent
+      // variant).
+      Value wanted =
+          h.ceilDiv(h.c(schedule.getMaxGrid() * 128), h.max(rows, h.c(1)));
+      Value few =
+          h.select(h.lt(wanted, h.c(3)), h.c(2),
+                   h.select(h.lt(wanted, h.c(5)), h.c(4),
+                            h.select(h.lt(wanted, h.c(9)), h.c(8), h.c(16))));
+      threads = h.select(rl.columnMajor, few, threads);
+    }
     Value rowsPerBlock = h.max(h.floorDiv(blockTarget, threads), h.c(1));
     Value blockSize = h.mul(threads, rowsPerBlock);
     Value grid = h.max(
