@@ -12,7 +12,11 @@
 // RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --inner-items=99 -o %t 2>&1 | FileCheck %s --check-prefix=ITEMS
 // ITEMS: error: the option inner-items must be -1 (heuristic), 0 (no persistent variant) or 1 to 16, got 99
 // RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --inner-block=2000 -o %t 2>&1 | FileCheck %s --check-prefix=BLOCK
-// BLOCK: error: the option inner-block must be 0 (heuristic) or 1 to 1024, got 2000
+// BLOCK: error: the option inner-block must be 0 (heuristic) or 1 to 512, got 2000
+// A row kernel's blocks hold at most 512 threads (1024 made blocks the
+// driver refused at launch).
+// RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --inner-block=1024 -o %t 2>&1 | FileCheck %s --check-prefix=BLOCK1024
+// BLOCK1024: error: the option inner-block must be 0 (heuristic) or 1 to 512, got 1024
 // RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --inner-stage=5 -o %t 2>&1 | FileCheck %s --check-prefix=STAGE
 // STAGE: error: the option inner-stage must be -1 (heuristic), 0 (registers), 1 (shared memory), 2 (shared memory, next row by cp.async) or 3 (shared memory, next row by bulk copies), got 5
 // RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --inner-long-cluster=16 -o %t 2>&1 | FileCheck %s --check-prefix=LONGC
@@ -41,7 +45,7 @@
 // RUN: not fusion-opt %s --fusion-schedule="inner-stage=4" 2>&1 | FileCheck %s --check-prefix=OPT
 // OPT: error: the option inner-stage must be
 // The heuristic's own values (0 and -1) and the edges of each range pass.
-// RUN: fusion-translate %s --fusion-to-module --no-cache --no-cubin --unroll=16 --blocks-per-sm=64 --inner-items=16 --inner-block=1024 --inner-stage=3 --inner-min-blocks=32 --inner-long-cluster=8 -o %t
+// RUN: fusion-translate %s --fusion-to-module --no-cache --no-cubin --unroll=16 --blocks-per-sm=64 --inner-items=16 --inner-block=512 --inner-stage=3 --inner-min-blocks=32 --inner-long-cluster=8 -o %t
 
 fusion.fusion @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %0 = fusion.softmax %x dim = 1 : tensor<?x?xf32>

@@ -217,8 +217,20 @@ fusion.fusion @f10b(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
 // -----
 
 fusion.fusion @f11(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
-  // expected-error @+1 {{#fusion.inner_reduction block = 0 is out of range: expected 1 to 1024}}
+  // expected-error @+1 {{#fusion.inner_reduction block = 0 is out of range: expected 1 to 512}}
   %0 = fusion.kernel @f11_k0 schedule = #fusion.inner_reduction<vector = 4, items = 1, block = 0, max_grid = 100, index64 = false, fast_math = false> (%a) : (tensor<?x?xf32>) -> tensor<?x?xf32> {
+  ^bb0(%x: tensor<?x?xf32>):
+    %1 = fusion.neg %x : tensor<?x?xf32>
+    fusion.yield %1 : tensor<?x?xf32>
+  }
+  fusion.return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+fusion.fusion @f11b(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  // expected-error @+1 {{#fusion.inner_reduction block = 1024 is out of range: expected 1 to 512}}
+  %0 = fusion.kernel @f11b_k0 schedule = #fusion.inner_reduction<vector = 4, items = 1, block = 1024, max_grid = 100, index64 = false, fast_math = false> (%a) : (tensor<?x?xf32>) -> tensor<?x?xf32> {
   ^bb0(%x: tensor<?x?xf32>):
     %1 = fusion.neg %x : tensor<?x?xf32>
     fusion.yield %1 : tensor<?x?xf32>

@@ -22,14 +22,18 @@ using namespace mlir::fusion;
 // against what the lowering can honour before any pass sees them: a vector
 // width the 16-byte accesses allow (a power of two up to 16 elements), an
 // unroll or items count that keeps a thread's unrolled body small (at most
-// 16), a block CUDA can launch (1 to 1024 threads) and a grid bound that fits
-// the launch's 32-bit grid dims. Outside them the lowering would unroll
-// without bound (vector = 2^31 - 1 hangs the compiler), divide by zero
-// (unroll = 0) or hand NVVM a block size it refuses.
+// 16), a block CUDA can launch (1 to 1024 threads; 1 to 512 for a row
+// kernel, whose variants are compiled for at most kMaxRowThreads) and a grid
+// bound that fits the launch's 32-bit grid dims. Outside them the lowering
+// would unroll without bound (vector = 2^31 - 1 hangs the compiler), divide by
+// zero (unroll = 0) or hand NVVM a block size it refuses.
 namespace {
 constexpr int64_t kMaxScheduleVector = 16;
 constexpr int64_t kMaxScheduleUnroll = 16;
 constexpr int64_t kMaxBlockThreads = 1024;
+/// A row kernel's block (KernelLowering::kMaxRowThreads: nvvm.maxntid of
+/// every row variant); a larger target made blocks the driver refuses.
+constexpr int64_t kMaxRowBlockThreads = 512;
 constexpr int64_t kMaxGridBlocks = 2147483647;
 
 LogicalResult checkRange(function_ref<InFlightDiagnostic()> emitError,
@@ -54,9 +58,9 @@ LogicalResult checkVector(function_ref<InFlightDiagnostic()> emitError,
 /// The block size and grid bound of the pointwise and inner schedules.
 LogicalResult checkBlockAndGrid(function_ref<InFlightDiagnostic()> emitError,
                                 StringRef schedule, int64_t block,
-                                int64_t maxGrid) {
-  if (failed(
-          checkRange(emitError, schedule, "block", block, 1, kMaxBlockThreads)))
+                                int64_t maxGrid,
+                                int64_t maxBlock = kMaxBlockThreads) {
+  if (failed(checkRange(emitError, schedule, "block", block, 1, maxBlock)))
     return failure();
   return checkRange(emitError, schedule, "max_grid", maxGrid, 1,
                     kMaxGridBlocks);
@@ -83,7 +87,8 @@ LogicalResult InnerReductionScheduleAttr::verify(
   if (failed(checkVector(emitError, name, vector)) ||
       failed(
           checkRange(emitError, name, "items", items, 0, kMaxScheduleUnroll)) ||
-      failed(checkBlockAndGrid(emitError, name, block, maxGrid)) ||
+      failed(checkBlockAndGrid(emitError, name, block, maxGrid,
+                               kMaxRowBlockThreads)) ||
       failed(
           checkRange(emitError, name, "row_grid", rowGrid, 0, kMaxGridBlocks)))
     return failure();

@@ -132,8 +132,8 @@ struct FusionSchedulePass
     if (innerItems < -1 || innerItems > 16)
       return bad("inner-items", innerItems,
                  "-1 (heuristic), 0 (no persistent variant) or 1 to 16");
-    if (innerBlock < 0 || innerBlock > 1024)
-      return bad("inner-block", innerBlock, "0 (heuristic) or 1 to 1024");
+    if (innerBlock < 0 || innerBlock > 512)
+      return bad("inner-block", innerBlock, "0 (heuristic) or 1 to 512");
     if (innerStage < -1 || innerStage > 3)
       return bad("inner-stage", innerStage,
                  "-1 (heuristic), 0 (registers), 1 (shared memory), 2 "

@@ -114,7 +114,8 @@ def Fusion_InnerReductionScheduleAttr
     persistent rows]).
 
     Ranges: `vector` a power of two from 1 to 16, `items` 0 to 16, `block`
-    1 to 1024, `max_grid` 1 to 2^31 - 1, `row_grid` 0 (none) to 2^31 - 1,
+    1 to 512 (a row kernel's blocks hold at most 512 threads), `max_grid` 1
+    to 2^31 - 1, `row_grid` 0 (none) to 2^31 - 1,
     `cluster` and `long_cluster` 0 (none), 2, 4 or 8.
   }];
   let parameters = (ins "int64_t":$vector, "int64_t":$items,
