@@ -19,14 +19,6 @@ using namespace mlir::fusion;
 
 namespace mlir::fusion::lowering {
 
-// Note [Inner reduction lowering]: rows are the outer dims; `T` threads
-// reduce a row (a parameter computed at launch from the row length, see
-// Note [Inner reduction heuristic]) and a block of `max(block, T)` threads
-// takes `block / T` rows at a time. Variants, tried in order: persistent
-// (the row stays in registers) vectorized and scalar when the row fits,
-// then streaming (one read of the row per pass) vectorized, scalar 32-bit
-// and scalar 64-bit. The guards are the pointwise ones plus the row-length
-// bound of the persistent variants.
 // Note [Column-major rows]: a row kernel over an input whose rows lie
 // across memory (a transposed view: unit stride along the rows, the row's
 // own elements a stride apart) cannot take the vectorized variants, and
@@ -79,6 +71,14 @@ static Value columnMajorRows(
   return all;
 }
 
+// Note [Inner reduction lowering]: rows are the outer dims; `T` threads
+// reduce a row (a parameter computed at launch from the row length, see
+// Note [Inner reduction heuristic]) and a block of `max(block, T)` threads
+// takes `block / T` rows at a time. Variants, tried in order: persistent
+// (the row stays in registers) vectorized and scalar when the row fits,
+// then streaming (one read of the row per pass) vectorized, scalar 32-bit
+// and scalar 64-bit. The guards are the pointwise ones plus the row-length
+// bound of the persistent variants.
 LogicalResult
 KernelLowering::lowerRowKernel(KernelOp kernel,
                                InnerReductionScheduleAttr schedule) {
