@@ -7,6 +7,7 @@
 #define FUSION_CONVERSION_FUSIONTOGPU_HOSTPROGRAM_H
 
 #include "KernelEmitter.h"
+#include "fusion/Dialect/Fusion/IR/ScheduleLimits.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -261,7 +262,8 @@ public:
     /// The extents the index ops read, after threads per row.
     SmallVector<Value> extents;
     /// 1 where the rows lie across memory (Note [Column-major rows]);
-    /// null for a kernel of one row dim or none.
+    /// null for a kernel of one row dim or none, and for a kernel with
+    /// per-element results (their launch does not depend on it).
     Value columnMajor;
     /// A row variant's arguments: the launch's, the row count, `threads`
     /// per row, the extents.
@@ -307,7 +309,7 @@ public:
 
   /// Most threads reducing one row; kernels declare it as their maximum
   /// block size, so ptxas keeps them within 128 registers per thread.
-  static constexpr int64_t kMaxRowThreads = 512;
+  static constexpr int64_t kMaxRowThreads = kMaxRowBlockThreads;
   /// The fewest threads a streaming row gets when rows are many (Note
   /// [Streaming threads per row] in InnerReduction.cpp).
   static constexpr int64_t kMinStreamThreads = 128;

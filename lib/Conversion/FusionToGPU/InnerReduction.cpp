@@ -708,6 +708,21 @@ static int64_t gridCap(InnerReductionScheduleAttr schedule,
   return variant.wideGrid ? schedule.getRowGrid() : schedule.getMaxGrid();
 }
 
+/// Threads of `max_grid` blocks of 128 (16 per SM, 2048 threads each): the
+/// threads the launch plan expects to be resident at once.
+static int64_t residentThreads(InnerReductionScheduleAttr schedule) {
+  return schedule.getMaxGrid() * 128;
+}
+
+/// The power of two from 2 to 16 that covers `wanted` threads (16 beyond):
+/// a row's threads where fewer than a warp serve it (Note [Short rows],
+/// Note [Column-major rows]).
+static Value fewThreadsPerRow(HostBuilder &h, Value wanted) {
+  return h.select(h.lt(wanted, h.c(3)), h.c(2),
+                  h.select(h.lt(wanted, h.c(5)), h.c(4),
+                           h.select(h.lt(wanted, h.c(9)), h.c(8), h.c(16))));
+}
+
 void KernelLowering::launchRowVariants(OpBuilder &b, HostBuilder &h,
                                        InnerReductionScheduleAttr schedule,
                                        const RowLaunch &rl,
@@ -755,7 +770,7 @@ void KernelLowering::launchRowVariants(OpBuilder &b, HostBuilder &h,
       // of at most 512 threads covers keeps its threads: splitting it
       // would add a chunk loop's latency to a row that has no other
       // (docs/performance.md has the inner_sum readings).
-      Value resident = h.c(schedule.getMaxGrid() * 128);
+      Value resident = h.c(residentThreads(schedule));
       Value wanted =
           h.mul(h.ceilDiv(h.ceilDiv(resident, h.max(rows, h.c(1))), h.c(32)),
                 h.c(32));
@@ -773,22 +788,15 @@ void KernelLowering::launchRowVariants(OpBuilder &b, HostBuilder &h,
     // row, a softmax over rows of 77 bf16 elements kept 3 of 32 lanes busy
     // (0.06 of copy on the H200).
     Value needed = h.ceilDiv(rowLength, h.c(perThread));
-    Value shortThreads =
-        h.select(h.lt(needed, h.c(3)), h.c(2),
-                 h.select(h.lt(needed, h.c(5)), h.c(4),
-                          h.select(h.lt(needed, h.c(9)), h.c(8), h.c(16))));
-    threads = h.select(h.lt(needed, h.c(17)), shortThreads, threads);
+    threads =
+        h.select(h.lt(needed, h.c(17)), fewThreadsPerRow(h, needed), threads);
     if (variant.vector == 1 && rl.columnMajor) {
       // Note [Column-major rows]: 2 to 16 threads per row, for the
       // resident threads' worth of rows (per-row results: no persistent
       // variant).
       Value wanted =
-          h.ceilDiv(h.c(schedule.getMaxGrid() * 128), h.max(rows, h.c(1)));
-      Value few =
-          h.select(h.lt(wanted, h.c(3)), h.c(2),
-                   h.select(h.lt(wanted, h.c(5)), h.c(4),
-                            h.select(h.lt(wanted, h.c(9)), h.c(8), h.c(16))));
-      threads = h.select(rl.columnMajor, few, threads);
+          h.ceilDiv(h.c(residentThreads(schedule)), h.max(rows, h.c(1)));
+      threads = h.select(rl.columnMajor, fewThreadsPerRow(h, wanted), threads);
     }
     Value rowsPerBlock = h.max(h.floorDiv(blockTarget, threads), h.c(1));
     Value blockSize = h.mul(threads, rowsPerBlock);

@@ -3,6 +3,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "fusion/Dialect/Fusion/IR/ScheduleLimits.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -23,17 +24,14 @@ using namespace mlir::fusion;
 // width the 16-byte accesses allow (a power of two up to 16 elements), an
 // unroll or items count that keeps a thread's unrolled body small (at most
 // 16), a block CUDA can launch (1 to 1024 threads; 1 to 512 for a row
-// kernel, whose variants are compiled for at most kMaxRowThreads) and a grid
-// bound that fits the launch's 32-bit grid dims. Outside them the lowering
+// kernel, whose variants are compiled for at most kMaxRowBlockThreads) and a
+// grid bound that fits the launch's 32-bit grid dims. Outside them the lowering
 // would unroll without bound (vector = 2^31 - 1 hangs the compiler), divide by
 // zero (unroll = 0) or hand NVVM a block size it refuses.
 namespace {
 constexpr int64_t kMaxScheduleVector = 16;
 constexpr int64_t kMaxScheduleUnroll = 16;
 constexpr int64_t kMaxBlockThreads = 1024;
-/// A row kernel's block (KernelLowering::kMaxRowThreads: nvvm.maxntid of
-/// every row variant); a larger target made blocks the driver refuses.
-constexpr int64_t kMaxRowBlockThreads = 512;
 constexpr int64_t kMaxGridBlocks = 2147483647;
 
 LogicalResult checkRange(function_ref<InFlightDiagnostic()> emitError,

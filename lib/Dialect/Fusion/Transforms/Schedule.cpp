@@ -3,6 +3,7 @@
 // schedule attribute. Decisions are data: a hand-written schedule is kept.
 //===----------------------------------------------------------------------===//
 
+#include "fusion/Dialect/Fusion/IR/ScheduleLimits.h"
 #include "fusion/Dialect/Fusion/Transforms/Passes.h"
 #include "fusion/Dialect/Fusion/Transforms/Schedulers.h"
 
@@ -132,8 +133,10 @@ struct FusionSchedulePass
     if (innerItems < -1 || innerItems > 16)
       return bad("inner-items", innerItems,
                  "-1 (heuristic), 0 (no persistent variant) or 1 to 16");
-    if (innerBlock < 0 || innerBlock > 512)
-      return bad("inner-block", innerBlock, "0 (heuristic) or 1 to 512");
+    if (innerBlock < 0 || innerBlock > kMaxRowBlockThreads)
+      return bad("inner-block", innerBlock,
+                 "0 (heuristic) or 1 to " +
+                     std::to_string(kMaxRowBlockThreads));
     if (innerStage < -1 || innerStage > 3)
       return bad("inner-stage", innerStage,
                  "-1 (heuristic), 0 (registers), 1 (shared memory), 2 "
