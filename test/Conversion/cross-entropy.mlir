@@ -33,7 +33,8 @@
 // CHECK: kernel @max_and_value_at_argmax_k0 schedule = #fusion.inner_reduction<vector = 4,
 // CHECK-NOT: kernel @
 
-// The split, vectorized, ragged and scalar variants; in the vectorized one
+// The split, vectorized, ragged, column-major (Note [Column-major rows])
+// and scalar variants; in the vectorized one
 // the row is read 16 bytes at a time and the gathered logit with one 16-bit
 // load per row; the ragged one (odd vocabulary sizes, Note [Ragged rows])
 // reads its whole vectors so too and the head and tail vectors lane by
@@ -50,5 +51,6 @@
 // PTX-NOT: .entry
 // PTX-COUNT-9: ld.global.b16
 // PTX-NOT: ld.global
+// PTX-LABEL: .visible .entry ce_bf16_k0_cs_i32(
 // PTX-LABEL: .visible .entry ce_bf16_k0_s_i32(
 // PTX-LABEL: .visible .entry ce_bf16_k0_s_i64(

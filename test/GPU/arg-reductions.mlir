@@ -26,7 +26,7 @@
 // RUN: fusion-run %s --fusion=argmax_bf16 --input=600x20000 | FileCheck %s --check-prefix=STREAM
 // STREAM: PASS argmax_bf16 600x20000xbf16 {{.*}}variant=argmax_bf16_k0_v8_i32
 // RUN: fusion-run %s --fusion=argmax_bf16 --input=1000x1024 --layout=0:transposed | FileCheck %s --check-prefix=T
-// T: PASS argmax_bf16 1000x1024xbf16 {{.*}}variant=argmax_bf16_k0_s_i32
+// T: PASS argmax_bf16 1000x1024xbf16 {{.*}}variant=argmax_bf16_k0_cs_i32
 // RUN: fusion-run %s --fusion=argmax_bf16 --input=1000x1024 --misalign | FileCheck %s --check-prefix=MIS
 // MIS: PASS argmax_bf16 1000x1024xbf16 {{.*}}variant=argmax_bf16_k0_s_i32
 // RUN: fusion-run %s --fusion=argmin_f32_keep --input=257x2048 | FileCheck %s --check-prefix=MINK

@@ -60,7 +60,7 @@
 // A row of one element has no unit stride to read vectors along (a dim of
 // 1 broadcasts): scalar.
 // RUN: fusion-run %S/reductions.mlir --fusion=max_exp_bf16 --input=777x1 | FileCheck %s --check-prefix=MAX1
-// MAX1: PASS max_exp_bf16 777x1xbf16 {{.*}}variant=max_exp_bf16_k0_s_i32
+// MAX1: PASS max_exp_bf16 777x1xbf16 {{.*}}variant=max_exp_bf16_k0_cs_i32
 // RUN: fusion-run %S/reductions.mlir --fusion=max_exp_bf16 --input=777x9 | FileCheck %s --check-prefix=MAX9
 // MAX9: PASS max_exp_bf16 777x9xbf16 {{.*}}variant=max_exp_bf16_k0_rv8_i32
 // Odd rows that fit in registers: the persistent ragged variant (the row

@@ -23,9 +23,9 @@
 // Transposed rows with 8 and 16 threads per row (Note [Column-major rows]:
 // a warp reads neighbouring rows), an odd row count and column count.
 // RUN: fusion-run %s --fusion=sum_f32 --atol=1e-3 --input=65536x64 --layout=0:transposed | FileCheck %s --check-prefix=TRANSPOSED8
-// TRANSPOSED8: PASS sum_f32 65536x64xf32 {{.*}}variant=sum_f32_k0_s_i32
+// TRANSPOSED8: PASS sum_f32 65536x64xf32 {{.*}}variant=sum_f32_k0_cs_i32
 // RUN: fusion-run %s --fusion=sum_f32 --atol=1e-3 --input=4097x1000 --layout=0:transposed | FileCheck %s --check-prefix=TRANSPOSED16
-// TRANSPOSED16: PASS sum_f32 4097x1000xf32 {{.*}}variant=sum_f32_k0_s_i32
+// TRANSPOSED16: PASS sum_f32 4097x1000xf32 {{.*}}variant=sum_f32_k0_cs_i32
 // RUN: fusion-run %s --fusion=sum_f32 --atol=1e-3 --input=1000x1000 --misalign | FileCheck %s --check-prefix=MISALIGNED
 // MISALIGNED: PASS sum_f32 1000x1000xf32 {{.*}}variant=sum_f32_k0_s_i32
 // RUN: fusion-run %s --fusion=max_exp_bf16 --input=333x4096 | FileCheck %s --check-prefix=MAX

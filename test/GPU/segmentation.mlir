@@ -46,7 +46,7 @@
 // RUN: fusion-run %s --fusion=sum_of_row_sums_f32 --atol=1 --input=4097x10003 | FileCheck %s --check-prefix=SS4
 // SS4: PASS sum_of_row_sums_f32 4097x10003xf32 {{.*}}variant=sum_of_row_sums_f32_k0_rv4_i32,sum_of_row_sums_f32_k1_gs_i32
 // RUN: fusion-run %s --fusion=sum_of_row_sums_f32 --atol=1e-1 --input=1000x1000 --layout=0:transposed | FileCheck %s --check-prefix=SS5
-// SS5: PASS sum_of_row_sums_f32 1000x1000xf32 {{.*}}variant=sum_of_row_sums_f32_k0_s_i32,sum_of_row_sums_f32_k1_v4_i32
+// SS5: PASS sum_of_row_sums_f32 1000x1000xf32 {{.*}}variant=sum_of_row_sums_f32_k0_cs_i32,sum_of_row_sums_f32_k1_v4_i32
 
 // max(sum(x, dim 1), dim 0) keepdim, with the row sums returned too: an
 // output of k0 that k1 reads.

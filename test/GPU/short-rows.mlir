@@ -61,4 +61,4 @@
 // RUN: fusion-run %S/arg-reductions.mlir --fusion=argmin_i32 --input=1000x20 | FileCheck %s --check-prefix=ARGI
 // ARGI: PASS argmin_i32 1000x20xi32 {{.*}}variant=argmin_i32_k0_v4_i32
 // RUN: fusion-run %S/reductions.mlir --fusion=max_exp_bf16 --input=777x1 | FileCheck %s --check-prefix=MAX1
-// MAX1: PASS max_exp_bf16 777x1xbf16 {{.*}}variant=max_exp_bf16_k0_s_i32
+// MAX1: PASS max_exp_bf16 777x1xbf16 {{.*}}variant=max_exp_bf16_k0_cs_i32

@@ -666,15 +666,21 @@ TEST_F(FakeDriver, LongRowsTakeTheClusterPersistentVariant) {
   EXPECT_EQ(launches[0].clusterDim[0], 0u);
 }
 
-/// The last 32-bit parameter of `config` (a row variant's threads per row
+/// The last integer parameter of `config` (a row variant's threads per row
 /// where the kernel reads no extents).
-static int64_t lastI32Param(const LaunchConfig &config) {
+static int64_t lastIntParam(const LaunchConfig &config) {
   const ParamField *last = nullptr;
   for (const ParamField &field : config.fields)
-    if (field.kind == ParamKind::I32 && (!last || field.offset > last->offset))
+    if ((field.kind == ParamKind::I32 || field.kind == ParamKind::I64) &&
+        (!last || field.offset > last->offset))
       last = &field;
   if (!last)
     return -1;
+  if (last->kind == ParamKind::I64) {
+    int64_t value = 0;
+    std::memcpy(&value, config.params.data() + last->offset, 8);
+    return value;
+  }
   int32_t value = 0;
   std::memcpy(&value, config.params.data() + last->offset, 4);
   return value;
@@ -706,10 +712,18 @@ static std::optional<LaunchConfig> rowLaunch(Executable &exe, DType dtype,
 }
 
 // Note [Column-major rows]: per-row results over a transposed input take
-// the scalar variant with 2 to 16 threads per row (the fewest for max_grid
-// x 128 threads), block / threads rows per block; the same rows stored
-// row-major keep the vectorized variant and its threads, and per-element
-// results (softmax) keep a warp or more per row.
+// the column-major variant (lanes along the rows) with 2 to 32 threads per
+// row (the fewest for max_grid x 128 threads, at most block x element
+// bytes / 32), block / threads rows per block; an input of 2^31 elements
+// or more takes the 64-bit scalar variant with 2 to 16; the same rows
+// stored row-major keep the vectorized variant and its threads, and
+// per-element results (softmax) keep a warp or more per row.
+const char *const kRowSumBf16 = R"mlir(
+fusion.fusion @rowsum_bf16(%x: tensor<?x?xbf16>) -> tensor<?xbf16> {
+  %0 = fusion.sum %x [1] : tensor<?x?xbf16> -> tensor<?xbf16>
+  fusion.return %0 : tensor<?xbf16>
+})mlir";
+
 TEST_F(FakeDriver, ColumnMajorRowsTakeFewThreadsPerRow) {
   auto exe = compileExample("inner_sum");
   ASSERT_TRUE(exe);
@@ -717,29 +731,52 @@ TEST_F(FakeDriver, ColumnMajorRowsTakeFewThreadsPerRow) {
   // 32768 rows: 2112 x 128 / 32768 -> 9 threads wanted, 16 given.
   auto config = rowLaunch(*exe, DType::F32, 32768, 4096, true, &name);
   ASSERT_TRUE(config);
-  EXPECT_EQ(name, "inner_sum_k0_s_i32");
-  EXPECT_EQ(lastI32Param(*config), 16);
+  EXPECT_EQ(name, "inner_sum_k0_cs_i32");
+  EXPECT_EQ(lastIntParam(*config), 16);
   EXPECT_EQ(config->block[0] % 16, 0u);
   EXPECT_EQ(config->grid[0],
             std::min<uint32_t>(2112u, 32768u / (config->block[0] / 16)));
+  // 8192 rows: 33 wanted, 32 given (256 x 4 bytes / 32).
+  config = rowLaunch(*exe, DType::F32, 8192, 16384, true, &name);
+  ASSERT_TRUE(config);
+  EXPECT_EQ(name, "inner_sum_k0_cs_i32");
+  EXPECT_EQ(lastIntParam(*config), 32);
+  EXPECT_EQ(config->block[0], 256u);
+  EXPECT_EQ(config->grid[0], 8192u / 8);
   // 262144 rows: 2 threads per row.
   config = rowLaunch(*exe, DType::F32, 262144, 1024, true, &name);
   ASSERT_TRUE(config);
-  EXPECT_EQ(name, "inner_sum_k0_s_i32");
-  EXPECT_EQ(lastI32Param(*config), 2);
+  EXPECT_EQ(name, "inner_sum_k0_cs_i32");
+  EXPECT_EQ(lastIntParam(*config), 2);
   // 2^20 rows: still 2 (one thread per row is not used).
   config = rowLaunch(*exe, DType::F32, 1 << 20, 64, true, &name);
   ASSERT_TRUE(config);
-  EXPECT_EQ(lastI32Param(*config), 2);
+  EXPECT_EQ(lastIntParam(*config), 2);
   // 65536 rows: 5 wanted, 8 given.
   config = rowLaunch(*exe, DType::F32, 65536, 64, true, &name);
   ASSERT_TRUE(config);
-  EXPECT_EQ(lastI32Param(*config), 8);
+  EXPECT_EQ(lastIntParam(*config), 8);
+  // 2^31 elements: the 64-bit scalar variant, at most 16 threads.
+  config = rowLaunch(*exe, DType::F32, 8192, 262144, true, &name);
+  ASSERT_TRUE(config);
+  EXPECT_EQ(name, "inner_sum_k0_s_i64");
+  EXPECT_EQ(lastIntParam(*config), 16);
   // Row-major: the vectorized variant, a row per block group as before.
   config = rowLaunch(*exe, DType::F32, 32768, 4096, false, &name);
   ASSERT_TRUE(config);
+  EXPECT_NE(name, "inner_sum_k0_cs_i32");
   EXPECT_NE(name, "inner_sum_k0_s_i32");
-  EXPECT_GE(lastI32Param(*config), 32);
+  EXPECT_GE(lastIntParam(*config), 32);
+
+  // bf16: at most 256 x 2 / 32 = 16 threads, so 16 rows of a block span
+  // a 32-byte sector.
+  auto bf16 = compileSource(kRowSumBf16);
+  ASSERT_TRUE(bf16);
+  config = rowLaunch(*bf16, DType::BF16, 8192, 16384, true, &name);
+  ASSERT_TRUE(config);
+  EXPECT_EQ(name, "rowsum_bf16_k0_cs_i32");
+  EXPECT_EQ(lastIntParam(*config), 16);
+  EXPECT_EQ(config->grid[0], 8192u / 16);
 
   // Per-element results keep their launch: softmax over a transposed bf16
   // input keeps the persistent scalar variant, a warp or more per row.
@@ -748,7 +785,7 @@ TEST_F(FakeDriver, ColumnMajorRowsTakeFewThreadsPerRow) {
   config = rowLaunch(*softmax, DType::BF16, 32768, 4096, true, &name);
   ASSERT_TRUE(config);
   EXPECT_EQ(name, "softmax_k0_ps_i32");
-  EXPECT_GE(lastI32Param(*config), 32);
+  EXPECT_GE(lastIntParam(*config), 32);
 }
 
 // The plan's grid, block, dynamic shared memory and packed parameters (with

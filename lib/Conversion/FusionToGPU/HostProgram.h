@@ -265,6 +265,8 @@ public:
     /// null for a kernel of one row dim or none, and for a kernel with
     /// per-element results (their launch does not depend on it).
     Value columnMajor;
+    /// The smallest element (bytes) of the inputs that decide columnMajor.
+    int64_t columnBytes = 0;
     /// A row variant's arguments: the launch's, the row count, `threads`
     /// per row, the extents.
     SmallVector<Value> kernelArgs(Value threads) const {

@@ -42,9 +42,9 @@ namespace mlir::fusion::lowering {
 // the rows' last dim and the row has a unit stride along the first and
 // another along the second.
 static Value columnMajorRows(
-    HostBuilder &h, int64_t rank,
+    HostBuilder &h, KernelOp kernel, int64_t rank,
     const llvm::SetVector<std::tuple<unsigned, int64_t, int64_t>> &accesses,
-    const KernelLowering::LaunchArgs &launch) {
+    const KernelLowering::LaunchArgs &launch, int64_t &elementBytes) {
   if (rank < 2)
     return Value();
   // Each input's dims along the row (rank - 1) and along the rows' last
@@ -63,6 +63,9 @@ static Value columnMajorRows(
     if (inner < 0 || outer < 0 || k >= launch.inputStrides.size())
       continue;
     ArrayRef<Value> strides = launch.inputStrides[k];
+    Type element = getElementTypeOrSelf(kernel.getBody().getArgument(k));
+    int64_t bytes = std::max<int64_t>(element.getIntOrFloatBitWidth() / 8, 1);
+    elementBytes = elementBytes ? std::min(elementBytes, bytes) : bytes;
     Value one = h.c(1);
     Value across =
         h.mul(h.eq(strides[outer], one), h.sub(one, h.eq(strides[inner], one)));
@@ -194,15 +197,10 @@ KernelLowering::lowerRowKernel(KernelOp kernel,
       indexOpHostArgs(kernel, h, extents);
   if (failed(extentArgs))
     return failure();
-  RowLaunch rl{gpuModule,
-               rank,
-               rows,
-               rowLength,
-               &*launch,
-               *extentArgs,
-               info->hasFullResult()
-                   ? Value()
-                   : columnMajorRows(h, rank, accesses, *launch)};
+  RowLaunch rl{gpuModule, rank, rows, rowLength, &*launch, *extentArgs};
+  if (!info->hasFullResult())
+    rl.columnMajor =
+        columnMajorRows(h, kernel, rank, accesses, *launch, rl.columnBytes);
   if (!splitFuncs.empty())
     launchSplitRows(b, h, schedule, rl, rv, splitFuncs);
   if (!clusterFuncs.empty())
@@ -297,6 +295,17 @@ auto KernelLowering::rowVariants(const RowKernelInfo &info,
     auto *firstScalar =
         llvm::find_if(variants, [](const Variant &v) { return v.vector == 1; });
     variants.insert(firstScalar, raggedVariants.begin(), raggedVariants.end());
+  }
+  // Rows of transposed inputs, before the scalar variant that would take
+  // them (Note [Column-major rows]): per-row results of one pass.
+  if (!info.hasFullResult() && info.numPasses == 1 && !index64 &&
+      info.domain.getRank() >= 2) {
+    auto *scalar32 = llvm::find_if(variants, [](const Variant &v) {
+      return v.vector == 1 && v.items == 0 && !v.index64;
+    });
+    Variant columns{1, false, base + "_cs_i32"};
+    columns.columnRows = true;
+    variants.insert(scalar32, columns);
   }
   for (Variant &variant : variants) {
     variant.fastMath = schedule.getFastMath();
@@ -743,6 +752,8 @@ void KernelLowering::launchRowVariants(OpBuilder &b, HostBuilder &h,
       if (!variant.index64)
         guard = h.mul(guard, rl.launch->fits32);
     }
+    if (variant.columnRows)
+      guard = h.mul(guard, rl.columnMajor ? rl.columnMajor : h.c(0));
     int64_t perThread =
         variant.vector *
         (variant.items > 0 ? variant.items : KernelEmitter::kStreamItems);
@@ -791,12 +802,19 @@ void KernelLowering::launchRowVariants(OpBuilder &b, HostBuilder &h,
     threads =
         h.select(h.lt(needed, h.c(17)), fewThreadsPerRow(h, needed), threads);
     if (variant.vector == 1 && rl.columnMajor) {
-      // Note [Column-major rows]: 2 to 16 threads per row, for the
-      // resident threads' worth of rows (per-row results: no persistent
-      // variant).
+      // Note [Column-major rows]: threads per row for the resident
+      // threads' worth of rows (per-row results: no persistent variant),
+      // 2 to 16; the column variant's 2 to 32, and few enough that a
+      // block's rows span a 32-byte sector.
       Value wanted =
           h.ceilDiv(h.c(residentThreads(schedule)), h.max(rows, h.c(1)));
-      threads = h.select(rl.columnMajor, fewThreadsPerRow(h, wanted), threads);
+      Value few = fewThreadsPerRow(h, wanted);
+      if (variant.columnRows) {
+        int64_t sector = std::clamp<int64_t>(
+            schedule.getBlock() * rl.columnBytes / 32, 2, 32);
+        few = h.min(h.select(h.lt(wanted, h.c(17)), few, h.c(32)), h.c(sector));
+      }
+      threads = h.select(rl.columnMajor, few, threads);
     }
     Value rowsPerBlock = h.max(h.floorDiv(blockTarget, threads), h.c(1));
     Value blockSize = h.mul(threads, rowsPerBlock);

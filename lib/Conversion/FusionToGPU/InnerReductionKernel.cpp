@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelEmitter.h"
+#include "fusion/Dialect/Fusion/IR/ScheduleLimits.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -45,6 +46,9 @@ private:
 
   LogicalResult makeParts();
   void emitThreadIndexing();
+  void mapRows(bool loading);
+  void exchangeStates(ArrayRef<RowPart *> passParts,
+                      SmallVector<RowState> &states);
   void setOuter(Value r);
   Value rowOf(Value rowBlock);
   Value itemCol(int64_t r);
@@ -109,6 +113,14 @@ private:
   Value clusterRound;
   int64_t itemsPerChunk = 0;
   bool ragged = false;
+  /// Rows of transposed inputs (Note [Column-major rows] in
+  /// InnerReduction.cpp): the chunk loop runs with the loading mapping
+  /// (`tyLoad`, `tidLoad`: lanes along the rows), then each thread's states
+  /// move through `exchange` (per part, per state component) to the thread
+  /// of the usual mapping for the row's reduction.
+  bool columns = false;
+  Value tyLoad, tidLoad;
+  SmallVector<SmallVector<Value>> exchange;
 
   // Parameters and results.
   SmallVector<Value> outputs, sizes;
@@ -177,6 +189,11 @@ LogicalResult KernelEmitter::RowKernelWriter::write() {
   if (cluster && split)
     return e.kernel.emitOpError("a row is split over a cluster or over the "
                                 "grid, not both");
+  columns = e.variant.columnRows;
+  if (columns && (persistent || split || cluster || v != 1 ||
+                  info.numPasses != 1 || info.hasFullResult()))
+    return e.kernel.emitOpError("a column-major row variant needs one scalar "
+                                "streaming pass and per-row results only");
   if (failed(makeParts()))
     return failure();
   emitThreadIndexing();
@@ -273,6 +290,8 @@ LogicalResult KernelEmitter::RowKernelWriter::write() {
       next = loadRow(rowOf(
           arith::AddIOp::create(b, loc, rowLoop.getInductionVar(), gridDim)));
   }
+  if (columns)
+    mapRows(/*loading=*/true);
   row = rowOf(rowLoop.getInductionVar());
   valid = cmp(arith::CmpIPredicate::ult, row, rows);
   if (cluster)
@@ -360,6 +379,14 @@ LogicalResult KernelEmitter::RowKernelWriter::makeParts() {
             workgroupBuffer(2 * kMaxClusterBlocks, part.componentType(c, ctx)));
       part.clusterBarriers = workgroupBuffer(2, b.getI64Type());
     }
+  // Column-major rows: a slot per thread for each state component.
+  if (columns)
+    for (RowPart &part : parts) {
+      SmallVector<Value> &buffers = exchange.emplace_back();
+      for (size_t c = 0; c < part.width(); ++c)
+        buffers.push_back(
+            workgroupBuffer(kMaxRowBlockThreads, part.componentType(c, ctx)));
+    }
   // Split rows: whether this block is its row's last (Note [Split rows]).
   if (split)
     lastFlag = workgroupBuffer(1, b.getI32Type());
@@ -391,6 +418,11 @@ void KernelEmitter::RowKernelWriter::emitThreadIndexing() {
   warpsPerRow = arith::DivUIOp::create(b, loc, threadsPerRow, constIdx(32));
   multiWarp = cmp(arith::CmpIPredicate::ugt, threadsPerRow, constIdx(32));
   slot0 = arith::MulIOp::create(b, loc, ty, warpsPerRow);
+  if (columns) {
+    // Consecutive threads take consecutive rows of the block's rows.
+    tyLoad = arith::RemUIOp::create(b, loc, threadId, rowsPerBlock);
+    tidLoad = arith::DivUIOp::create(b, loc, threadId, rowsPerBlock);
+  }
   rowLength = sizes[rank - 1];
   rowBlocks = arith::DivUIOp::create(
       b, loc,
@@ -417,6 +449,41 @@ void KernelEmitter::RowKernelWriter::setOuter(Value r) {
 Value KernelEmitter::RowKernelWriter::rowOf(Value rowBlock) {
   return arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, rowBlock, rowsPerBlock), ty);
+}
+
+/// Column-major rows: switches `ty` and `tid` (and the row, its guard and
+/// its outer index) between the usual mapping and the loading one.
+void KernelEmitter::RowKernelWriter::mapRows(bool loading) {
+  std::swap(ty, tyLoad);
+  std::swap(tid, tidLoad);
+  if (loading)
+    return;
+  row = rowOf(rowLoop.getInductionVar());
+  valid = cmp(arith::CmpIPredicate::ult, row, rows);
+  setOuter(row);
+  e.memo.clear();
+}
+
+/// Column-major rows: each thread's states, folded under the loading
+/// mapping, to the thread that holds the same (row, thread of the row) in
+/// the usual one. The second barrier keeps the next row's states from
+/// overwriting slots not yet read.
+void KernelEmitter::RowKernelWriter::exchangeStates(
+    ArrayRef<RowPart *> passParts, SmallVector<RowState> &states) {
+  Value from = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, tyLoad, threadsPerRow), tidLoad);
+  for (auto [part, state] : llvm::zip(passParts, states)) {
+    ArrayRef<Value> buffers = exchange[part - parts.data()];
+    for (auto [buffer, x] : llvm::zip(buffers, state))
+      memref::StoreOp::create(b, loc, x, buffer, e.toIndex(from));
+  }
+  gpu::BarrierOp::create(b, loc);
+  for (auto [part, state] : llvm::zip(passParts, states)) {
+    ArrayRef<Value> buffers = exchange[part - parts.data()];
+    for (auto [buffer, x] : llvm::zip(buffers, state))
+      x = memref::LoadOp::create(b, loc, buffer, e.toIndex(threadId));
+  }
+  gpu::BarrierOp::create(b, loc);
 }
 
 Value KernelEmitter::RowKernelWriter::itemCol(int64_t r) {
@@ -1246,6 +1313,7 @@ LogicalResult KernelEmitter::RowKernelWriter::emitStreamingPass(int64_t pass,
   std::vector<Item> edges;
   if (ragged)
     edges.push_back(edgeItem());
+  SmallVector<RowState> states;
   unsigned at = 0;
   for (RowPart *part : passParts) {
     RowState state(loop.getResults().begin() + at,
@@ -1257,6 +1325,13 @@ LogicalResult KernelEmitter::RowKernelWriter::emitStreamingPass(int64_t pass,
         return failure();
       state = e.combineState(*part, state, *local);
     }
+    states.push_back(state);
+  }
+  if (columns) {
+    mapRows(/*loading=*/false);
+    exchangeStates(passParts, states);
+  }
+  for (auto [part, state] : llvm::zip(passParts, states)) {
     if (split) {
       splitStates.push_back(e.blockReduceState(*part, state, lane, warp, slot0,
                                                warpsPerRow, multiWarp));

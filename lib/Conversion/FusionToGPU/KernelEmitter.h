@@ -102,6 +102,10 @@ struct Variant {
   /// rather than `max_grid`, and a persistent one kept to 64 registers
   /// (Note [Wide row grids] in InnerReduction.cpp).
   bool wideGrid = false;
+  /// Streaming inner reductions with per-row results only: rows whose
+  /// inputs lie across memory, read with a block's lanes along the rows
+  /// (Note [Column-major rows] in InnerReduction.cpp).
+  bool columnRows = false;
 };
 
 /// Writes the body of one gpu.func: one variant of a kernel of any

@@ -1,0 +1,30 @@
+// REQUIRES: cuda
+// Per-row results over transposed inputs (Note [Column-major rows]): the
+// column-major variant (`cs_i32`) reads with a block's lanes along the
+// rows, then moves each thread's states through shared memory to the usual
+// threads of each row. Against the reference interpreter: every state
+// kind (sum, max, Welford var_mean, online logsumexp, argmax, cross-entropy
+// with its gathered target logit), f64/f32/f16/bf16/i32, rank 3, 2 to 32
+// threads per row, and row counts that leave the last block part empty.
+// RUN: fusion-run %S/reductions.mlir --fusion=sum_f32 --atol=1e-3 --input=8193x333 --layout=0:transposed | FileCheck %s --check-prefix=SUM32
+// SUM32: PASS sum_f32 8193x333xf32 {{.*}}variant=sum_f32_k0_cs_i32
+// RUN: fusion-run %S/reductions.mlir --fusion=sum_f32 --atol=1e-3 --input=262145x3 --layout=0:transposed | FileCheck %s --check-prefix=SUM2
+// SUM2: PASS sum_f32 262145x3xf32 {{.*}}variant=sum_f32_k0_cs_i32
+// RUN: fusion-run %S/reductions.mlir --fusion=max_exp_bf16 --input=8192x300 --layout=0:transposed | FileCheck %s --check-prefix=MAX
+// MAX: PASS max_exp_bf16 8192x300xbf16 {{.*}}variant=max_exp_bf16_k0_cs_i32
+// RUN: fusion-run %S/split-rows.mlir --fusion=var_mean_bf16 --atol=1e-3 --input=5000x129 --layout=0:transposed | FileCheck %s --check-prefix=VM
+// VM: PASS var_mean_bf16 5000x129xbf16 {{.*}}variant=var_mean_bf16_k0_cs_i32
+// RUN: fusion-run %S/split-rows.mlir --fusion=logsumexp_f32 --atol=1e-3 --input=3000x1000 --layout=0:transposed | FileCheck %s --check-prefix=LSE
+// LSE: PASS logsumexp_f32 3000x1000xf32 {{.*}}variant=logsumexp_f32_k0_cs_i32
+// RUN: fusion-run %S/arg-reductions.mlir --fusion=argmax_bf16 --input=40000x50 --layout=0:transposed | FileCheck %s --check-prefix=ARG
+// ARG: PASS argmax_bf16 40000x50xbf16 {{.*}}variant=argmax_bf16_k0_cs_i32
+// RUN: fusion-run %S/split-rows.mlir --fusion=max_keepdim_f16 --input=7x300x129 --layout=0:transposed | FileCheck %s --check-prefix=RANK3
+// RANK3: PASS max_keepdim_f16 7x300x129xf16 {{.*}}variant=max_keepdim_f16_k0_cs_i32
+// RUN: fusion-run %S/split-rows.mlir --fusion=min_f64 --input=8193x77 --layout=0:transposed | FileCheck %s --check-prefix=F64
+// F64: PASS min_f64 8193x77xf64 {{.*}}variant=min_f64_k0_cs_i32
+// RUN: fusion-run %S/split-rows.mlir --fusion=sum_i32 --input=20000x100 --layout=0:transposed | FileCheck %s --check-prefix=INT
+// INT: PASS sum_i32 20000x100xi32 {{.*}}variant=sum_i32_k0_cs_i32
+// RUN: fusion-run %S/cross-entropy.mlir --fusion=ce_bf16 --input=8192x1000 --input=8192x1 --atol=2e-2 --layout=0:transposed | FileCheck %s --check-prefix=CE
+// CE: PASS ce_bf16 8192x1000xbf16{{.*}}variant=ce_bf16_k0_cs_i32
+// RUN: fusion-run %S/cross-entropy.mlir --fusion=ce_f32 --input=4097x333 --input=4097x1 --atol=1e-3 --layout=0:transposed | FileCheck %s --check-prefix=CEF
+// CEF: PASS ce_f32 4097x333xf32{{.*}}variant=ce_f32_k0_cs_i32
