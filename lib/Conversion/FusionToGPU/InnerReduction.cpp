@@ -24,23 +24,34 @@ namespace mlir::fusion::lowering {
 // own elements a stride apart) cannot take the vectorized variants, and
 // the scalar ones gave each row at least a warp of consecutive threads,
 // each reading one element per 32-byte sector. Where every result is per
-// row (sums, arg reductions, cross-entropy's loss), the scalar variants
-// give each row 2 to 16 threads instead, the fewest that keep `max_grid` x
-// 128 threads busy (Note [Streaming threads per row]): a warp then reads
-// the same columns of 2 to 16 neighbouring rows, which lie side by side.
-// On an H100 (fusion-run --bench --layout=0:transposed, f32 inner_sum,
-// fraction of copy, before / after): 32768 x 4096 (16 threads per row)
-// 0.233 / 0.647, 262144 x 1024 (2) 0.162 / 0.975, 8192 x 16384 (16) 0.183 /
-// 0.658; torch eager read 0.937 / 0.943 / 0.932 and torch.compile 0.721 /
-// 0.913 / 0.576 in the same run. Kernels with per-element results keep
-// their launch: their results are written row-major, and with 2 threads
-// per row a warp's stores hit 16 rows at once (softmax 262144 x 1024 read
-// 0.305 with the persistent scalar variant's block per row and 0.092 this
-// way; with 16 threads per row 0.149 -> 0.253 at 32768 x 4096, layer_norm
-// 0.171 -> 0.169). One thread per row (width 1) is not used: no GPU run
-// has checked it. Rows are column-major when every input that spans both
-// the rows' last dim and the row has a unit stride along the first and
-// another along the second.
+// row (sums, arg reductions, cross-entropy's loss) and one pass folds the
+// row, the column-major variant (`cs_i32`, tried before the scalar ones)
+// takes such rows. Its block holds `block / T` rows with T threads each and
+// reads them with consecutive threads on consecutive rows (thread t takes
+// row t mod rows-per-block, column slot t div rows-per-block), so a warp's
+// load is one run of neighbouring rows per column; after the row loop each
+// thread's states move through shared memory to the thread that holds the
+// same (row, slot) in the usual mapping, which reduces the row and writes
+// its result. T is the fewest threads that keep `max_grid` x 128 threads
+// busy (Note [Streaming threads per row]), a power of two from 2 to 32,
+// and at most block x element bytes / 32, so that a block's rows fill a
+// 32-byte sector of each column (f32: 8 rows, bf16: 16). Inputs of 2^31
+// elements or more take the 64-bit scalar variant, with 2 to 16 threads
+// per row and a warp's threads on one row each. The first form of this
+// rule (the scalar variant with few threads, consecutive ones on one row)
+// read on an H100 (fusion-run --bench --layout=0:transposed, f32
+// inner_sum, fraction of copy, warp per row / few threads): 32768 x 4096
+// (16 threads per row) 0.233 / 0.647, 262144 x 1024 (2) 0.162 / 0.975,
+// 8192 x 16384 (16) 0.183 / 0.658; torch eager read 0.937 / 0.943 / 0.932
+// and torch.compile 0.721 / 0.913 / 0.576 in the same run. Kernels with
+// per-element results keep their launch: their results are written
+// row-major, and with 2 threads per row a warp's stores hit 16 rows at
+// once (softmax 262144 x 1024 read 0.305 with the persistent scalar
+// variant's block per row and 0.092 this way; with 16 threads per row
+// 0.149 -> 0.253 at 32768 x 4096, layer_norm 0.171 -> 0.169). One thread
+// per row is not used: no GPU run has checked it. Rows are column-major
+// when every input that spans both the rows' last dim and the row has a
+// unit stride along the first and another along the second.
 static Value columnMajorRows(
     HostBuilder &h, KernelOp kernel, int64_t rank,
     const llvm::SetVector<std::tuple<unsigned, int64_t, int64_t>> &accesses,
