@@ -713,9 +713,10 @@ static std::optional<LaunchConfig> rowLaunch(Executable &exe, DType dtype,
 
 // Note [Column-major rows]: per-row results over a transposed input take
 // the column-major variant (lanes along the rows) with 2 to 32 threads per
-// row (the fewest for max_grid x 128 threads, at most block x element
-// bytes / 32), block / threads rows per block; an input of 2^31 elements
-// or more takes the 64-bit scalar variant with 2 to 16; the same rows
+// row (the largest power of two within max_grid x 128 / rows, at most
+// block x element bytes / 32), block / threads rows per block; an input of
+// 2^31 elements or more takes the 64-bit scalar variant with 2 to 16 (the
+// fewest for max_grid x 128 threads); the same rows
 // stored row-major keep the vectorized variant and its threads, and
 // per-element results (softmax) keep a warp or more per row.
 const char *const kRowSumBf16 = R"mlir(
@@ -728,14 +729,17 @@ TEST_F(FakeDriver, ColumnMajorRowsTakeFewThreadsPerRow) {
   auto exe = compileExample("inner_sum");
   ASSERT_TRUE(exe);
   std::string name;
-  // 32768 rows: 2112 x 128 / 32768 -> 9 threads wanted, 16 given.
+  // 32768 rows: 2112 x 128 / 32768 -> 9 threads wanted, 8 given.
   auto config = rowLaunch(*exe, DType::F32, 32768, 4096, true, &name);
   ASSERT_TRUE(config);
   EXPECT_EQ(name, "inner_sum_k0_cs_i32");
+  EXPECT_EQ(lastIntParam(*config), 8);
+  EXPECT_EQ(config->block[0], 256u);
+  EXPECT_EQ(config->grid[0], 32768u / 32);
+  // 16384 rows: 17 wanted, 16 given.
+  config = rowLaunch(*exe, DType::F32, 16384, 8192, true, &name);
+  ASSERT_TRUE(config);
   EXPECT_EQ(lastIntParam(*config), 16);
-  EXPECT_EQ(config->block[0] % 16, 0u);
-  EXPECT_EQ(config->grid[0],
-            std::min<uint32_t>(2112u, 32768u / (config->block[0] / 16)));
   // 8192 rows: 33 wanted, 32 given (256 x 4 bytes / 32).
   config = rowLaunch(*exe, DType::F32, 8192, 16384, true, &name);
   ASSERT_TRUE(config);
@@ -752,11 +756,11 @@ TEST_F(FakeDriver, ColumnMajorRowsTakeFewThreadsPerRow) {
   config = rowLaunch(*exe, DType::F32, 1 << 20, 64, true, &name);
   ASSERT_TRUE(config);
   EXPECT_EQ(lastIntParam(*config), 2);
-  // 65536 rows: 5 wanted, 8 given.
+  // 65536 rows: 5 wanted, 4 given.
   config = rowLaunch(*exe, DType::F32, 65536, 64, true, &name);
   ASSERT_TRUE(config);
-  EXPECT_EQ(lastIntParam(*config), 8);
-  // 2^31 elements: the 64-bit scalar variant, at most 16 threads.
+  EXPECT_EQ(lastIntParam(*config), 4);
+  // 2^31 elements: the 64-bit scalar variant, 33 wanted, 16 given.
   config = rowLaunch(*exe, DType::F32, 8192, 262144, true, &name);
   ASSERT_TRUE(config);
   EXPECT_EQ(name, "inner_sum_k0_s_i64");

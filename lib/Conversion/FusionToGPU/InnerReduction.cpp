@@ -32,18 +32,25 @@ namespace mlir::fusion::lowering {
 // load is one run of neighbouring rows per column; after the row loop each
 // thread's states move through shared memory to the thread that holds the
 // same (row, slot) in the usual mapping, which reduces the row and writes
-// its result. T is the fewest threads that keep `max_grid` x 128 threads
-// busy (Note [Streaming threads per row]), a power of two from 2 to 32,
-// and at most block x element bytes / 32, so that a block's rows fill a
-// 32-byte sector of each column (f32: 8 rows, bf16: 16). Inputs of 2^31
-// elements or more take the 64-bit scalar variant, with 2 to 16 threads
-// per row and a warp's threads on one row each. The first form of this
-// rule (the scalar variant with few threads, consecutive ones on one row)
-// read on an H100 (fusion-run --bench --layout=0:transposed, f32
-// inner_sum, fraction of copy, warp per row / few threads): 32768 x 4096
-// (16 threads per row) 0.233 / 0.647, 262144 x 1024 (2) 0.162 / 0.975,
-// 8192 x 16384 (16) 0.183 / 0.658; torch eager read 0.937 / 0.943 / 0.932
-// and torch.compile 0.721 / 0.913 / 0.576 in the same run. Kernels with
+// its result. T is the largest power of two within `max_grid` x 128 /
+// rows (2 to 32): the resident threads' worth of rows (Note [Streaming
+// threads per row]) with as many rows side by side as that allows; and at
+// most block x element bytes / 32, so that a block's rows fill a 32-byte
+// sector of each column (f32: 8 rows, bf16: 16). Inputs of 2^31 elements
+// or more take the 64-bit scalar variant, with the fewest threads (2 to
+// 16) that keep those threads busy, a warp's consecutive threads on one
+// row. On an H100 (fusion-run --bench --layout=0:transposed, fraction of
+// copy, one run; torch on x.t() in the same session): f32 sums, the
+// scalar variant with few threads / this variant / torch eager /
+// torch.compile: 32768 x 4096 0.647 / 0.985 / 0.941 / 0.738, 16384 x 8192
+// 0.644 / 0.912 / 0.907 / 0.673, 8192 x 16384 0.656 / 0.789 / 0.882 /
+// 0.442, 262144 x 1024 0.973 / 1.016 / 0.889 / 0.728, 4096 x 50257 0.465 /
+// 0.821 / 0.892 / 0.323; bf16 sums 0.309 / 0.815 / 0.762 / 0.623 at
+// 32768 x 4096 and 0.289 / 0.553 / 0.795 / 0.294 at 8192 x 16384 (the
+// first column from an earlier run of the same day). Rounding T up
+// instead (16 threads at 32768 rows, 32 at 16384) read 0.900 and 0.774;
+// 8 or 16 loads in flight per thread instead of 4 read less for f32
+// (0.963 / 0.961 at 32768 x 4096) and the same for bf16. Kernels with
 // per-element results keep their launch: their results are written
 // row-major, and with 2 threads per row a warp's stores hit 16 rows at
 // once (softmax 262144 x 1024 read 0.305 with the persistent scalar
@@ -814,16 +821,23 @@ void KernelLowering::launchRowVariants(OpBuilder &b, HostBuilder &h,
         h.select(h.lt(needed, h.c(17)), fewThreadsPerRow(h, needed), threads);
     if (variant.vector == 1 && rl.columnMajor) {
       // Note [Column-major rows]: threads per row for the resident
-      // threads' worth of rows (per-row results: no persistent variant),
-      // 2 to 16; the column variant's 2 to 32, and few enough that a
-      // block's rows span a 32-byte sector.
+      // threads' worth of rows (per-row results: no persistent variant):
+      // the column variant's 2 to 32, few enough that a block's rows span
+      // a 32-byte sector; the 64-bit scalar variant's 2 to 16.
       Value wanted =
           h.ceilDiv(h.c(residentThreads(schedule)), h.max(rows, h.c(1)));
-      Value few = fewThreadsPerRow(h, wanted);
+      Value few;
       if (variant.columnRows) {
+        // The largest power of two within `wanted`: fewer threads per row
+        // put more rows side by side in a warp's load.
         int64_t sector = std::clamp<int64_t>(
             schedule.getBlock() * rl.columnBytes / 32, 2, 32);
-        few = h.min(h.select(h.lt(wanted, h.c(17)), few, h.c(32)), h.c(sector));
+        few = h.c(2);
+        for (int64_t t = 4; t <= 32; t *= 2)
+          few = h.select(h.lt(wanted, h.c(t)), few, h.c(t));
+        few = h.min(few, h.c(sector));
+      } else {
+        few = fewThreadsPerRow(h, wanted);
       }
       threads = h.select(rl.columnMajor, few, threads);
     }
