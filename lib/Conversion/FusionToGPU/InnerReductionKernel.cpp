@@ -1325,19 +1325,22 @@ LogicalResult KernelEmitter::RowKernelWriter::emitStreamingPass(int64_t pass,
         return failure();
       state = e.combineState(*part, state, *local);
     }
-    states.push_back(state);
-  }
-  if (columns) {
-    mapRows(/*loading=*/false);
-    exchangeStates(passParts, states);
-  }
-  for (auto [part, state] : llvm::zip(passParts, states)) {
-    if (split) {
+    // Column-major rows reduce once every part's state has moved to the
+    // usual threads.
+    if (columns) {
+      states.push_back(state);
+    } else if (split) {
       splitStates.push_back(e.blockReduceState(*part, state, lane, warp, slot0,
                                                warpsPerRow, multiWarp));
     } else {
       reduceRow(*part, state);
     }
+  }
+  if (columns) {
+    mapRows(/*loading=*/false);
+    exchangeStates(passParts, states);
+    for (auto [part, state] : llvm::zip(passParts, states))
+      reduceRow(*part, state);
   }
   return success();
 }
