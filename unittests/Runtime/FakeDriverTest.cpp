@@ -729,44 +729,38 @@ TEST_F(FakeDriver, ColumnMajorRowsTakeFewThreadsPerRow) {
   auto exe = compileExample("inner_sum");
   ASSERT_TRUE(exe);
   std::string name;
-  // 32768 rows: 2112 x 128 / 32768 -> 9 threads wanted, 8 given.
-  auto config = rowLaunch(*exe, DType::F32, 32768, 4096, true, &name);
-  ASSERT_TRUE(config);
-  EXPECT_EQ(name, "inner_sum_k0_cs_i32");
-  EXPECT_EQ(lastIntParam(*config), 8);
-  EXPECT_EQ(config->block[0], 256u);
-  EXPECT_EQ(config->grid[0], 32768u / 32);
-  // 16384 rows: 17 wanted, 16 given.
-  config = rowLaunch(*exe, DType::F32, 16384, 8192, true, &name);
-  ASSERT_TRUE(config);
-  EXPECT_EQ(lastIntParam(*config), 16);
-  // 8192 rows: 33 wanted, 32 given (256 x 4 bytes / 32).
-  config = rowLaunch(*exe, DType::F32, 8192, 16384, true, &name);
-  ASSERT_TRUE(config);
-  EXPECT_EQ(name, "inner_sum_k0_cs_i32");
-  EXPECT_EQ(lastIntParam(*config), 32);
-  EXPECT_EQ(config->block[0], 256u);
-  EXPECT_EQ(config->grid[0], 8192u / 8);
-  // 262144 rows: 2 threads per row.
-  config = rowLaunch(*exe, DType::F32, 262144, 1024, true, &name);
-  ASSERT_TRUE(config);
-  EXPECT_EQ(name, "inner_sum_k0_cs_i32");
-  EXPECT_EQ(lastIntParam(*config), 2);
-  // 2^20 rows: still 2 (one thread per row is not used).
-  config = rowLaunch(*exe, DType::F32, 1 << 20, 64, true, &name);
-  ASSERT_TRUE(config);
-  EXPECT_EQ(lastIntParam(*config), 2);
-  // 65536 rows: 5 wanted, 4 given.
-  config = rowLaunch(*exe, DType::F32, 65536, 64, true, &name);
-  ASSERT_TRUE(config);
-  EXPECT_EQ(lastIntParam(*config), 4);
-  // 2^31 elements: the 64-bit scalar variant, 33 wanted, 16 given.
-  config = rowLaunch(*exe, DType::F32, 8192, 262144, true, &name);
-  ASSERT_TRUE(config);
-  EXPECT_EQ(name, "inner_sum_k0_s_i64");
-  EXPECT_EQ(lastIntParam(*config), 16);
+  // Threads per row from max_grid x 128 / rows wanted (2112 x 128 here);
+  // grid 0: not checked.
+  struct Case {
+    int64_t rows, cols;
+    const char *variant;
+    int64_t threads;
+    uint32_t grid;
+  };
+  const Case cases[] = {
+      // 9 wanted, 8 given: 32 rows per 256-thread block.
+      {32768, 4096, "inner_sum_k0_cs_i32", 8, 32768 / 32},
+      {16384, 8192, "inner_sum_k0_cs_i32", 16, 16384 / 16}, // 17 wanted
+      // 33 wanted, 32 given (256 x 4 bytes / 32).
+      {8192, 16384, "inner_sum_k0_cs_i32", 32, 8192 / 8},
+      {262144, 1024, "inner_sum_k0_cs_i32", 2, 0},
+      {1 << 20, 64, "inner_sum_k0_cs_i32", 2, 0}, // one thread per row: never
+      {65536, 64, "inner_sum_k0_cs_i32", 4, 0},   // 5 wanted
+      // 2^31 elements: the 64-bit scalar variant, 33 wanted, 16 given.
+      {8192, 262144, "inner_sum_k0_s_i64", 16, 0},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(std::to_string(c.rows) + "x" + std::to_string(c.cols));
+    auto config = rowLaunch(*exe, DType::F32, c.rows, c.cols, true, &name);
+    ASSERT_TRUE(config);
+    EXPECT_EQ(name, c.variant);
+    EXPECT_EQ(lastIntParam(*config), c.threads);
+    EXPECT_EQ(config->block[0], 256u);
+    if (c.grid)
+      EXPECT_EQ(config->grid[0], c.grid);
+  }
   // Row-major: the vectorized variant, a row per block group as before.
-  config = rowLaunch(*exe, DType::F32, 32768, 4096, false, &name);
+  auto config = rowLaunch(*exe, DType::F32, 32768, 4096, false, &name);
   ASSERT_TRUE(config);
   EXPECT_NE(name, "inner_sum_k0_cs_i32");
   EXPECT_NE(name, "inner_sum_k0_s_i32");
