@@ -59,7 +59,11 @@ namespace mlir::fusion::lowering {
 // 0.149 -> 0.253 at 32768 x 4096, layer_norm 0.171 -> 0.169). One thread
 // per row is not used: no GPU run has checked it. Rows are column-major
 // when every input that spans both the rows' last dim and the row has a
-// unit stride along the first and another along the second.
+// unit stride along the first and another along the second; a kernel
+// without such an input keeps no column variant. Both scalar variants keep
+// the older rule: kernels of several passes have no column variant, and
+// where one is emitted `s_i32` never meets column-major rows but shares
+// `s_i64`'s launch values, so the rule costs its plan nothing.
 static Value columnMajorRows(
     HostBuilder &h, KernelOp kernel, int64_t rank,
     const llvm::SetVector<std::tuple<unsigned, int64_t, int64_t>> &accesses,
@@ -220,6 +224,17 @@ KernelLowering::lowerRowKernel(KernelOp kernel,
   if (!info->hasFullResult())
     rl.columnMajor =
         columnMajorRows(h, kernel, rank, accesses, *launch, rl.columnBytes);
+  // The column variant only where an input can be column-major: without
+  // one its guard would be 0 and its kernel dead weight in the module.
+  auto *columnVariant =
+      llvm::find_if(rv.plain, [](const Variant &v) { return v.columnRows; });
+  if (!rl.columnMajor && columnVariant != rv.plain.end()) {
+    size_t i = columnVariant - rv.plain.begin();
+    fallbackFuncs.erase(funcs[i]);
+    funcs[i].erase();
+    funcs.erase(funcs.begin() + i);
+    rv.plain.erase(columnVariant);
+  }
   if (!splitFuncs.empty())
     launchSplitRows(b, h, schedule, rl, rv, splitFuncs);
   if (!clusterFuncs.empty())
