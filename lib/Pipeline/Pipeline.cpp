@@ -228,6 +228,7 @@ void mlir::fusion::buildFusionToPTXPipeline(OpPassManager &pm,
   schedule.innerStage = options.innerStage;
   schedule.innerCluster = options.innerCluster;
   schedule.innerLongCluster = options.innerLongCluster;
+  schedule.innerColumns = options.innerColumns;
   schedule.computeBoundCost = options.computeBoundCost;
   perFusion.addPass(createFusionSchedule(schedule));
   perFusion.addPass(std::make_unique<VerifyPass>());

@@ -121,6 +121,7 @@ std::string mlir::fusion::compileOptionsText(const CompileOptions &o) {
      << " inner-block=" << o.innerBlock << " inner-stage=" << o.innerStage
      << " inner-cluster=" << o.innerCluster
      << " inner-long-cluster=" << o.innerLongCluster
+     << " inner-columns=" << o.innerColumns
      << " compute-bound-cost=" << o.computeBoundCost
      << " inner-min-blocks=" << o.innerMinBlocks
      << " transpose-tile=" << o.transposeTile
@@ -143,6 +144,7 @@ std::string mlir::fusion::compileOptionsText(const CompileOptions &o) {
   X(innerStage)                                                                \
   X(innerCluster)                                                              \
   X(innerLongCluster)                                                          \
+  X(innerColumns)                                                              \
   X(computeBoundCost)                                                          \
   X(innerMinBlocks)                                                            \
   X(transposeTile)                                                             \

@@ -9,6 +9,10 @@
 // RUN: fusion-run %S/reductions.mlir --fusion=sum_f32 --atol=1e-3 --input=8193x333 --layout=0:transposed | FileCheck %s --check-prefix=SUM32
 // SUM32: PASS sum_f32 8193x333xf32 {{.*}}variant=sum_f32_k0_cs_i32
 // RUN: fusion-run %S/reductions.mlir --fusion=sum_f32 --atol=1e-3 --input=262145x3 --layout=0:transposed | FileCheck %s --check-prefix=SUM2
+// With --inner-columns=0 the rows take the scalar variant, 2 to 16 threads
+// per row.
+// RUN: fusion-run %S/reductions.mlir --fusion=sum_f32 --atol=1e-3 --input=8193x333 --layout=0:transposed --inner-columns=0 | FileCheck %s --check-prefix=OFF
+// OFF: PASS sum_f32 8193x333xf32 {{.*}}variant=sum_f32_k0_s_i32
 // SUM2: PASS sum_f32 262145x3xf32 {{.*}}variant=sum_f32_k0_cs_i32
 // RUN: fusion-run %S/reductions.mlir --fusion=max_exp_bf16 --input=8192x300 --layout=0:transposed | FileCheck %s --check-prefix=MAX
 // MAX: PASS max_exp_bf16 8192x300xbf16 {{.*}}variant=max_exp_bf16_k0_cs_i32

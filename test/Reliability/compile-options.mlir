@@ -21,6 +21,8 @@
 // STAGE: error: the option inner-stage must be -1 (heuristic), 0 (registers), 1 (shared memory), 2 (shared memory, next row by cp.async) or 3 (shared memory, next row by bulk copies), got 5
 // RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --inner-long-cluster=16 -o %t 2>&1 | FileCheck %s --check-prefix=LONGC
 // LONGC: error: the option inner-long-cluster must be -1 (heuristic), 0 (none), 2, 4 or 8, got 16
+// RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --inner-columns=2 -o %t 2>&1 | FileCheck %s --check-prefix=COLS
+// COLS: error: the option inner-columns must be -1 (heuristic), 0 (off) or 1 (on), got 2
 // RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --sm-count=0 -o %t 2>&1 | FileCheck %s --check-prefix=SMS
 // SMS: error: the option sm-count must be 1 to 1024, got 0
 // RUN: not fusion-translate %s --fusion-to-module --no-cache --no-cubin --compute-bound-cost=-5 -o %t 2>&1 | FileCheck %s --check-prefix=COST
@@ -45,7 +47,7 @@
 // RUN: not fusion-opt %s --fusion-schedule="inner-stage=4" 2>&1 | FileCheck %s --check-prefix=OPT
 // OPT: error: the option inner-stage must be
 // The heuristic's own values (0 and -1) and the edges of each range pass.
-// RUN: fusion-translate %s --fusion-to-module --no-cache --no-cubin --unroll=16 --blocks-per-sm=64 --inner-items=16 --inner-block=512 --inner-stage=3 --inner-min-blocks=32 --inner-long-cluster=8 -o %t
+// RUN: fusion-translate %s --fusion-to-module --no-cache --no-cubin --unroll=16 --blocks-per-sm=64 --inner-items=16 --inner-block=512 --inner-stage=3 --inner-min-blocks=32 --inner-long-cluster=8 --inner-columns=1 -o %t
 
 fusion.fusion @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %0 = fusion.softmax %x dim = 1 : tensor<?x?xf32>

@@ -453,6 +453,24 @@ def test_inner_schedule_keys_reach_the_compiler(capsys):
         capsys.readouterr().out
 
 
+def test_inner_columns_key(capsys):
+    """inner_columns=0 leaves out the column-major variant of per-row
+    reductions (Note [Column-major rows]); it is on by default, and a value
+    out of range is the compiler's error naming the option."""
+    with FusionDefinition("sums") as fd:
+        x = fd.define_tensor([-1, -1], D.Float32, name="x")
+        fd.add_output(fd.ops.sum(x, dims=[1]))
+    inputs = [np.ones((2, 64), np.float32)]
+    fd.execute(inputs, dump="ptx")
+    assert ".entry sums_k0_cs_i32(" in capsys.readouterr().out
+    fd.execute(inputs, dump="ptx", schedule={"inner_columns": 0})
+    ptx = capsys.readouterr().out
+    assert "_cs_i32" not in ptx and ".entry sums_k0_s_i32(" in ptx
+    fd.execute(inputs, dump="ptx", schedule={"inner_columns": 2})
+    assert ("error: the option inner-columns must be -1 (heuristic), 0 (off) "
+            "or 1 (on), got 2") in capsys.readouterr().out
+
+
 def test_bad_schedule_and_dump_keys():
     with pytest.raises(FusionError, match="unknown schedule key"):
         make_fd().execute([np.ones((2, 4), np.float32)], schedule={"unrol": 2})

@@ -45,6 +45,12 @@ CompileFlags::CompileFlags(cl::OptionCategory &category)
                    "its span in registers (2, 4 or 8; 0: none; -1: "
                    "heuristic; sm_90 and later)"),
           cl::init(-1), cl::cat(category)),
+      innerColumns("inner-columns",
+                   cl::desc("Inner reductions with per-row results: the "
+                            "column-major variant for rows of transposed "
+                            "inputs (1: on; 0: off, such rows take the "
+                            "scalar variants; -1: heuristic, on)"),
+                   cl::init(-1), cl::cat(category)),
       computeBoundCost("compute-bound-cost",
                        cl::desc("Kernels estimated above this many "
                                 "instructions per element take one element "
@@ -84,9 +90,9 @@ std::vector<std::string> CompileFlags::given() const {
   std::vector<std::string> names;
   for (const cl::Option *option : std::initializer_list<const cl::Option *>{
            &chip, &smCount, &unroll, &blocksPerSM, &innerItems, &innerBlock,
-           &innerStage, &innerCluster, &innerLongCluster, &computeBoundCost,
-           &innerMinBlocks, &transposeTile, &noCubin, &fallbackCubins,
-           &deferKernels})
+           &innerStage, &innerCluster, &innerLongCluster, &innerColumns,
+           &computeBoundCost, &innerMinBlocks, &transposeTile, &noCubin,
+           &fallbackCubins, &deferKernels})
     if (option->getNumOccurrences())
       names.push_back(("--" + option->ArgStr).str());
   return names;
@@ -102,6 +108,7 @@ void CompileFlags::apply(CompileOptions &options) const {
   options.innerStage = innerStage;
   options.innerCluster = innerCluster;
   options.innerLongCluster = innerLongCluster;
+  options.innerColumns = innerColumns;
   options.computeBoundCost = computeBoundCost;
   options.innerMinBlocks = innerMinBlocks;
   options.transposeTile = transposeTile;

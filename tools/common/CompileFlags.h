@@ -38,6 +38,7 @@ public:
   llvm::cl::opt<int64_t> innerStage;
   llvm::cl::opt<int64_t> innerCluster;
   llvm::cl::opt<int64_t> innerLongCluster;
+  llvm::cl::opt<int64_t> innerColumns;
   llvm::cl::opt<int64_t> computeBoundCost;
   llvm::cl::opt<int64_t> innerMinBlocks;
   llvm::cl::opt<int64_t> transposeTile;

@@ -776,6 +776,18 @@ TEST_F(FakeDriver, ColumnMajorRowsTakeFewThreadsPerRow) {
   EXPECT_EQ(lastIntParam(*config), 16);
   EXPECT_EQ(config->grid[0], 8192u / 16);
 
+  // inner-columns=0 leaves the variant out: the scalar one takes the rows,
+  // with the older rule's power of two from 2 to 16 (9 wanted, 16 given).
+  mlir::fusion::CompileOptions off;
+  off.innerColumns = 0;
+  auto noColumns = compileExample("inner_sum", &off);
+  ASSERT_TRUE(noColumns);
+  config = rowLaunch(*noColumns, DType::F32, 32768, 4096, true, &name);
+  ASSERT_TRUE(config);
+  EXPECT_EQ(name, "inner_sum_k0_s_i32");
+  EXPECT_EQ(lastIntParam(*config), 16);
+  EXPECT_EQ(config->grid[0], 32768u / 16);
+
   // Per-element results keep their launch: softmax over a transposed bf16
   // input keeps the persistent scalar variant, a warp or more per row.
   auto softmax = compileExample("normalization/softmax");

@@ -53,6 +53,12 @@ struct FusionToPTXOptions : public PassPipelineOptions<FusionToPTXOptions> {
                      "holds split over clusters of up to this many blocks "
                      "(2, 4 or 8; 0: none; -1: heuristic)"),
       llvm::cl::init(-1)};
+  PassOptions::Option<int64_t> innerColumns{
+      *this, "inner-columns",
+      llvm::cl::desc("Inner reductions with per-row results: the "
+                     "column-major variant for transposed inputs (1: on, 0: "
+                     "off, -1: heuristic)"),
+      llvm::cl::init(-1)};
   PassOptions::Option<int64_t> computeBoundCost{
       *this, "compute-bound-cost",
       llvm::cl::desc("Kernels estimated above this many instructions per "

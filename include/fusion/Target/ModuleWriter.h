@@ -77,6 +77,9 @@ struct CompileOptions {
   /// clusters of up to this many blocks (-1: heuristic; Note [Cluster
   /// persistent rows]).
   int64_t innerLongCluster = -1;
+  /// Inner reductions: the column-major variant (0: off, -1: heuristic;
+  /// Note [Column-major rows]).
+  int64_t innerColumns = -1;
   /// Note [Compute-bound kernels] (0: never).
   int64_t computeBoundCost = kDefaultComputeBoundCost;
   int64_t innerMinBlocks = 0;

@@ -332,8 +332,8 @@ auto KernelLowering::rowVariants(const RowKernelInfo &info,
   }
   // Rows of transposed inputs, before the scalar variant that would take
   // them (Note [Column-major rows]): per-row results of one pass.
-  if (!info.hasFullResult() && info.numPasses == 1 && !index64 &&
-      info.domain.getRank() >= 2) {
+  if (schedule.getColumnRows() && !info.hasFullResult() &&
+      info.numPasses == 1 && !index64 && info.domain.getRank() >= 2) {
     auto *scalar32 = llvm::find_if(variants, [](const Variant &v) {
       return v.vector == 1 && v.items == 0 && !v.index64;
     });

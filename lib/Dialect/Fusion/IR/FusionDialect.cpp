@@ -80,7 +80,7 @@ LogicalResult InnerReductionScheduleAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, int64_t vector, int64_t items,
     int64_t block, int64_t maxGrid, bool, bool, bool stageRow, int64_t cluster,
     bool asyncStage, int64_t longCluster, bool, bool bulkStage, int64_t rowGrid,
-    bool longAsync) {
+    bool longAsync, bool) {
   StringRef name = "inner_reduction";
   if (failed(checkVector(emitError, name, vector)) ||
       failed(

@@ -59,7 +59,8 @@ LogicalResult KernelOp::verify() {
           emit, s.getVector(), s.getItems(), s.getBlock(), s.getMaxGrid(),
           s.getIndex64(), s.getFastMath(), s.getStageRow(), s.getCluster(),
           s.getAsyncStage(), s.getLongCluster(), s.getLongStage(),
-          s.getBulkStage(), s.getRowGrid(), s.getLongAsync());
+          s.getBulkStage(), s.getRowGrid(), s.getLongAsync(),
+          s.getColumnRows());
     if (auto s = dyn_cast<OuterReductionScheduleAttr>(*schedule))
       return OuterReductionScheduleAttr::verify(
           emit, s.getVector(), s.getUnroll(), s.getTargetBlocks(),

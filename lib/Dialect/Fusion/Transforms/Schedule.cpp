@@ -150,6 +150,9 @@ struct FusionSchedulePass
         innerLongCluster != 2 && innerLongCluster != 4 && innerLongCluster != 8)
       return bad("inner-long-cluster", innerLongCluster,
                  "-1 (heuristic), 0 (none), 2, 4 or 8");
+    if (innerColumns < -1 || innerColumns > 1)
+      return bad("inner-columns", innerColumns,
+                 "-1 (heuristic), 0 (off) or 1 (on)");
     if (computeBoundCost < 0)
       return bad("compute-bound-cost", computeBoundCost, "0 (never) or more");
     return success();
@@ -304,10 +307,14 @@ struct FusionSchedulePass
     // than a fixed set of persistent ones share out the rows; blocks-per-sm
     // sets both grids.
     int64_t rowGrid = blocksPerSM > 0 ? 0 : smCount * 128;
+    // Note [Column-major rows] (InnerReduction.cpp): on unless
+    // inner-columns=0 (the lowering adds the variant only to kernels with
+    // per-row results of one pass).
+    bool columnRows = innerColumns != 0;
     return InnerReductionScheduleAttr::get(
         &getContext(), vector, items, block, maxGrid, index64, fastMath, stage,
         cluster, asyncStage, longCluster, longStage, bulkStage, rowGrid,
-        longAsync);
+        longAsync, columnRows);
   }
 
   // Note [Outer reduction heuristic]: 16-byte loads of the narrowest input

@@ -113,6 +113,14 @@ def Fusion_InnerReductionScheduleAttr
     through distributed shared memory after each pass (Note [Cluster
     persistent rows]).
 
+    With `column_rows` (the default; `column_rows = false` or
+    `--inner-columns=0` turns it off), kernels whose results are all per
+    row and whose rows take one pass get a column-major variant, tried
+    before the scalar ones where an input's rows lie across memory (a
+    transposed view): a block's consecutive threads read consecutive rows
+    (Note [Column-major rows]). Without it such rows take the scalar
+    variants.
+
     Ranges: `vector` a power of two from 1 to 16, `items` 0 to 16, `block`
     1 to 512 (a row kernel's blocks hold at most 512 threads), `max_grid` 1
     to 2^31 - 1, `row_grid` 0 (none) to 2^31 - 1,
@@ -128,7 +136,8 @@ def Fusion_InnerReductionScheduleAttr
                         DefaultValuedParameter<"bool", "false">:$long_stage,
                         DefaultValuedParameter<"bool", "false">:$bulk_stage,
                         DefaultValuedParameter<"int64_t", "0">:$row_grid,
-                        DefaultValuedParameter<"bool", "false">:$long_async);
+                        DefaultValuedParameter<"bool", "false">:$long_async,
+                        DefaultValuedParameter<"bool", "true">:$column_rows);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 
