@@ -728,10 +728,20 @@ fusion.fusion @rowsum_bf16(%x: tensor<?x?xbf16>) -> tensor<?xbf16> {
 TEST_F(FakeDriver, ColumnMajorRowsTakeFewThreadsPerRow) {
   auto exe = compileExample("inner_sum");
   ASSERT_TRUE(exe);
+  auto bf16 = compileSource(kRowSumBf16);
+  ASSERT_TRUE(bf16);
+  // inner-columns=0 leaves the variant out: the scalar one takes the rows,
+  // with the older rule's power of two from 2 to 16.
+  mlir::fusion::CompileOptions off;
+  off.innerColumns = 0;
+  auto noColumns = compileExample("inner_sum", &off);
+  ASSERT_TRUE(noColumns);
   std::string name;
   // Threads per row from max_grid x 128 / rows wanted (2112 x 128 here);
   // grid 0: not checked.
   struct Case {
+    Executable *exe;
+    DType dtype;
     int64_t rows, cols;
     const char *variant;
     int64_t threads;
@@ -739,19 +749,32 @@ TEST_F(FakeDriver, ColumnMajorRowsTakeFewThreadsPerRow) {
   };
   const Case cases[] = {
       // 9 wanted, 8 given: 32 rows per 256-thread block.
-      {32768, 4096, "inner_sum_k0_cs_i32", 8, 32768 / 32},
-      {16384, 8192, "inner_sum_k0_cs_i32", 16, 16384 / 16}, // 17 wanted
+      {exe.get(), DType::F32, 32768, 4096, "inner_sum_k0_cs_i32", 8,
+       32768 / 32},
+      // 17 wanted.
+      {exe.get(), DType::F32, 16384, 8192, "inner_sum_k0_cs_i32", 16,
+       16384 / 16},
       // 33 wanted, 32 given (256 x 4 bytes / 32).
-      {8192, 16384, "inner_sum_k0_cs_i32", 32, 8192 / 8},
-      {262144, 1024, "inner_sum_k0_cs_i32", 2, 0},
-      {1 << 20, 64, "inner_sum_k0_cs_i32", 2, 0}, // one thread per row: never
-      {65536, 64, "inner_sum_k0_cs_i32", 4, 0},   // 5 wanted
+      {exe.get(), DType::F32, 8192, 16384, "inner_sum_k0_cs_i32", 32, 8192 / 8},
+      {exe.get(), DType::F32, 262144, 1024, "inner_sum_k0_cs_i32", 2, 0},
+      // One thread per row: never.
+      {exe.get(), DType::F32, 1 << 20, 64, "inner_sum_k0_cs_i32", 2, 0},
+      // 5 wanted.
+      {exe.get(), DType::F32, 65536, 64, "inner_sum_k0_cs_i32", 4, 0},
       // 2^31 elements: the 64-bit scalar variant, 33 wanted, 16 given.
-      {8192, 262144, "inner_sum_k0_s_i64", 16, 0},
+      {exe.get(), DType::F32, 8192, 262144, "inner_sum_k0_s_i64", 16, 0},
+      // bf16: at most 256 x 2 / 32 = 16 threads, so 16 rows of a block
+      // span a 32-byte sector.
+      {bf16.get(), DType::BF16, 8192, 16384, "rowsum_bf16_k0_cs_i32", 16,
+       8192 / 16},
+      // inner-columns=0: 9 wanted, 16 given.
+      {noColumns.get(), DType::F32, 32768, 4096, "inner_sum_k0_s_i32", 16,
+       32768 / 16},
   };
   for (const Case &c : cases) {
-    SCOPED_TRACE(std::to_string(c.rows) + "x" + std::to_string(c.cols));
-    auto config = rowLaunch(*exe, DType::F32, c.rows, c.cols, true, &name);
+    SCOPED_TRACE(std::string(c.variant) + " " + std::to_string(c.rows) + "x" +
+                 std::to_string(c.cols));
+    auto config = rowLaunch(*c.exe, c.dtype, c.rows, c.cols, true, &name);
     ASSERT_TRUE(config);
     EXPECT_EQ(name, c.variant);
     EXPECT_EQ(lastIntParam(*config), c.threads);
@@ -765,28 +788,6 @@ TEST_F(FakeDriver, ColumnMajorRowsTakeFewThreadsPerRow) {
   EXPECT_NE(name, "inner_sum_k0_cs_i32");
   EXPECT_NE(name, "inner_sum_k0_s_i32");
   EXPECT_GE(lastIntParam(*config), 32);
-
-  // bf16: at most 256 x 2 / 32 = 16 threads, so 16 rows of a block span
-  // a 32-byte sector.
-  auto bf16 = compileSource(kRowSumBf16);
-  ASSERT_TRUE(bf16);
-  config = rowLaunch(*bf16, DType::BF16, 8192, 16384, true, &name);
-  ASSERT_TRUE(config);
-  EXPECT_EQ(name, "rowsum_bf16_k0_cs_i32");
-  EXPECT_EQ(lastIntParam(*config), 16);
-  EXPECT_EQ(config->grid[0], 8192u / 16);
-
-  // inner-columns=0 leaves the variant out: the scalar one takes the rows,
-  // with the older rule's power of two from 2 to 16 (9 wanted, 16 given).
-  mlir::fusion::CompileOptions off;
-  off.innerColumns = 0;
-  auto noColumns = compileExample("inner_sum", &off);
-  ASSERT_TRUE(noColumns);
-  config = rowLaunch(*noColumns, DType::F32, 32768, 4096, true, &name);
-  ASSERT_TRUE(config);
-  EXPECT_EQ(name, "inner_sum_k0_s_i32");
-  EXPECT_EQ(lastIntParam(*config), 16);
-  EXPECT_EQ(config->grid[0], 32768u / 16);
 
   // Per-element results keep their launch: softmax over a transposed bf16
   // input keeps the persistent scalar variant, a warp or more per row.
