@@ -709,8 +709,11 @@ def format_report(result):
                   "fusion per fresh `fusion-translate` process (wall time):", "",
                   format_compile_table(result["compile"],
                                        result.get("process_floor_ms"))]
-    lines += ["", "Host time per call (tiny fusion, back-to-back calls, no sync):",
-              "", format_host(result.get("host"))]
+    if result.get("host"):
+        lines += ["", "Host time per call (tiny fusion, back-to-back calls, "
+                  "no sync):", "", format_host(result["host"])]
+    else:
+        lines += ["", format_host(None)]
     return "\n".join(lines)
 
 

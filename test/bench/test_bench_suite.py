@@ -504,6 +504,15 @@ def test_compile_and_host_tables():
     text = suite.format_host(host)
     assert "| C++ runtime (fusion-run) | 4.25 | n |" in text
     assert "| Python API (bench/host_overhead.py) | - | not available |" in text
+    # A run without host times (--no-host) says so once, without the
+    # table's heading.
+    report = suite.format_report({"rows": [_row()], "copy_gbps": COPY})
+    assert report.count("Host time per call") == 1
+    assert "Host time per call: not measured." in report
+    report = suite.format_report({"rows": [_row()], "copy_gbps": COPY,
+                                  "host": host})
+    assert "Host time per call (tiny fusion" in report
+    assert "| C++ runtime (fusion-run) | 4.25 | n |" in report
 
 
 def test_flatten_host():
