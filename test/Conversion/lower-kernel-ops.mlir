@@ -60,14 +60,22 @@
 // CHECK: %[[SLOTI:.*]] = arith.index_cast %[[SLOT]] : i32 to index
 // CHECK: memref.store %[[WS]], %[[SLOTS]][%[[SLOTI]]]
 // CHECK: gpu.barrier
+// Lane l takes slot at + l, the identity from lane `warps` on (its load
+// stays in the group's slots), and the butterfly folds the 32 lanes.
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[LANE]], %[[N]] : i32
+// CHECK: %[[OFF:.*]] = arith.select %[[IN]], %[[LANE]], %{{.*}} : i32
+// CHECK: %[[SLOT2:.*]] = arith.addi %[[AT]], %[[OFF]] : i32
+// CHECK: %[[SLOT2I:.*]] = arith.index_cast %[[SLOT2]] : i32 to index
 // CHECK: %[[NEG:.*]] = arith.constant 0xFF800000 : f32
-// CHECK: %[[F:.*]] = scf.for %[[K:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[NEG]]) -> (f32)  : i32 {
-// CHECK: arith.addi %[[AT]], %[[K]] : i32
-// CHECK: %[[LD:.*]] = memref.load %[[SLOTS]]
-// CHECK: %[[M:.*]] = arith.maximumf %[[ACC]], %[[LD]] : f32
-// CHECK: scf.yield %[[M]] : f32
-// CHECK: gpu.barrier
-// CHECK: scf.yield %[[F]] : f32
+// CHECK: %[[LD:.*]] = memref.load %[[SLOTS]][%[[SLOT2I]]]
+// CHECK: %[[TAKEN:.*]] = arith.select %[[IN]], %[[LD]], %[[NEG]] : f32
+// CHECK: %[[S16:.*]], %{{.*}} = gpu.shuffle  xor %[[TAKEN]], %{{.*}} : f32
+// CHECK-NEXT: %[[M16:.*]] = arith.maximumf %[[TAKEN]], %[[S16]] : f32
+// CHECK-COUNT-3: gpu.shuffle  xor
+// CHECK: gpu.shuffle  xor
+// CHECK-NEXT: %[[F:.*]] = arith.maximumf
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: scf.yield %[[F]] : f32
 // CHECK: } else {
 // CHECK: scf.yield %[[WS]] : f32
 // CHECK: gpu.return
@@ -89,6 +97,9 @@
 // CHECK: } else {
 // CHECK: scf.yield %[[NX]] : f32
 // CHECK-COUNT-3: arith.cmpi ult
+// CHECK: scf.if %{{.*}} -> (f32) {
+// CHECK: gpu.barrier
+// CHECK: arith.cmpi ult, %{{.*}}, %{{.*}} : i32
 // CHECK-NOT: arith.cmpi ult
 // CHECK: gpu.return
 

@@ -334,12 +334,20 @@ fusion.fusion @colsum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 // CHECK-NEXT: ex2.approx.ftz.f32
 // CHECK-COUNT-9: gpu.shuffle  xor
 // CHECK-NOT: ex2.approx
+// The warps' fold (several warps per row): lane l takes warp l's slot and
+// the butterfly's five distances fold them, between two barriers.
 // CHECK: = scf.if %{{.*}} -> (f32) {
+// CHECK: gpu.barrier
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK-NEXT: arith.maximumf
+// CHECK-NEXT: gpu.barrier
 // CHECK: ex2.approx.ftz.f32
 // CHECK-NOT: ex2.approx
 // CHECK-COUNT-9: gpu.shuffle  xor
-// CHECK-NOT: gpu.shuffle
 // CHECK: = scf.if %{{.*}} -> (f32) {
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: gpu.barrier
 // CHECK-NOT: gpu.shuffle
 // The division by the row's sum (Note [Division by a row's value]): its
 // reciprocal once, then a multiply per element; no div.full.
@@ -359,12 +367,14 @@ fusion.fusion @softmax(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
 
 // layer_norm: two sum passes (Note [Norms as sums]): the mean, then the
 // squares centered on it; each folds one value (5 shuffles, or 4 for
-// short rows, and a block fold).
+// short rows, and a block fold of 5 more).
 // CHECK-LABEL: gpu.func @layernorm_k0_pv8_i32
 // CHECK-COUNT-9: gpu.shuffle  xor
 // CHECK: = scf.if %{{.*}} -> (f32) {
+// CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK-COUNT-9: gpu.shuffle  xor
 // CHECK: = scf.if %{{.*}} -> (f32) {
+// CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK-NOT: gpu.shuffle
 // CHECK: vector.store
 // CHECK-LABEL: gpu.func @layernorm_k0_ps_i32
@@ -376,11 +386,12 @@ fusion.fusion @layernorm(%x: tensor<?x?xbf16>, %w: tensor<?xbf16>, %b: tensor<?x
 // -----
 
 // var_mean is one Welford state (count, mean, m2: three components, one
-// set of shuffles), here with a per-element epilogue.
+// set of shuffles, and one more in the block fold), here with a
+// per-element epilogue.
 // CHECK-LABEL: gpu.func @center_k0_pv4_i32
 // CHECK-COUNT-27: gpu.shuffle  xor
-// CHECK-NOT: gpu.shuffle
 // CHECK: = scf.if %{{.*}} -> (f32, f32, f32) {
+// CHECK-COUNT-15: gpu.shuffle  xor
 // CHECK-NOT: gpu.shuffle
 // CHECK: vector.store
 // CHECK-LABEL: gpu.func @center_k0_ps_i32

@@ -127,8 +127,19 @@ struct LowerWarpReduce : OpRewritePattern<WarpReduceOp> {
 };
 
 /// After the warp's butterfly, with several warps: lane 0 of each writes the
-/// warp's state to slot `at + warp`, and after a barrier every thread folds
-/// the `warps` slots; a second barrier frees the slots for the next use.
+/// warp's state to slot `at + warp`, and after a barrier every warp folds
+/// the `warps` slots with a second butterfly (Note [Warps' fold]); a second
+/// barrier frees the slots for the next use.
+///
+/// Note [Warps' fold]: every thread folded the slots in a loop before
+/// (`warps` loads and combines in a chain, which LLVM unrolled by 8 with a
+/// remainder loop). Lane l taking slot l and a butterfly is one load and
+/// five shuffles, straight-line code: ptxas took 30-35% less time on the
+/// persistent variants of layer_norm and rms_norm (softmax 15%), the largest
+/// part of a first launch's compile (docs/performance.md). Every warp of a
+/// group folds the same 32 values in the same order, so the warps agree;
+/// within a warp, lanes may differ in the last bit where the combiner is not
+/// commutative bit for bit (a Welford state), as after the first butterfly.
 struct LowerBlockReduce : OpRewritePattern<BlockReduceOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(BlockReduceOp op,
@@ -159,23 +170,24 @@ struct LowerBlockReduce : OpRewritePattern<BlockReduceOp> {
           memref::StoreOp::create(b, loc, c, slots, at);
       }
       gpu::BarrierOp::create(b, loc);
+      // Lane l of every warp takes slot `at + l` (the identity past
+      // `warps`), and the warp's butterfly folds them.
+      Value inGroup = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            op.getLane(), op.getWarps());
+      Value offset =
+          arith::SelectOp::create(b, loc, inGroup, op.getLane(), constant(0));
+      Value at =
+          toIndex(b, loc, arith::AddIOp::create(b, loc, op.getAt(), offset));
       SmallVector<Value> init = inlineStateRegion(b, op.getIdentity(), {});
-      auto fold = scf::ForOp::create(b, loc, constant(0), op.getWarps(),
-                                     constant(1), ValueRange(init));
-      {
-        OpBuilder::InsertionGuard inner(b);
-        b.setInsertionPointToStart(fold.getBody());
-        Value at = toIndex(
-            b, loc,
-            arith::AddIOp::create(b, loc, op.getAt(), fold.getInductionVar()));
-        SmallVector<Value> args(fold.getRegionIterArgs());
-        for (Value slots : op.getSlots())
-          args.push_back(memref::LoadOp::create(b, loc, slots, at));
-        scf::YieldOp::create(
-            b, loc, ValueRange(inlineStateRegion(b, op.getCombiner(), args)));
-      }
+      SmallVector<Value> taken;
+      for (auto [slots, identity] : llvm::zip(op.getSlots(), init))
+        taken.push_back(arith::SelectOp::create(
+            b, loc, inGroup, memref::LoadOp::create(b, loc, slots, at),
+            identity));
+      SmallVector<Value> folded =
+          emitWarpReduce(b, loc, taken, op.getCombiner());
       gpu::BarrierOp::create(b, loc);
-      scf::YieldOp::create(b, loc, fold.getResults());
+      scf::YieldOp::create(b, loc, ValueRange(folded));
     }
     {
       OpBuilder::InsertionGuard guard(b);

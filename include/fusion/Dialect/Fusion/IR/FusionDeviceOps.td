@@ -54,10 +54,11 @@ def Fusion_BlockReduceOp : Fusion_Op<"block_reduce", [AttrSizedOperandSegments,
     are combined and every thread of the group gets the result. First as
     `fusion.warp_reduce`; then, when `multi_warp` holds, lane 0 of each warp
     stores its warp's state to the shared-memory `slots` (one buffer per
-    state component) at `at + warp`, the block synchronizes, every thread
-    folds the `warps` slots from `at` on starting from the `identity`
-    region's state, and the block synchronizes again so the slots can be
-    reused. `lane`, `warp`, `at` and `warps` share one integer type. Every
+    state component) at `at + warp`, the block synchronizes, lane `l` of
+    every warp takes slot `at + l` (the `identity` region's state from
+    lane `warps` on: `warps` is at most 32), the butterfly folds the 32
+    lanes so every thread has the group's state, and the block
+    synchronizes again so the slots can be reused. `lane`, `warp`, `at` and `warps` share one integer type. Every
     thread of the block must reach the op (it has barriers when
     `multi_warp` holds).
 
