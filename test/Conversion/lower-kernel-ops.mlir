@@ -79,24 +79,24 @@
 // CHECK: } else {
 // CHECK: scf.yield %[[WS]] : f32
 // CHECK: gpu.return
-// With a width (Note [Short rows]): one uniform branch, groups of 32 lanes
-// or more taking the whole butterfly, narrower ones the distances 8 to 1,
-// each only below the width (a branch per step: a shuffle and the combiner,
-// else the state as it is).
+// With a width (Note [Short rows], Note [Narrow butterfly]): one
+// straight-line butterfly, each step's result taken only where its distance
+// is below the width (a select, no branch); groups of 32 lanes or more take
+// every step.
 // CHECK-LABEL: gpu.func @narrow
 // CHECK-SAME: (%[[NX:.*]]: f32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i1, %[[W:.*]]: i32)
-// CHECK: %[[C32:.*]] = arith.constant 32 : i32
-// CHECK: %[[WIDE:.*]] = arith.cmpi uge, %[[W]], %[[C32]] : i32
-// CHECK: scf.if %[[WIDE]] -> (f32) {
-// CHECK-COUNT-5: gpu.shuffle  xor
-// CHECK: } else {
-// CHECK: %[[C8:.*]] = arith.constant 8 : i32
-// CHECK: %[[T8:.*]] = arith.cmpi ult, %[[C8]], %[[W]] : i32
-// CHECK: scf.if %[[T8]] -> (f32) {
-// CHECK: gpu.shuffle  xor %[[NX]], %{{.*}}, %{{.*}} : f32
-// CHECK: } else {
-// CHECK: scf.yield %[[NX]] : f32
-// CHECK-COUNT-3: arith.cmpi ult
+// CHECK-NOT: scf.if
+// CHECK: %[[S16:.*]], %{{.*}} = gpu.shuffle  xor %[[NX]], %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: %[[C16:.*]] = arith.maximumf %[[NX]], %[[S16]] : f32
+// CHECK-NEXT: %[[D16:.*]] = arith.constant 16 : i32
+// CHECK-NEXT: %[[T16:.*]] = arith.cmpi ult, %[[D16]], %[[W]] : i32
+// CHECK-NEXT: %[[X16:.*]] = arith.select %[[T16]], %[[C16]], %[[NX]] : f32
+// CHECK: gpu.shuffle  xor %[[X16]]
+// CHECK: arith.constant 8 : i32
+// CHECK-NEXT: arith.cmpi ult, %{{.*}}, %[[W]] : i32
+// CHECK-NEXT: arith.select
+// CHECK-COUNT-3: arith.cmpi ult, %{{.*}}, %[[W]] : i32
+// CHECK-NOT: scf.if
 // CHECK: scf.if %{{.*}} -> (f32) {
 // CHECK: gpu.barrier
 // CHECK: arith.cmpi ult, %{{.*}}, %{{.*}} : i32

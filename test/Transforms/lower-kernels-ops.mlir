@@ -320,8 +320,8 @@ fusion.fusion @colsum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 // across the row in two folds (Note [Online states in two folds]): the max
 // (one component), then the sums rescaled to it by one exp per thread;
 // exp is ex2.approx with bf16 results; the epilogue divides with div.full.
-// Every row reduction has its butterfly twice (Note [Short rows]): all five
-// distances for rows of a warp or more, 8 to 1 for shorter rows.
+// Every row reduction has one butterfly of five distances, each step taken
+// only below the row's width in lanes (Note [Narrow butterfly]).
 // CHECK-LABEL: gpu.func @softmax_k0_pv8_i32
 // CHECK-COUNT-8: vector.load %arg0
 // CHECK-NOT: vector.load %arg0
@@ -332,7 +332,7 @@ fusion.fusion @colsum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 // CHECK: %[[ARG:.*]] = math.fma %{{.*}}, %{{.*}}, %[[OFF]] : vector<8xf32>
 // CHECK: vector.extract %[[ARG]][0]
 // CHECK-NEXT: ex2.approx.ftz.f32
-// CHECK-COUNT-9: gpu.shuffle  xor
+// CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK-NOT: ex2.approx
 // The warps' fold (several warps per row): lane l takes warp l's slot and
 // the butterfly's five distances fold them, between two barriers.
@@ -343,7 +343,7 @@ fusion.fusion @colsum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 // CHECK-NEXT: gpu.barrier
 // CHECK: ex2.approx.ftz.f32
 // CHECK-NOT: ex2.approx
-// CHECK-COUNT-9: gpu.shuffle  xor
+// CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK: = scf.if %{{.*}} -> (f32) {
 // CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK-NEXT: arith.addf
@@ -366,13 +366,13 @@ fusion.fusion @softmax(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
 // -----
 
 // layer_norm: two sum passes (Note [Norms as sums]): the mean, then the
-// squares centered on it; each folds one value (5 shuffles, or 4 for
-// short rows, and a block fold of 5 more).
+// squares centered on it; each folds one value (5 shuffles, and a block
+// fold of 5 more).
 // CHECK-LABEL: gpu.func @layernorm_k0_pv8_i32
-// CHECK-COUNT-9: gpu.shuffle  xor
+// CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK: = scf.if %{{.*}} -> (f32) {
 // CHECK-COUNT-5: gpu.shuffle  xor
-// CHECK-COUNT-9: gpu.shuffle  xor
+// CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK: = scf.if %{{.*}} -> (f32) {
 // CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK-NOT: gpu.shuffle
@@ -389,7 +389,7 @@ fusion.fusion @layernorm(%x: tensor<?x?xbf16>, %w: tensor<?xbf16>, %b: tensor<?x
 // set of shuffles, and one more in the block fold), here with a
 // per-element epilogue.
 // CHECK-LABEL: gpu.func @center_k0_pv4_i32
-// CHECK-COUNT-27: gpu.shuffle  xor
+// CHECK-COUNT-15: gpu.shuffle  xor
 // CHECK: = scf.if %{{.*}} -> (f32, f32, f32) {
 // CHECK-COUNT-15: gpu.shuffle  xor
 // CHECK-NOT: gpu.shuffle

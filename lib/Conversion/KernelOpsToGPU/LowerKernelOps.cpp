@@ -54,66 +54,44 @@ SmallVector<Value> inlineStateRegion(OpBuilder &b, Region &region,
   return yielded;
 }
 
-/// Yields `then`'s values where `cond` holds, else `otherwise`'s: a uniform
-/// branch when every lane of the warp has the same `cond`.
-SmallVector<Value>
-emitIfElse(OpBuilder &b, Location loc, Value cond, TypeRange types,
-           function_ref<SmallVector<Value>(OpBuilder &)> then,
-           function_ref<SmallVector<Value>(OpBuilder &)> otherwise) {
-  auto ifOp = scf::IfOp::create(b, loc, types, cond, /*withElseRegion=*/true);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  scf::YieldOp::create(b, loc, ValueRange(then(b)));
-  b.setInsertionPointToStart(ifOp.elseBlock());
-  scf::YieldOp::create(b, loc, ValueRange(otherwise(b)));
-  return SmallVector<Value>(ifOp.getResults());
-}
-
 /// The butterfly: at distances 16, 8, 4, 2, 1 every lane takes the state of
 /// the lane whose id differs in that bit and combines it with its own. With
-/// `width` (groups of that many lanes, a power of two), groups of 32 lanes
-/// or more take that butterfly, and narrower ones only the distances below
-/// their width (the shuffle of a longer distance would bring another
-/// group's state): one uniform branch, then one per step for the narrow
-/// groups, so rows of a warp or more pay a single branch.
+/// `width` (groups of that many lanes, a power of two), a step whose
+/// distance is not below the width keeps the lane's state (a select: the
+/// shuffle of that distance brings another group's state), so groups of 32
+/// lanes or more take every step and narrower ones the distances below
+/// their width (Note [Narrow butterfly]).
+///
+/// Note [Narrow butterfly]: the narrow groups took the distances 8 to 1 in
+/// a branch of their own before, each step in a branch (five branches and
+/// nine shuffles per reduction). One straight-line butterfly with a select
+/// per step gives ptxas less to do (a first launch's compile, Note [Warps'
+/// fold]); rows of a warp or more pay five selects, narrow rows one
+/// shuffle more than their steps.
 SmallVector<Value> emitWarpReduce(OpBuilder &b, Location loc, ValueRange state,
                                   Region &combiner, Value width = {}) {
-  auto step = [&](OpBuilder &b, ArrayRef<Value> x, int64_t offset) {
+  SmallVector<Value> x(state);
+  for (int64_t offset = 16; offset >= 1; offset /= 2) {
     SmallVector<Value> args(x);
     for (Value c : x)
       args.push_back(gpu::ShuffleOp::create(b, loc, c,
                                             static_cast<int32_t>(offset), 32,
                                             gpu::ShuffleMode::XOR)
                          .getShuffleResult());
-    return inlineStateRegion(b, combiner, args);
-  };
-  auto butterfly = [&](OpBuilder &b) {
-    SmallVector<Value> x(state);
-    for (int64_t offset = 16; offset >= 1; offset /= 2)
-      x = step(b, x, offset);
-    return x;
-  };
-  if (!width)
-    return butterfly(b);
-  auto constant = [&](OpBuilder &b, int64_t v) -> Value {
-    return arith::ConstantOp::create(b, loc,
-                                     IntegerAttr::get(width.getType(), v));
-  };
-  auto narrow = [&](OpBuilder &b) {
-    SmallVector<Value> x(state);
-    for (int64_t offset = 8; offset >= 1; offset /= 2) {
-      Value taken = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                          constant(b, offset), width);
-      x = emitIfElse(
-          b, loc, taken, ValueRange(x).getTypes(),
-          [&](OpBuilder &b) { return step(b, x, offset); },
-          [&](OpBuilder &) { return x; });
+    SmallVector<Value> combined = inlineStateRegion(b, combiner, args);
+    if (!width) {
+      x = combined;
+      continue;
     }
-    return x;
-  };
-  Value wide = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, width,
-                                     constant(b, 32));
-  return emitIfElse(b, loc, wide, state.getTypes(), butterfly, narrow);
+    Value taken = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ult,
+        arith::ConstantOp::create(b, loc,
+                                  IntegerAttr::get(width.getType(), offset)),
+        width);
+    for (auto [kept, next] : llvm::zip(x, combined))
+      kept = arith::SelectOp::create(b, loc, taken, next, kept);
+  }
+  return x;
 }
 
 struct LowerWarpReduce : OpRewritePattern<WarpReduceOp> {
