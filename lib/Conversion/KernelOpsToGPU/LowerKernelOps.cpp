@@ -112,9 +112,10 @@ struct LowerWarpReduce : OpRewritePattern<WarpReduceOp> {
 /// Note [Warps' fold]: every thread folded the slots in a loop before
 /// (`warps` loads and combines in a chain, which LLVM unrolled by 8 with a
 /// remainder loop). Lane l taking slot l and a butterfly is one load and
-/// five shuffles, straight-line code: ptxas took 30-35% less time on the
-/// persistent variants of layer_norm and rms_norm (softmax 15%), the largest
-/// part of a first launch's compile (docs/performance.md). Every warp of a
+/// five shuffles, straight-line code: ptxas took 17-26% less time on the
+/// persistent variants of softmax, layer_norm and rms_norm, the largest
+/// part of a first launch's compile (23-32% with Note [Narrow butterfly];
+/// docs/performance.md, 2026-12-07). Every warp of a
 /// group folds the same 32 values in the same order, so the warps agree;
 /// within a warp, lanes may differ in the last bit where the combiner is not
 /// commutative bit for bit (a Welford state), as after the first butterfly.
