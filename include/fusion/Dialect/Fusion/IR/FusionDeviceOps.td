@@ -58,9 +58,9 @@ def Fusion_BlockReduceOp : Fusion_Op<"block_reduce", [AttrSizedOperandSegments,
     every warp takes slot `at + l` (the `identity` region's state from
     lane `warps` on: `warps` is at most 32), the butterfly folds the 32
     lanes so every thread has the group's state, and the block
-    synchronizes again so the slots can be reused. `lane`, `warp`, `at` and `warps` share one integer type. Every
-    thread of the block must reach the op (it has barriers when
-    `multi_warp` holds).
+    synchronizes again so the slots can be reused. `lane`, `warp`, `at`
+    and `warps` share one integer type. Every thread of the block must
+    reach the op (it has barriers when `multi_warp` holds).
 
     With `width %w` (a power of two), groups narrower than a warp (short
     rows, Note [Short rows]) reduce among themselves: the butterfly takes
