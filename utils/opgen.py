@@ -18,7 +18,8 @@
       definitions (chains of 3-12 ops over every user-level op, symbolic
       sizes, several outputs of different shapes) each compiled to PTX;
       prints the counts and exits 1 if any failed to compile (or an op was
-      never drawn). --out keeps the definitions and a `runs.txt` of
+      never drawn: op j of the list goes into definition j mod N, so every
+      op is drawn). --out keeps the definitions and a `runs.txt` of
       fusion-run command lines, for running them against the interpreter on
       a GPU (`utils/opgen.py run DIR`).
 
@@ -520,10 +521,16 @@ class Def:
         return out
 
 
-def random_definition(name, rng):
+def random_definition(name, rng, forced=()):
+    """A random chain of 3-12 steps, `forced` ops among them at random
+    places (cmd_property spreads every op of STEP_OPS over its definitions,
+    so that each is drawn whatever the count)."""
     d = Def(name, rng)
-    for _ in range(rng.randint(3, 12)):
-        d.step(rng.choice(STEP_OPS))
+    steps = [rng.choice(STEP_OPS) for _ in range(rng.randint(3, 12))]
+    for op in forced:
+        steps.insert(rng.randint(0, len(steps)), op)
+    for op in steps:
+        d.step(op)
     d.finish()
     # Results of other shapes and intermediate values as results too.
     if d.pool["R"] and rng.random() < 0.5:
@@ -717,7 +724,9 @@ def rounding_casts(text):
 def cmd_property(args):
     tools = tools_dir(args.tools)
     rng = random.Random(args.seed)
-    defs = [random_definition(f"prop{i}", rng) for i in range(args.count)]
+    # Op j of STEP_OPS is forced into definition j mod count.
+    defs = [random_definition(f"prop{i}", rng, STEP_OPS[i::args.count])
+            for i in range(args.count)]
     drawn = set().union(*(d.used for d in defs))
     out = pathlib.Path(args.out) if args.out else None
     tmp = None
