@@ -68,10 +68,11 @@ def FusionLowerKernelOps : Pass<"fusion-lower-kernel-ops"> {
     `fusion.stage_store`, `fusion.stage_load`) with its one pattern: xor
     shuffles with the combiner region inlined at each step; for a block
     reduction the shared-memory slots, barriers and a second butterfly
-    over the warps' slots; for a grid arrival the fence, the atomic counter and the shared flag; for a
-    grid reduction the partials' stores, the arrival, and the last block's
-    counter reset, fold loop and `last` region; for staged values volatile
-    accesses of the module's dynamic shared memory (declared once per
+    over the warps' slots; for a grid arrival the fence, the atomic
+    counter and the shared flag; for a grid reduction the partials'
+    stores, the arrival, and the last block's counter reset, fold loop
+    and `last` region; for staged values volatile accesses of the
+    module's dynamic shared memory (declared once per
     gpu.module that stages); the bulk copies, mbarriers and their fences
     (`fusion.bulk_tensor_load`, `fusion.bulk_tensor_store`,
     `fusion.mbarrier_*`, `fusion.bulk_commit_group`,
