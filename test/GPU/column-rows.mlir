@@ -32,3 +32,30 @@
 // CE: PASS ce_bf16 8192x1000xbf16{{.*}}variant=ce_bf16_k0_cs_i32
 // RUN: fusion-run %S/cross-entropy.mlir --fusion=ce_f32 --input=4097x333 --input=4097x1 --atol=1e-3 --layout=0:transposed | FileCheck %s --check-prefix=CEF
 // CEF: PASS ce_f32 4097x333xf32{{.*}}variant=ce_f32_k0_cs_i32
+// Per-element results and several passes (Note [Column-major rows with
+// per-element results]): softmax, log_softmax (rank 3), rms_norm,
+// layer_norm (two passes; f64), per-row and per-element results together,
+// an online state's sum as a result and NaN rows; row counts that leave
+// the last block part empty, row lengths that leave the last chunk part
+// empty.
+// RUN: fusion-run %S/normalization.mlir --fusion=softmax_bf16 --input=4097x1000 --layout=0:transposed | FileCheck %s --check-prefix=SMX
+// SMX: PASS softmax_bf16 4097x1000xbf16 {{.*}}variant=softmax_bf16_k0_cs_i32
+// RUN: fusion-run %S/normalization.mlir --fusion=softmax_f32 --input=20000x300 --layout=0:transposed | FileCheck %s --check-prefix=SMXF
+// SMXF: PASS softmax_f32 20000x300xf32 {{.*}}variant=softmax_f32_k0_cs_i32
+// RUN: fusion-run %S/normalization.mlir --fusion=log_softmax_f16 --input=300x7x333 --layout=0:transposed | FileCheck %s --check-prefix=LSMX
+// LSMX: PASS log_softmax_f16 300x7x333xf16 {{.*}}variant=log_softmax_f16_k0_cs_i32
+// RUN: fusion-run %S/normalization.mlir --fusion=rmsnorm_bf16 --input=5000x777 --input=777 --layout=0:transposed | FileCheck %s --check-prefix=RMSX
+// RMSX: PASS rmsnorm_bf16 5000x777xbf16,777xbf16 {{.*}}variant=rmsnorm_bf16_k0_cs_i32
+// RUN: fusion-run %S/normalization.mlir --fusion=layernorm_bf16 --input=9000x1000 --input=1000 --input=1000 --layout=0:transposed | FileCheck %s --check-prefix=LNX
+// LNX: PASS layernorm_bf16 9000x1000xbf16,1000xbf16,1000xbf16 {{.*}}variant=layernorm_bf16_k0_cs_i32
+// RUN: fusion-run %S/normalization.mlir --fusion=layernorm_f64 --input=3000x333 --input=333 --input=333 --layout=0:transposed | FileCheck %s --check-prefix=LNX64
+// LNX64: PASS layernorm_f64 3000x333xf64,333xf64,333xf64 {{.*}}variant=layernorm_f64_k0_cs_i32
+// RUN: fusion-run %S/normalization.mlir --fusion=stats_f32 --atol=1e-3 --input=8193x129 --layout=0:transposed | FileCheck %s --check-prefix=STATSX
+// STATSX: PASS stats_f32 8193x129xf32 {{.*}}variant=stats_f32_k0_cs_i32
+// RUN: fusion-run %S/normalization.mlir --fusion=sumexp_bf16 --input=10000x4096 --layout=0:transposed | FileCheck %s --check-prefix=SEX
+// SEX: PASS sumexp_bf16 10000x4096xbf16 {{.*}}variant=sumexp_bf16_k0_cs_i32
+// RUN: fusion-run %S/normalization.mlir --fusion=nan_rows --input=8192x8 --layout=0:transposed | FileCheck %s --check-prefix=NANX
+// NANX: PASS nan_rows 8192x8xf32 {{.*}}variant=nan_rows_k0_cs_i32
+// With --inner-columns=0 softmax's rows take the persistent scalar variant.
+// RUN: fusion-run %S/normalization.mlir --fusion=softmax_bf16 --input=4097x1000 --layout=0:transposed --inner-columns=0 | FileCheck %s --check-prefix=SMXOFF
+// SMXOFF: PASS softmax_bf16 4097x1000xbf16 {{.*}}variant=softmax_bf16_k0_ps_i32

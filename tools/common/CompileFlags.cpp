@@ -46,7 +46,7 @@ CompileFlags::CompileFlags(cl::OptionCategory &category)
                    "heuristic; sm_90 and later)"),
           cl::init(-1), cl::cat(category)),
       innerColumns("inner-columns",
-                   cl::desc("Inner reductions with per-row results: the "
+                   cl::desc("Inner reductions and normalizations: the "
                             "column-major variant for rows of transposed "
                             "inputs (1: on; 0: off, such rows take the "
                             "scalar variants; -1: heuristic, on)"),

@@ -717,8 +717,9 @@ static std::optional<LaunchConfig> rowLaunch(Executable &exe, DType dtype,
 // block x element bytes / 32), block / threads rows per block; an input of
 // 2^31 elements or more takes the 64-bit scalar variant with 2 to 16 (the
 // fewest for max_grid x 128 threads); the same rows
-// stored row-major keep the vectorized variant and its threads, and
-// per-element results (softmax) keep a warp or more per row.
+// stored row-major keep the vectorized variant and its threads; kernels
+// with per-element results (softmax) take the column variant too, and
+// their other variants keep a warp or more per row.
 const char *const kRowSumBf16 = R"mlir(
 fusion.fusion @rowsum_bf16(%x: tensor<?x?xbf16>) -> tensor<?xbf16> {
   %0 = fusion.sum %x [1] : tensor<?x?xbf16> -> tensor<?xbf16>
@@ -789,13 +790,40 @@ TEST_F(FakeDriver, ColumnMajorRowsTakeFewThreadsPerRow) {
   EXPECT_NE(name, "inner_sum_k0_s_i32");
   EXPECT_GE(lastIntParam(*config), 32);
 
-  // Per-element results keep their launch: softmax over a transposed bf16
-  // input keeps the persistent scalar variant, a warp or more per row.
+  // Per-element results (Note [Column-major rows with per-element
+  // results]): softmax over a transposed bf16 input takes the column
+  // variant too, 8 threads per row, its tile static (no dynamic shared
+  // memory); without it the persistent scalar variant keeps a warp or more
+  // per row; row-major rows keep the persistent vectorized variant.
   auto softmax = compileExample("normalization/softmax");
   ASSERT_TRUE(softmax);
   config = rowLaunch(*softmax, DType::BF16, 32768, 4096, true, &name);
   ASSERT_TRUE(config);
+  EXPECT_EQ(name, "softmax_k0_cs_i32");
+  EXPECT_EQ(lastIntParam(*config), 8);
+  EXPECT_EQ(config->block[0], 256u);
+  EXPECT_EQ(config->grid[0], 32768u / 32);
+  EXPECT_EQ(config->dynamicSmem, 0u);
+  auto softmaxOff = compileExample("normalization/softmax", &off);
+  ASSERT_TRUE(softmaxOff);
+  config = rowLaunch(*softmaxOff, DType::BF16, 32768, 4096, true, &name);
+  ASSERT_TRUE(config);
   EXPECT_EQ(name, "softmax_k0_ps_i32");
+  EXPECT_GE(lastIntParam(*config), 32);
+  // Only where the column variant's blocks fill the SMs (2112 / 16 = 132
+  // blocks of 16 rows): 2113 rows take 133, 2096 would take 131 and keep
+  // a block per row.
+  config = rowLaunch(*softmax, DType::BF16, 2113, 4096, true, &name);
+  ASSERT_TRUE(config);
+  EXPECT_EQ(name, "softmax_k0_cs_i32");
+  EXPECT_EQ(lastIntParam(*config), 16);
+  EXPECT_EQ(config->grid[0], 133u);
+  config = rowLaunch(*softmax, DType::BF16, 2096, 4096, true, &name);
+  ASSERT_TRUE(config);
+  EXPECT_EQ(name, "softmax_k0_ps_i32");
+  config = rowLaunch(*softmax, DType::BF16, 32768, 4096, false, &name);
+  ASSERT_TRUE(config);
+  EXPECT_EQ(name, "softmax_k0_pv8_i32");
   EXPECT_GE(lastIntParam(*config), 32);
 }
 

@@ -55,7 +55,7 @@ struct FusionToPTXOptions : public PassPipelineOptions<FusionToPTXOptions> {
       llvm::cl::init(-1)};
   PassOptions::Option<int64_t> innerColumns{
       *this, "inner-columns",
-      llvm::cl::desc("Inner reductions with per-row results: the "
+      llvm::cl::desc("Inner reductions and normalizations: the "
                      "column-major variant for transposed inputs (1: on, 0: "
                      "off, -1: heuristic)"),
       llvm::cl::init(-1)};

@@ -233,7 +233,8 @@ public:
   };
   RowVariants rowVariants(const RowKernelInfo &info,
                           InnerReductionScheduleAttr schedule,
-                          StringRef kernelName, bool ragged);
+                          StringRef kernelName, bool ragged,
+                          int64_t columnSharedBytes);
 
   /// The (input, index map) loads of a row kernel's body, found by a probe
   /// emission (Note [One probe per row kernel]).
@@ -262,9 +263,11 @@ public:
     /// The extents the index ops read, after threads per row.
     SmallVector<Value> extents;
     /// 1 where the rows lie across memory (Note [Column-major rows]);
-    /// null for a kernel of one row dim or none, and for a kernel with
-    /// per-element results (their launch does not depend on it).
+    /// null for a kernel of one row dim or none.
     Value columnMajor;
+    /// Whether the kernel has per-element results: only its column
+    /// variant's launch then depends on columnMajor.
+    bool fullResult = false;
     /// The smallest element (bytes) of the inputs that decide columnMajor.
     int64_t columnBytes = 0;
     /// A row variant's arguments: the launch's, the row count, `threads`

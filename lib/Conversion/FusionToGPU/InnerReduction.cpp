@@ -23,19 +23,17 @@ namespace mlir::fusion::lowering {
 // across memory (a transposed view: unit stride along the rows, the row's
 // own elements a stride apart) cannot take the vectorized variants, and
 // the scalar ones gave each row at least a warp of consecutive threads,
-// each reading one element per 32-byte sector. Where every result is per
-// row (sums, arg reductions, cross-entropy's loss) and one pass folds the
-// row, the column-major variant (`cs_i32`, tried before the scalar ones)
-// takes such rows. Its block holds `block / T` rows with T threads each and
-// reads them with consecutive threads on consecutive rows (thread t takes
-// row t mod rows-per-block, column slot t div rows-per-block), so a warp's
-// load is one run of neighbouring rows per column; after the row loop each
-// thread's states move through shared memory to the thread that holds the
-// same (row, slot) in the usual mapping, which reduces the row and writes
-// its result. T is the largest power of two within `max_grid` x 128 /
-// rows (2 to 32): the resident threads' worth of rows (Note [Streaming
-// threads per row]) with as many rows side by side as that allows; and at
-// most block x element bytes / 32, so that a block's rows fill a 32-byte
+// each reading one element per 32-byte sector. The column-major variant
+// (`cs_i32`, tried before the scalar ones) takes such rows. Its block holds
+// `block / T` rows with T threads each and reads them with consecutive threads
+// on consecutive rows (thread t takes row t mod rows-per-block, column slot t
+// div rows-per-block), so a warp's load is one run of neighbouring rows per
+// column; after the row loop each thread's states move through shared memory to
+// the thread that holds the same (row, slot) in the usual mapping, which
+// reduces the row and writes its result. T is the largest power of two within
+// `max_grid` x 128 / rows (2 to 32): the resident threads' worth of rows (Note
+// [Streaming threads per row]) with as many rows side by side as that allows;
+// and at most block x element bytes / 32, so that a block's rows fill a 32-byte
 // sector of each column (f32: 8 rows, bf16: 16). Inputs of 2^31 elements
 // or more take the 64-bit scalar variant, with the fewest threads (2 to
 // 16) that keep those threads busy, a warp's consecutive threads on one
@@ -51,19 +49,24 @@ namespace mlir::fusion::lowering {
 // instead (16 threads at 32768 rows, 32 at 16384) read 0.900 and 0.774;
 // 8 or 16 loads in flight per thread instead of 4 read less for f32
 // (0.963 / 0.961 at 32768 x 4096); bf16 read the same with 8 and less
-// with 16 (0.815 -> 0.787). Kernels with
-// per-element results keep their launch: their results are written
-// row-major, and with 2 threads per row a warp's stores hit 16 rows at
-// once (softmax 262144 x 1024 read 0.305 with the persistent scalar
-// variant's block per row and 0.092 this way; with 16 threads per row
-// 0.149 -> 0.253 at 32768 x 4096, layer_norm 0.171 -> 0.169). One thread
+// with 16 (0.815 -> 0.787). Kernels with per-element results (softmax,
+// the norms) and kernels of several passes take the column variant too,
+// before the persistent scalar one (Note [Column-major rows with
+// per-element results] in InnerReductionKernel.cpp: their results go out
+// through a tile in shared memory). Their other scalar variants keep their
+// launch: with few threads per row in the usual mapping a warp's stores hit
+// 16 rows at once (softmax 262144 x 1024 read 0.305 with the persistent
+// scalar variant's block per row and 0.092 with 2 threads per row; with 16
+// 0.149 -> 0.253 at 32768 x 4096, layer_norm 0.171 -> 0.169). A column
+// variant is emitted where its static shared memory (exchange slots, tiles)
+// stays within kMaxColumnSharedBytes. One thread
 // per row is not used: no GPU run has checked it. Rows are column-major
 // when every input that spans both the rows' last dim and the row has a
 // unit stride along the first and another along the second; a kernel
-// without such an input keeps no column variant. Both scalar variants keep
-// the older rule: kernels of several passes have no column variant, and
-// where one is emitted `s_i32` never meets column-major rows but shares
-// `s_i64`'s launch values, so the rule costs its plan nothing.
+// without such an input keeps no column variant. Where one is emitted,
+// `s_i32` never meets column-major rows but shares `s_i64`'s launch
+// values, so the older rule for a kernel of per-row results (the scalar
+// variants' few threads per row) costs its plan nothing.
 static Value columnMajorRows(
     HostBuilder &h, KernelOp kernel, int64_t rank,
     const llvm::SetVector<std::tuple<unsigned, int64_t, int64_t>> &accesses,
@@ -97,6 +100,36 @@ static Value columnMajorRows(
   return all;
 }
 
+/// The most static shared memory a column variant may take (48 KB is the
+/// most a block may have without opting in, and the block reduction's
+/// slots come on top).
+constexpr int64_t kMaxColumnSharedBytes = 44 * 1024;
+
+/// The column variant's static shared memory: the exchange slots (one per
+/// thread of the largest block for each state component), the block
+/// reduction's slots and a tile of the largest block x 4 elements per
+/// per-element result (Note [Column-major rows with per-element results]).
+static int64_t columnSharedBytes(KernelOp kernel, const RowKernelInfo &info) {
+  int64_t bytes = 0;
+  for (const RowReduction &r : info.reductions) {
+    if (r.onlineMax)
+      continue;
+    Type element =
+        cast<RankedTensorType>(r.op->getOperand(0).getType()).getElementType();
+    int64_t acc = storageBytes(accumulatorType(element));
+    int64_t state = isa<ArgmaxOp, ArgminOp>(r.op) ? acc + 8
+                    : isa<VarMeanOp>(r.op)        ? 3 * acc
+                    : r.onlineSum                 ? 2 * acc
+                                                  : acc;
+    bytes += (kMaxRowBlockThreads + 32) * state;
+  }
+  for (auto [type, full] : llvm::zip(kernel.getResultTypes(), info.fullResult))
+    if (full)
+      bytes += kMaxRowBlockThreads * KernelEmitter::kStreamItems *
+               storageBytes(getElementTypeOrSelf(type));
+  return bytes;
+}
+
 // Note [Inner reduction lowering]: rows are the outer dims; `T` threads
 // reduce a row (a parameter computed at launch from the row length, see
 // Note [Inner reduction heuristic]) and a block of `max(block, T)` threads
@@ -125,7 +158,8 @@ KernelLowering::lowerRowKernel(KernelOp kernel,
   int64_t rowDim = iterType.getDimSize(rank - 1);
   bool ragged =
       ShapedType::isDynamic(rowDim) || rowDim % schedule.getVector() != 0;
-  RowVariants rv = rowVariants(*info, schedule, kernel.getSymName(), ragged);
+  RowVariants rv = rowVariants(*info, schedule, kernel.getSymName(), ragged,
+                               columnSharedBytes(kernel, *info));
 
   gpu::GPUModuleOp gpuModule = gpuModuleFor(fusion);
   // Per-row gathers read extents at run time (Note [Index ops in row
@@ -221,9 +255,9 @@ KernelLowering::lowerRowKernel(KernelOp kernel,
   if (failed(extentArgs))
     return failure();
   RowLaunch rl{gpuModule, rank, rows, rowLength, &*launch, *extentArgs};
-  if (!info->hasFullResult())
-    rl.columnMajor =
-        columnMajorRows(h, kernel, rank, accesses, *launch, rl.columnBytes);
+  rl.columnMajor =
+      columnMajorRows(h, kernel, rank, accesses, *launch, rl.columnBytes);
+  rl.fullResult = info->hasFullResult();
   // The column variant only where an input can be column-major: without
   // one its guard would be 0 and its kernel dead weight in the module.
   auto *columnVariant =
@@ -270,8 +304,8 @@ constexpr int64_t kWideGridRegisters = 64;
 
 auto KernelLowering::rowVariants(const RowKernelInfo &info,
                                  InnerReductionScheduleAttr schedule,
-                                 StringRef kernelName, bool ragged)
-    -> RowVariants {
+                                 StringRef kernelName, bool ragged,
+                                 int64_t columnSharedBytes) -> RowVariants {
   RowVariants rv;
   int64_t vector = schedule.getVector();
   int64_t items = info.hasFullResult() ? schedule.getItems() : 0;
@@ -330,13 +364,13 @@ auto KernelLowering::rowVariants(const RowKernelInfo &info,
         llvm::find_if(variants, [](const Variant &v) { return v.vector == 1; });
     variants.insert(firstScalar, raggedVariants.begin(), raggedVariants.end());
   }
-  // Rows of transposed inputs, before the scalar variant that would take
-  // them (Note [Column-major rows]): per-row results of one pass.
-  if (schedule.getColumnRows() && !info.hasFullResult() &&
-      info.numPasses == 1 && !index64 && info.domain.getRank() >= 2) {
-    auto *scalar32 = llvm::find_if(variants, [](const Variant &v) {
-      return v.vector == 1 && v.items == 0 && !v.index64;
-    });
+  // Rows of transposed inputs, before the scalar variants that would take
+  // them, the persistent one included (Note [Column-major rows]), where its
+  // static shared memory fits.
+  if (schedule.getColumnRows() && !index64 && info.domain.getRank() >= 2 &&
+      columnSharedBytes <= kMaxColumnSharedBytes) {
+    auto *scalar32 =
+        llvm::find_if(variants, [](const Variant &v) { return v.vector == 1; });
     Variant columns{1, false, base + "_cs_i32"};
     columns.columnRows = true;
     variants.insert(scalar32, columns);
@@ -835,11 +869,13 @@ void KernelLowering::launchRowVariants(OpBuilder &b, HostBuilder &h,
     Value needed = h.ceilDiv(rowLength, h.c(perThread));
     threads =
         h.select(h.lt(needed, h.c(17)), fewThreadsPerRow(h, needed), threads);
-    if (variant.vector == 1 && rl.columnMajor) {
+    if (variant.vector == 1 && rl.columnMajor &&
+        (variant.columnRows || !rl.fullResult)) {
       // Note [Column-major rows]: threads per row for the resident
-      // threads' worth of rows (per-row results: no persistent variant):
-      // the column variant's 2 to 32, few enough that a block's rows span
-      // a 32-byte sector; the 64-bit scalar variant's 2 to 16.
+      // threads' worth of rows: the column variant's 2 to 32, few enough
+      // that a block's rows span a 32-byte sector; the scalar variants'
+      // of per-row results 2 to 16 (with per-element results they keep
+      // their launch).
       Value wanted =
           h.ceilDiv(h.c(residentThreads(schedule)), h.max(rows, h.c(1)));
       Value few;
@@ -858,6 +894,12 @@ void KernelLowering::launchRowVariants(OpBuilder &b, HostBuilder &h,
       threads = h.select(rl.columnMajor, few, threads);
     }
     Value rowsPerBlock = h.max(h.floorDiv(blockTarget, threads), h.c(1));
+    // Note [Column-major rows with per-element results]: such a kernel's
+    // column variant only where its blocks fill the SMs (max_grid / 16
+    // blocks); fewer rows keep a block per row.
+    if (variant.columnRows && rl.fullResult)
+      guard = h.mul(guard, h.lt(h.c(schedule.getMaxGrid() / 16 - 1),
+                                h.ceilDiv(rows, rowsPerBlock)));
     Value blockSize = h.mul(threads, rowsPerBlock);
     Value grid = h.max(
         h.min(h.ceilDiv(rows, rowsPerBlock), h.c(gridCap(schedule, variant))),

@@ -49,6 +49,8 @@ private:
   void mapRows(bool loading);
   void exchangeStates(ArrayRef<RowPart *> passParts,
                       SmallVector<RowState> &states);
+  void loadingRowStates(ArrayRef<RowPart *> passParts,
+                        ArrayRef<RowState> states);
   void setOuter(Value r);
   Value rowOf(Value rowBlock);
   Value itemCol(int64_t r);
@@ -90,7 +92,9 @@ private:
   void setResult(RowPart &part, Value result, Value acc);
   void finish(RowPart &part, const RowState &state);
   void reduceRow(RowPart &part, const RowState &state);
+  FailureOr<SmallVector<Gen>> fullResultsAt(Item &item);
   LogicalResult storeFull(Item &item);
+  LogicalResult storeColumnResults(Value chunk);
   LogicalResult emitPersistent();
   LogicalResult emitStreaming();
   LogicalResult emitStreamingPass(int64_t pass, Value begin, Value end,
@@ -190,10 +194,9 @@ LogicalResult KernelEmitter::RowKernelWriter::write() {
     return e.kernel.emitOpError("a row is split over a cluster or over the "
                                 "grid, not both");
   columns = e.variant.columnRows;
-  if (columns && (persistent || split || cluster || v != 1 ||
-                  info.numPasses != 1 || info.hasFullResult()))
-    return e.kernel.emitOpError("a column-major row variant needs one scalar "
-                                "streaming pass and per-row results only");
+  if (columns && (persistent || split || cluster || v != 1))
+    return e.kernel.emitOpError("a column-major row variant is scalar and "
+                                "streaming, with a block's own rows");
   if (failed(makeParts()))
     return failure();
   emitThreadIndexing();
@@ -452,11 +455,12 @@ Value KernelEmitter::RowKernelWriter::rowOf(Value rowBlock) {
 }
 
 /// Column-major rows: switches `ty` and `tid` (and the row, its guard and
-/// its outer index) between the usual mapping and the loading one.
+/// its outer index) between the usual mapping and the loading one. The
+/// first switch to the loading mapping comes before the row is known.
 void KernelEmitter::RowKernelWriter::mapRows(bool loading) {
   std::swap(ty, tyLoad);
   std::swap(tid, tidLoad);
-  if (loading)
+  if (loading && !row)
     return;
   row = rowOf(rowLoop.getInductionVar());
   valid = cmp(arith::CmpIPredicate::ult, row, rows);
@@ -482,6 +486,39 @@ void KernelEmitter::RowKernelWriter::exchangeStates(
     ArrayRef<Value> buffers = exchange[part - parts.data()];
     for (auto [buffer, x] : llvm::zip(buffers, state))
       x = memref::LoadOp::create(b, loc, buffer, e.toIndex(threadId));
+  }
+  gpu::BarrierOp::create(b, loc);
+}
+
+/// Column-major rows: each row's reduced states, which every thread of the
+/// row holds in the usual mapping, to the threads that load the row, where
+/// a later pass or the per-element results use them (Note [Column-major
+/// rows with per-element results]). The row's first thread writes slot
+/// `ty` of the exchange slots; after a barrier each thread reads its
+/// loading row's slot and records the results again. The second barrier
+/// keeps the next exchange from overwriting slots not yet read.
+void KernelEmitter::RowKernelWriter::loadingRowStates(
+    ArrayRef<RowPart *> passParts, ArrayRef<RowState> states) {
+  auto first = scf::IfOp::create(
+      b, loc, cmp(arith::CmpIPredicate::eq, tid, constIdx(0)), false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(first.thenBlock()->getTerminator());
+    for (auto [part, state] : llvm::zip(passParts, states)) {
+      ArrayRef<Value> buffers = exchange[part - parts.data()];
+      for (auto [buffer, x] : llvm::zip(buffers, state))
+        memref::StoreOp::create(b, loc, x, buffer, e.toIndex(ty));
+    }
+  }
+  gpu::BarrierOp::create(b, loc);
+  mapRows(/*loading=*/true);
+  for (RowPart *part : passParts) {
+    ArrayRef<Value> buffers = exchange[part - parts.data()];
+    RowState state;
+    for (Value buffer : buffers)
+      state.push_back(
+          memref::LoadOp::create(b, loc, buffer, e.toIndex(ty)).getResult());
+    finish(*part, state);
   }
   gpu::BarrierOp::create(b, loc);
 }
@@ -1151,8 +1188,9 @@ void KernelEmitter::RowKernelWriter::reduceRow(RowPart &part,
                                   multiWarp, threadsPerRow));
 }
 
-/// Computes and stores the full-size results at one item.
-LogicalResult KernelEmitter::RowKernelWriter::storeFull(Item &item) {
+/// The full-size results at one item.
+auto KernelEmitter::RowKernelWriter::fullResultsAt(Item &item)
+    -> FailureOr<SmallVector<Gen>> {
   activate(item);
   SmallVector<Gen> gens;
   for (Value value : fullValues) {
@@ -1164,16 +1202,90 @@ LogicalResult KernelEmitter::RowKernelWriter::storeFull(Item &item) {
     gens.push_back(*gen);
   }
   deactivate(item);
+  return gens;
+}
+
+/// Computes and stores the full-size results at one item.
+LogicalResult KernelEmitter::RowKernelWriter::storeFull(Item &item) {
+  FailureOr<SmallVector<Gen>> gens = fullResultsAt(item);
+  if (failed(gens))
+    return failure();
   auto ifIn = scf::IfOp::create(b, loc, item.inBounds, false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(ifIn.thenBlock()->getTerminator());
   Value offset = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, row, rowLength), item.col);
   e.laneMask = item.laneMask;
-  for (auto [gen, value, out] : llvm::zip(gens, fullValues, fullOutputs))
+  for (auto [gen, value, out] : llvm::zip(*gens, fullValues, fullOutputs))
     e.store(gen, cast<RankedTensorType>(value.getType()).getElementType(), out,
             offset);
   e.laneMask = Value();
+  return success();
+}
+
+// Note [Column-major rows with per-element results]: the column variant
+// (Note [Column-major rows] in InnerReduction.cpp) loads with consecutive
+// threads on consecutive rows; per-element results stored that way would
+// write a column at a time into row-major outputs (a warp's stores across
+// 16 or 32 rows). So each chunk's results go through shared memory: every
+// thread computes its elements of the chunk in the loading mapping into a
+// tile per result (the block's rows x the chunk's T x 4 columns, row by
+// row: at most 512 x 4 elements), and after a barrier the block writes the
+// tile out with consecutive threads on consecutive elements of the tile, so
+// a warp stores runs of a row. The loop runs over the whole row length in
+// every thread of the block, its elements guarded, as its barriers are the
+// block's. A later pass, and these results, need the row's reduced states
+// in the loading mapping (loadingRowStates); so the input is read once per
+// pass and once more for the results, as in the streaming variants. Such
+// kernels take the variant only where its blocks fill the SMs (max_grid /
+// 16 blocks or more: launchRowVariants): with fewer rows a block per row
+// (the persistent or streaming scalar variant) keeps more threads busy.
+LogicalResult KernelEmitter::RowKernelWriter::storeColumnResults(Value chunk) {
+  SmallVector<Value> tiles;
+  for (Value out : fullOutputs)
+    tiles.push_back(func.addWorkgroupAttribution(
+        MemRefType::get({kMaxRowBlockThreads * kStreamItems},
+                        cast<MemRefType>(out.getType()).getElementType(),
+                        MemRefLayoutAttrInterface(),
+                        gpu::AddressSpaceAttr::get(
+                            ctx, gpu::GPUDialect::getWorkgroupAddressSpace())),
+        loc));
+  OpBuilder::InsertionGuard guard(b);
+  scf::ForOp loop = chunkLoop(constIdx(0), rowLength, chunk, {});
+  Value chunkBase = loop.getInductionVar();
+  std::vector<Item> items = makeItems(chunkBase);
+  Value rowBase = arith::MulIOp::create(b, loc, ty, chunk);
+  for (Item &item : items) {
+    FailureOr<SmallVector<Gen>> gens = fullResultsAt(item);
+    if (failed(gens))
+      return failure();
+    Value at = add(rowBase, arith::SubIOp::create(b, loc, item.col, chunkBase));
+    for (auto [gen, value, tile] : llvm::zip(*gens, fullValues, tiles))
+      e.store(gen, cast<RankedTensorType>(value.getType()).getElementType(),
+              tile, at);
+  }
+  gpu::BarrierOp::create(b, loc);
+  Value firstRow =
+      arith::MulIOp::create(b, loc, rowLoop.getInductionVar(), rowsPerBlock);
+  for (int64_t k = 0; k < kStreamItems; ++k) {
+    Value at = add(threadId, mul(constIdx(k), blockDim));
+    Value r = add(firstRow, arith::DivUIOp::create(b, loc, at, chunk));
+    Value col = add(chunkBase, arith::RemUIOp::create(b, loc, at, chunk));
+    auto ifIn =
+        scf::IfOp::create(b, loc,
+                          andI(cmp(arith::CmpIPredicate::ult, r, rows),
+                               cmp(arith::CmpIPredicate::ult, col, rowLength)),
+                          false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(ifIn.thenBlock()->getTerminator());
+    Value offset = add(mul(r, rowLength), col);
+    for (auto [tile, out] : llvm::zip(tiles, fullOutputs)) {
+      Value x = memref::LoadOp::create(b, loc, tile, e.toIndex(at));
+      memref::StoreOp::create(b, loc, x, out, e.toIndex(offset));
+    }
+  }
+  gpu::BarrierOp::create(b, loc);
+  endChunkLoop(loop);
   return success();
 }
 
@@ -1256,6 +1368,8 @@ LogicalResult KernelEmitter::RowKernelWriter::emitStreaming() {
         parts, splitStates, row, valid, tid, threadId, threadsPerRow, lastFlag,
         lane, warp, slot0, warpsPerRow, multiWarp,
         [&](RowPart &part, const RowState &state) { finish(part, state); });
+  if (columns && !fullValues.empty())
+    return storeColumnResults(chunk);
   if (!fullValues.empty()) {
     {
       OpBuilder::InsertionGuard guard(b);
@@ -1339,8 +1453,16 @@ LogicalResult KernelEmitter::RowKernelWriter::emitStreamingPass(int64_t pass,
   if (columns) {
     mapRows(/*loading=*/false);
     exchangeStates(passParts, states);
-    for (auto [part, state] : llvm::zip(passParts, states))
-      reduceRow(*part, state);
+    SmallVector<RowState> reduced;
+    for (auto [part, state] : llvm::zip(passParts, states)) {
+      reduced.push_back(e.blockReduceState(*part, state, lane, warp, slot0,
+                                           warpsPerRow, multiWarp,
+                                           threadsPerRow));
+      finish(*part, reduced.back());
+    }
+    // A later pass and the per-element results run in the loading mapping.
+    if (pass + 1 < info.numPasses || !fullValues.empty())
+      loadingRowStates(passParts, reduced);
   }
   return success();
 }

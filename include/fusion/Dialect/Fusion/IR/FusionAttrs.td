@@ -114,11 +114,12 @@ def Fusion_InnerReductionScheduleAttr
     persistent rows]).
 
     With `column_rows` (the default; `column_rows = false` or
-    `--inner-columns=0` turns it off), kernels whose results are all per
-    row and whose rows take one pass get a column-major variant, tried
-    before the scalar ones where an input's rows lie across memory (a
-    transposed view): a block's consecutive threads read consecutive rows
-    (Note [Column-major rows]). Without it such rows take the scalar
+    `--inner-columns=0` turns it off), row kernels get a column-major
+    variant, tried before the scalar ones where an input's rows lie across
+    memory (a transposed view): a block's consecutive threads read
+    consecutive rows (Note [Column-major rows]); per-element results go
+    out through a tile in shared memory, row by row (Note [Column-major
+    rows with per-element results]). Without it such rows take the scalar
     variants.
 
     Ranges: `vector` a power of two from 1 to 16, `items` 0 to 16, `block`

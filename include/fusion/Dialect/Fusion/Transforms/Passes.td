@@ -88,7 +88,7 @@ def FusionSchedule : Pass<"fusion-schedule", "::mlir::fusion::FusionOp"> {
            "cluster of up to this many blocks, each keeping its span in "
            "registers (2, 4 or 8; 0: none; -1: heuristic; sm_90 and later)">,
     Option<"innerColumns", "inner-columns", "int64_t", /*default=*/"-1",
-           "Inner reductions with per-row results: the column-major variant "
+           "Inner reductions and normalizations: the column-major variant "
            "for rows of transposed inputs (1: on; 0: off, such rows take "
            "the scalar variants; -1: heuristic, on)">,
     Option<"computeBoundCost", "compute-bound-cost", "int64_t",
