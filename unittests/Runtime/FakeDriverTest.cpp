@@ -821,6 +821,14 @@ TEST_F(FakeDriver, ColumnMajorRowsTakeFewThreadsPerRow) {
   config = rowLaunch(*softmax, DType::BF16, 2096, 4096, true, &name);
   ASSERT_TRUE(config);
   EXPECT_EQ(name, "softmax_k0_ps_i32");
+  // ... and where rows get 8 threads or more: 65536 rows would get 4.
+  config = rowLaunch(*softmax, DType::BF16, 65536, 1024, true, &name);
+  ASSERT_TRUE(config);
+  EXPECT_EQ(name, "softmax_k0_ps_i32");
+  config = rowLaunch(*softmax, DType::BF16, 33792, 1024, true, &name);
+  ASSERT_TRUE(config);
+  EXPECT_EQ(name, "softmax_k0_cs_i32");
+  EXPECT_EQ(lastIntParam(*config), 8);
   config = rowLaunch(*softmax, DType::BF16, 32768, 4096, false, &name);
   ASSERT_TRUE(config);
   EXPECT_EQ(name, "softmax_k0_pv8_i32");

@@ -450,11 +450,13 @@ KernelLowering::emitRowVariant(KernelOp kernel, const RowKernelInfo &info,
                                KernelEmitter &emitter, gpu::GPUFuncOp func,
                                std::optional<ProbedLoads> &probed) {
   int64_t rank = info.domain.getRank();
-  if (emitter.getVariant().items > 0 || emitter.getVariant().vector > 1) {
+  if (emitter.getVariant().items > 0 || emitter.getVariant().vector > 1 ||
+      (emitter.getVariant().columnRows && info.hasFullResult())) {
     // A probe emission finds the loads that depend on the row and the
     // column: those are prefetched, a row ahead in the persistent variants
     // (Note [Row prefetch]), a chunk ahead in the vectorized streaming ones
-    // (Note [Chunk prefetch]).
+    // and the column variant with per-element results (Note [Chunk
+    // prefetch], Note [Column-major rows with per-element results]).
     // Note [One probe per row kernel]: the loads a row kernel's body makes
     // (input, index map) are the body's, whichever variant writes them, so
     // the kernel's first probed variant probes for all of them (each probe
@@ -896,10 +898,12 @@ void KernelLowering::launchRowVariants(OpBuilder &b, HostBuilder &h,
     Value rowsPerBlock = h.max(h.floorDiv(blockTarget, threads), h.c(1));
     // Note [Column-major rows with per-element results]: such a kernel's
     // column variant only where its blocks fill the SMs (max_grid / 16
-    // blocks); fewer rows keep a block per row.
+    // blocks) and its rows get 8 threads or more; fewer rows keep a block
+    // per row, more rows the persistent scalar variant.
     if (variant.columnRows && rl.fullResult)
-      guard = h.mul(guard, h.lt(h.c(schedule.getMaxGrid() / 16 - 1),
-                                h.ceilDiv(rows, rowsPerBlock)));
+      guard = h.mul(h.mul(guard, h.lt(h.c(schedule.getMaxGrid() / 16 - 1),
+                                      h.ceilDiv(rows, rowsPerBlock))),
+                    h.lt(h.c(7), threads));
     Value blockSize = h.mul(threads, rowsPerBlock);
     Value grid = h.max(
         h.min(h.ceilDiv(rows, rowsPerBlock), h.c(gridCap(schedule, variant))),

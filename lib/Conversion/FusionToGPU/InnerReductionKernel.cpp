@@ -596,8 +596,10 @@ SmallVector<Value> KernelEmitter::RowKernelWriter::loadItems(
 // data (the loads that depend on the row and the column, as Note [Row
 // prefetch] finds them) before it reduces the current chunk, so each thread
 // keeps a chunk of loads in flight while it computes; the values travel in
-// the loop's iter_args after its states. Only the vectorized variants do
-// (the scalar ones, with 4 elements per chunk, were slower with it). On the
+// the loop's iter_args after its states. Only the vectorized variants and
+// the column variant with per-element results do (Note [Column-major rows
+// with per-element results]; the other scalar ones, with 4 elements per
+// chunk, were slower with it). On the
 // H200, cross-entropy forward (bf16, 512 threads per row) read 0.50 of copy
 // without it and 0.60 with it at 8192 x 32000, 0.69 and 0.92 at 16384 x
 // 128256: Nsight Compute had shown each warp waiting on its loads at every
@@ -1236,10 +1238,29 @@ LogicalResult KernelEmitter::RowKernelWriter::storeFull(Item &item) {
 // every thread of the block, its elements guarded, as its barriers are the
 // block's. A later pass, and these results, need the row's reduced states
 // in the loading mapping (loadingRowStates); so the input is read once per
-// pass and once more for the results, as in the streaming variants. Such
-// kernels take the variant only where its blocks fill the SMs (max_grid /
-// 16 blocks or more: launchRowVariants): with fewer rows a block per row
-// (the persistent or streaming scalar variant) keeps more threads busy.
+// pass and once more for the results, as in the streaming variants. The
+// chunk loops prefetch the next chunk's loads (Note [Chunk prefetch]), so
+// they are in flight across the tile's barriers. Such kernels take the
+// variant only where its blocks fill the SMs (max_grid / 16 blocks or
+// more) and rows get 8 threads or more (launchRowVariants): with fewer rows
+// a block per row (the persistent or streaming scalar variant) keeps more
+// threads busy, and with more rows (2 or 4 threads each) the chunk loops
+// are too long. On an H100 (fusion-run --bench --layout=0:transposed, bf16,
+// fraction of copy; the persistent or streaming scalar variant / this one
+// without prefetch / with it; one run): softmax 32768 x 4096 0.151 / 0.283
+// / 0.303, 8192 x 16384 0.158 / 0.275 / 0.290, 4096 x 50257 0.146 / 0.183
+// / 0.216, 4096 x 4096 0.164 / 0.175 / 0.202; layer_norm 0.169 / 0.149 /
+// 0.206, 0.105 / 0.145 / 0.200, 0.097 / 0.081 / 0.142, 0.140 / 0.096 /
+// 0.146; rms_norm 0.182 / 0.196 / 0.256, 0.156 / 0.192 / 0.250, 0.142 /
+// 0.114 / 0.167, 0.153 / 0.111 / 0.162. At 262144 x 1024 (2 threads per
+// row) it lost: softmax 0.292 / 0.212 / 0.220, layer_norm 0.207 / 0.130 /
+// 0.178, rms_norm 0.236 / 0.172 / 0.213; and below the SMs' fill (1024 x
+// 4096, the variant forced, no prefetch) softmax read 0.067 against 0.151.
+// 8 elements
+// per chunk read more at 262144 x 1024 (0.254 / 0.251 / 0.259 without
+// prefetch) and less elsewhere; 16 less everywhere. torch.compile reads
+// 0.40 / 0.42 / 0.41 at 32768 x 4096 (softmax / layer_norm / rms_norm) in
+// the same session: the variant halves the gap, no more.
 LogicalResult KernelEmitter::RowKernelWriter::storeColumnResults(Value chunk) {
   SmallVector<Value> tiles;
   for (Value out : fullOutputs)
