@@ -19,6 +19,10 @@
 // tiles, over the bound, and get no column variant; three f32 ones fit.
 // RUN: fusion-translate %s --fusion=many_f64 --fusion-to-ptx --no-cubin -o - | FileCheck %s --check-prefix=MANY
 // RUN: fusion-translate %s --fusion=three_f32 --fusion-to-ptx --no-cubin -o - | FileCheck %s --check-prefix=THREE
+// A kernel of two passes whose results are all per row gets none (not
+// checked on a GPU: its first pass's result would be stored by other
+// threads than hold it).
+// RUN: fusion-translate %s --fusion=centered --fusion-to-ptx --no-cubin -o - | FileCheck %s --check-prefix=TWOPASS
 
 // SUMS: .entry row_sums_k0_v4_i32(
 // SUMS: .entry row_sums_k0_cs_i32(
@@ -114,4 +118,18 @@ fusion.fusion @three_f32(%x: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf3
   %b = fusion.mul %x, %e : tensor<?x?xf32>
   %c = fusion.sub %x, %e : tensor<?x?xf32>
   fusion.return %a, %b, %c : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// TWOPASS: .entry centered_k0_v4_i32(
+// TWOPASS-NOT: _cs_i32
+// TWOPASS: .entry centered_k0_s_i32(
+fusion.fusion @centered(%x: tensor<?x?xf32>) -> (tensor<?x1xf32>, tensor<?xf32>) {
+  %m = fusion.sum %x [1] keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
+  %d0 = fusion.dim %x, 0 : tensor<?x?xf32>
+  %d1 = fusion.dim %x, 1 : tensor<?x?xf32>
+  %e = fusion.expand %m(%d0, %d1) : tensor<?x1xf32> -> tensor<?x?xf32>
+  %d = fusion.sub %x, %e : tensor<?x?xf32>
+  %q = fusion.mul %d, %d : tensor<?x?xf32>
+  %s = fusion.sum %q [1] : tensor<?x?xf32> -> tensor<?xf32>
+  fusion.return %m, %s : tensor<?x1xf32>, tensor<?xf32>
 }

@@ -366,8 +366,12 @@ auto KernelLowering::rowVariants(const RowKernelInfo &info,
   }
   // Rows of transposed inputs, before the scalar variants that would take
   // them, the persistent one included (Note [Column-major rows]), where its
-  // static shared memory fits.
+  // static shared memory fits. Not for kernels of several passes whose
+  // results are all per row: no GPU run has checked those (their earlier
+  // passes' results would be the loading threads' when the usual ones
+  // store them, unless brought back as for per-element results).
   if (schedule.getColumnRows() && !index64 && info.domain.getRank() >= 2 &&
+      (info.numPasses == 1 || info.hasFullResult()) &&
       columnSharedBytes <= kMaxColumnSharedBytes) {
     auto *scalar32 =
         llvm::find_if(variants, [](const Variant &v) { return v.vector == 1; });
