@@ -50,7 +50,7 @@ namespace mlir::fusion::lowering {
 // 8 or 16 loads in flight per thread instead of 4 read less for f32
 // (0.963 / 0.961 at 32768 x 4096); bf16 read the same with 8 and less
 // with 16 (0.815 -> 0.787). Kernels with per-element results (softmax,
-// the norms) and kernels of several passes take the column variant too,
+// the norms; several passes too) take the column variant as well,
 // before the persistent scalar one (Note [Column-major rows with
 // per-element results] in InnerReductionKernel.cpp: their results go out
 // through a tile in shared memory). Their other scalar variants keep their
