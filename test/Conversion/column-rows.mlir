@@ -68,8 +68,10 @@ fusion.fusion @outer_row_sums(%r: tensor<?xf32>, %c: tensor<?xf32>) -> tensor<?x
 // slot, a barrier. Then a loop over the whole row length (the same bound in
 // every thread: it holds barriers) computes 4 elements per thread into the
 // tile, a barrier, 4 guarded stores of the tile to the output, a barrier.
+// The tile's rows are the chunk plus 2 bf16 apart (Note [Column tile
+// pitch]): 2048 elements and 256 rows' pads.
 // LOWER-LABEL: gpu.func @softmax_k0_cs_i32(
-// LOWER-SAME: workgroup({{.*}}memref<512xf32, #gpu.address_space<workgroup>>, %[[SUM:[a-z0-9]+]] : memref<512xf32, #gpu.address_space<workgroup>>, %[[TILE:[a-z0-9]+]] : memref<2048xbf16, #gpu.address_space<workgroup>>)
+// LOWER-SAME: workgroup({{.*}}memref<512xf32, #gpu.address_space<workgroup>>, %[[SUM:[a-z0-9]+]] : memref<512xf32, #gpu.address_space<workgroup>>, %[[TILE:[a-z0-9]+]] : memref<2560xbf16, #gpu.address_space<workgroup>>)
 // LOWER: memref.store %{{.*}}, %[[SUM]][%{{.*}}] : memref<512xf32
 // LOWER: gpu.barrier
 // LOWER: fusion.block_reduce
@@ -79,10 +81,12 @@ fusion.fusion @outer_row_sums(%r: tensor<?xf32>, %c: tensor<?xf32>) -> tensor<?x
 // LOWER: gpu.barrier
 // LOWER: memref.load %[[SUM]]
 // LOWER: gpu.barrier
+// LOWER: %[[TWO:.*]] = arith.constant 2 : i32
+// LOWER-NEXT: %[[PITCH:.*]] = arith.addi %{{.*}}, %[[TWO]] : i32
 // LOWER: scf.for %{{.*}} = %{{.*}} to %[[LEN:arg[0-9]+]] step
-// LOWER-COUNT-4: memref.store %{{.*}}, %[[TILE]]
+// LOWER-COUNT-4: arith.muli %{{.*}}, %[[PITCH]] : i32{{$[[:space:]].*}}arith.addi{{.*$[[:space:]].*}}arith.index_cast{{.*$[[:space:]].*}}memref.store %{{.*}}, %[[TILE]]
 // LOWER: gpu.barrier
-// LOWER-COUNT-4: memref.load %[[TILE]]
+// LOWER-COUNT-4: arith.muli %{{.*}}, %[[PITCH]] : i32{{$[[:space:]].*}}arith.addi{{.*$[[:space:]].*}}arith.index_cast{{.*$[[:space:]].*}}memref.load %[[TILE]]
 // LOWER: gpu.barrier
 // LOWER: gpu.return
 fusion.fusion @softmax(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
@@ -93,9 +97,9 @@ fusion.fusion @softmax(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
 // MANY: .entry many_f64_k0_ps_i32(
 // MANY-NOT: _cs_i32
 // THREE: .entry three_f32_k0_cs_i32(
-// THREE: .shared .align {{[0-9]+}} .b8 {{.*}}[8192]
-// THREE: .shared .align {{[0-9]+}} .b8 {{.*}}[8192]
-// THREE: .shared .align {{[0-9]+}} .b8 {{.*}}[8192]
+// THREE: .shared .align {{[0-9]+}} .b8 {{.*}}[9216]
+// THREE: .shared .align {{[0-9]+}} .b8 {{.*}}[9216]
+// THREE: .shared .align {{[0-9]+}} .b8 {{.*}}[9216]
 // THREE: .entry three_f32_k0_ps_i32(
 fusion.fusion @many_f64(%x: tensor<?x?xf64>) -> (tensor<?x?xf64>, tensor<?x?xf64>, tensor<?x?xf64>, tensor<?x?xf64>) {
   %s = fusion.sum %x [1] keepdim : tensor<?x?xf64> -> tensor<?x1xf64>

@@ -58,6 +58,14 @@
 // SEX: PASS sumexp_bf16 10000x4096xbf16 {{.*}}variant=sumexp_bf16_k0_cs_i32
 // RUN: fusion-run %S/normalization.mlir --fusion=nan_rows --input=8192x8 --layout=0:transposed | FileCheck %s --check-prefix=NANX
 // NANX: PASS nan_rows 8192x8xf32 {{.*}}variant=nan_rows_k0_cs_i32
+// Results of 1, 2 and 8 bytes, each through a tile of its own pitch (Note
+// [Column tile pitch]); 8, 16 and 32 threads per row.
+// RUN: fusion-run %S/normalization.mlir --fusion=mixed_tiles --input=20001x77 --layout=0:transposed | FileCheck %s --check-prefix=TILES8
+// TILES8: PASS mixed_tiles 20001x77xf32{{.*}}variant=mixed_tiles_k0_cs_i32
+// RUN: fusion-run %S/normalization.mlir --fusion=mixed_tiles --input=12289x130 --layout=0:transposed | FileCheck %s --check-prefix=TILES16
+// TILES16: PASS mixed_tiles 12289x130xf32{{.*}}variant=mixed_tiles_k0_cs_i32
+// RUN: fusion-run %S/normalization.mlir --fusion=mixed_tiles --input=8193x1000 --layout=0:transposed | FileCheck %s --check-prefix=TILES32
+// TILES32: PASS mixed_tiles 8193x1000xf32{{.*}}variant=mixed_tiles_k0_cs_i32
 // With --inner-columns=0 softmax's rows take the persistent scalar variant.
 // RUN: fusion-run %S/normalization.mlir --fusion=softmax_bf16 --input=4097x1000 --layout=0:transposed --inner-columns=0 | FileCheck %s --check-prefix=SMXOFF
 // SMXOFF: PASS softmax_bf16 4097x1000xbf16 {{.*}}variant=softmax_bf16_k0_ps_i32

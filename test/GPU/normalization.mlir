@@ -147,3 +147,19 @@ fusion.fusion @nan_rows(%x: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?x?xf32>)
   %s = fusion.softmax %l dim = 1 : tensor<?x?xf32>
   fusion.return %m, %s : tensor<?xf32>, tensor<?x?xf32>
 }
+
+// Per-element results of 1, 2 and 8 bytes beside each other: whether x / max
+// is above x (i1, stored as i8), x - max in f16 and x / max in f64 (Note
+// [Column tile pitch]: each tile pads its rows by its own element size).
+fusion.fusion @mixed_tiles(%x: tensor<?x?xf32>) -> (tensor<?x?xi1>, tensor<?x?xf16>, tensor<?x?xf64>) {
+  %m = fusion.max %x [1] keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
+  %d0 = fusion.dim %x, 0 : tensor<?x?xf32>
+  %d1 = fusion.dim %x, 1 : tensor<?x?xf32>
+  %e = fusion.expand %m(%d0, %d1) : tensor<?x1xf32> -> tensor<?x?xf32>
+  %c = fusion.sub %x, %e : tensor<?x?xf32>
+  %c16 = fusion.cast %c : tensor<?x?xf32> to tensor<?x?xf16>
+  %q = fusion.div %x, %e : tensor<?x?xf32>
+  %above = fusion.gt %q, %x : tensor<?x?xf32>
+  %q64 = fusion.cast %q : tensor<?x?xf32> to tensor<?x?xf64>
+  fusion.return %above, %c16, %q64 : tensor<?x?xi1>, tensor<?x?xf16>, tensor<?x?xf64>
+}

@@ -124,9 +124,10 @@ static int64_t columnSharedBytes(KernelOp kernel, const RowKernelInfo &info) {
     bytes += (kMaxRowBlockThreads + 32) * state;
   }
   for (auto [type, full] : llvm::zip(kernel.getResultTypes(), info.fullResult))
-    if (full)
-      bytes += kMaxRowBlockThreads * KernelEmitter::kStreamItems *
-               storageBytes(getElementTypeOrSelf(type));
+    if (full) {
+      int64_t elementBytes = storageBytes(getElementTypeOrSelf(type));
+      bytes += KernelEmitter::columnTileElements(elementBytes) * elementBytes;
+    }
   return bytes;
 }
 

@@ -6,6 +6,7 @@
 #define FUSION_CONVERSION_FUSIONTOGPU_KERNELEMITTER_H
 
 #include "fusion/Dialect/Fusion/IR/FusionOps.h"
+#include "fusion/Dialect/Fusion/IR/ScheduleLimits.h"
 #include "fusion/Dialect/Fusion/Transforms/RowKernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -142,6 +143,22 @@ public:
 
   /// Streaming variants take this many vectors per thread and chunk.
   static constexpr int64_t kStreamItems = 4;
+
+  /// The column variant's tile of a per-element result (Note [Column tile
+  /// pitch] in InnerReductionKernel.cpp): each of the block's rows takes
+  /// the chunk's columns plus this many elements of `elementBytes` bytes,
+  /// so that a row's pitch is an odd number of 4-byte words (8-byte
+  /// elements: an odd number of elements).
+  static constexpr int64_t columnTilePad(int64_t elementBytes) {
+    return elementBytes >= 4 ? 1 : 4 / elementBytes;
+  }
+  /// The tile's elements: a block's chunk (at most kMaxRowBlockThreads x
+  /// kStreamItems elements) and the pad of each of its rows (at most
+  /// kMaxRowBlockThreads / 2: rows get 2 threads or more).
+  static constexpr int64_t columnTileElements(int64_t elementBytes) {
+    return kMaxRowBlockThreads * kStreamItems +
+           kMaxRowBlockThreads / 2 * columnTilePad(elementBytes);
+  }
 
   enum class RedKind { Sum, Prod, Max, Min };
 
