@@ -107,22 +107,13 @@ constexpr int64_t kMaxColumnSharedBytes = 44 * 1024;
 
 /// The column variant's static shared memory: the exchange slots (one per
 /// thread of the largest block for each state component), the block
-/// reduction's slots and a tile of the largest block x 4 elements per
-/// per-element result (Note [Column-major rows with per-element results]).
+/// reduction's slots and a tile per per-element result (columnTileElements:
+/// Note [Column-major rows with per-element results]).
 static int64_t columnSharedBytes(KernelOp kernel, const RowKernelInfo &info) {
   int64_t bytes = 0;
-  for (const RowReduction &r : info.reductions) {
-    if (r.onlineMax)
-      continue;
-    Type element =
-        cast<RankedTensorType>(r.op->getOperand(0).getType()).getElementType();
-    int64_t acc = storageBytes(accumulatorType(element));
-    int64_t state = isa<ArgmaxOp, ArgminOp>(r.op) ? acc + 8
-                    : isa<VarMeanOp>(r.op)        ? 3 * acc
-                    : r.onlineSum                 ? 2 * acc
-                                                  : acc;
-    bytes += (kMaxRowBlockThreads + 32) * state;
-  }
+  for (const RowReduction &r : info.reductions)
+    for (Type component : rowStateComponents(r))
+      bytes += (kMaxRowBlockThreads + 32) * storageBytes(component);
   for (auto [type, full] : llvm::zip(kernel.getResultTypes(), info.fullResult))
     if (full) {
       int64_t elementBytes = storageBytes(getElementTypeOrSelf(type));
@@ -432,20 +423,8 @@ auto KernelLowering::rowVariants(const RowKernelInfo &info,
     variant.split = true;
     variant.fastMath = schedule.getFastMath();
   }
-  for (const RowReduction &r : info.reductions) {
-    if (r.onlineMax)
-      continue;
-    Type acc = accumulatorType(
-        cast<RankedTensorType>(r.op->getOperand(0).getType()).getElementType());
-    if (isa<ArgmaxOp, ArgminOp>(r.op)) {
-      // (value, index): Note [Arg reductions].
-      rv.stateElements.push_back(acc);
-      rv.stateElements.push_back(IntegerType::get(&getContext(), 64));
-      continue;
-    }
-    int64_t width = isa<VarMeanOp>(r.op) ? 3 : r.onlineSum ? 2 : 1;
-    rv.stateElements.append(width, acc);
-  }
+  for (const RowReduction &r : info.reductions)
+    rv.stateElements.append(rowStateComponents(r));
   rv.stateElements.push_back(IntegerType::get(&getContext(), 32));
   return rv;
 }

@@ -368,8 +368,9 @@ LogicalResult KernelEmitter::RowKernelWriter::makeParts() {
                  : isa<ArgmaxOp, ArgminOp>(r.op) ? RowPart::Arg
                  : r.onlineSum                   ? RowPart::Online
                                                  : RowPart::Simple;
+    part.components = rowStateComponents(r);
     for (size_t c = 0; c < part.width(); ++c)
-      part.shared.push_back(workgroupBuffer(32, part.componentType(c, ctx)));
+      part.shared.push_back(workgroupBuffer(32, part.componentType(c)));
     parts.push_back(part);
   }
   // Cluster rows: each state component's slots for the cluster reduction,
@@ -379,7 +380,7 @@ LogicalResult KernelEmitter::RowKernelWriter::makeParts() {
     for (RowPart &part : parts) {
       for (size_t c = 0; c < part.width(); ++c)
         part.clusterSlots.push_back(
-            workgroupBuffer(2 * kMaxClusterBlocks, part.componentType(c, ctx)));
+            workgroupBuffer(2 * kMaxClusterBlocks, part.componentType(c)));
       part.clusterBarriers = workgroupBuffer(2, b.getI64Type());
     }
   // Column-major rows: a slot per thread for each state component.
@@ -388,7 +389,7 @@ LogicalResult KernelEmitter::RowKernelWriter::makeParts() {
       SmallVector<Value> &buffers = exchange.emplace_back();
       for (size_t c = 0; c < part.width(); ++c)
         buffers.push_back(
-            workgroupBuffer(kMaxRowBlockThreads, part.componentType(c, ctx)));
+            workgroupBuffer(kMaxRowBlockThreads, part.componentType(c)));
     }
   // Split rows: whether this block is its row's last (Note [Split rows]).
   if (split)

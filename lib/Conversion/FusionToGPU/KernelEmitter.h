@@ -45,6 +45,24 @@ inline Type accumulatorType(Type element) {
                          : Type(Float32Type::get(ctx));
 }
 
+/// The types of a row reduction's state components, the shared slots and
+/// exchanges of every row variant hold one array per component: the
+/// accumulator once (sum, prod, max, min), three times (var_mean's Welford
+/// count, mean and centered sum of squares), twice (an online max with its
+/// sum of exp(x - max)), or the accumulator and an i64 index (argmax and
+/// argmin: Note [Arg reductions]). An online max has none of its own: its
+/// sum's state holds it.
+inline SmallVector<Type, 3> rowStateComponents(const RowReduction &r) {
+  if (r.onlineMax)
+    return {};
+  Type acc = accumulatorType(
+      cast<RankedTensorType>(r.op->getOperand(0).getType()).getElementType());
+  if (isa<ArgmaxOp, ArgminOp>(r.op))
+    return {acc, IntegerType::get(acc.getContext(), 64)};
+  int64_t width = isa<VarMeanOp>(r.op) ? 3 : r.onlineSum ? 2 : 1;
+  return SmallVector<Type, 3>(width, acc);
+}
+
 /// The most blocks of a cluster the row variants launch (the portable
 /// cluster size): each cluster reduction's slots hold that many per set.
 inline constexpr int64_t kMaxClusterBlocks = 8;
@@ -187,14 +205,10 @@ public:
     /// mbarriers]).
     SmallVector<Value> clusterSlots;
     Value clusterBarriers;
-    size_t width() const {
-      return state == Simple ? 1 : state == Welford ? 3 : 2;
-    }
-    /// The type of state component `c`: the accumulator, except an arg
-    /// reduction's index (i64).
-    Type componentType(size_t c, MLIRContext *ctx) const {
-      return state == Arg && c == 1 ? Type(IntegerType::get(ctx, 64)) : acc;
-    }
+    /// The state components' types (rowStateComponents).
+    SmallVector<Type, 3> components;
+    size_t width() const { return components.size(); }
+    Type componentType(size_t c) const { return components[c]; }
   };
   using RowState = SmallVector<Value, 3>;
 

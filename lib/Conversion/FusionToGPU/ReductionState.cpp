@@ -260,7 +260,7 @@ void KernelEmitter::buildStateRegions(ArrayRef<RowPart *> parts,
   SmallVector<Type> types;
   for (RowPart *part : parts)
     for (size_t c = 0; c < part->width(); ++c)
-      types.push_back(part->componentType(c, builder->getContext()));
+      types.push_back(part->componentType(c));
   buildReductionRegions(
       identity, combiner, types,
       [&] {
