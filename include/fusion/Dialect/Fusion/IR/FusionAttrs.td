@@ -114,7 +114,7 @@ def Fusion_InnerReductionScheduleAttr
     persistent rows]).
 
     With `column_rows` (the default; `column_rows = false` or
-    `--inner-columns=0` turns it off), row kernels (but those of several
+    `--inner-columns=0` turns it off), row kernels (except those of several
     passes whose results are all per row) get a column-major
     variant, tried before the scalar ones where an input's rows lie across
     memory (a transposed view): a block's consecutive threads read
