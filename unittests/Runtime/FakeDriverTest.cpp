@@ -812,12 +812,27 @@ TEST_F(FakeDriver, ColumnMajorRowsTakeFewThreadsPerRow) {
   EXPECT_GE(lastIntParam(*config), 32);
   // Only where the column variant's blocks fill the SMs (2112 / 16 = 132
   // blocks of 16 rows): 2113 rows take 133, 2096 would take 131 and keep
-  // a block per row.
+  // a block per row. So few blocks of 16 rows (at most 2112 / 8) take
+  // 512 threads, 32 per row (Note [Column blocks of few rows]).
   config = rowLaunch(*softmax, DType::BF16, 2113, 4096, true, &name);
   ASSERT_TRUE(config);
   EXPECT_EQ(name, "softmax_k0_cs_i32");
-  EXPECT_EQ(lastIntParam(*config), 16);
+  EXPECT_EQ(lastIntParam(*config), 32);
+  EXPECT_EQ(config->block[0], 512u);
   EXPECT_EQ(config->grid[0], 133u);
+  config = rowLaunch(*softmax, DType::BF16, 4096, 50257, true, &name);
+  ASSERT_TRUE(config);
+  EXPECT_EQ(name, "softmax_k0_cs_i32");
+  EXPECT_EQ(lastIntParam(*config), 32);
+  EXPECT_EQ(config->block[0], 512u);
+  EXPECT_EQ(config->grid[0], 256u);
+  // 512 blocks of 16 rows keep 256 threads, 16 per row.
+  config = rowLaunch(*softmax, DType::BF16, 8192, 16384, true, &name);
+  ASSERT_TRUE(config);
+  EXPECT_EQ(name, "softmax_k0_cs_i32");
+  EXPECT_EQ(lastIntParam(*config), 16);
+  EXPECT_EQ(config->block[0], 256u);
+  EXPECT_EQ(config->grid[0], 512u);
   config = rowLaunch(*softmax, DType::BF16, 2096, 4096, true, &name);
   ASSERT_TRUE(config);
   EXPECT_EQ(name, "softmax_k0_ps_i32");
