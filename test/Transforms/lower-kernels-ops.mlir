@@ -2,10 +2,13 @@
 
 // bf16 math computes in f32 and rounds once per op; a column vector
 // broadcast along rows is read once per vector (scalar, then splat); a bf16
-// result allows approximate tanh.
+// result allows approximate tanh. The element-wise widening of 16-bit math
+// stays arith.extf, which LLVM may narrow to packed bf16 math (Note [bf16
+// pairs widened as bits]).
 // CHECK-LABEL: gpu.func @rows_k0_v8_i32
 // CHECK: memref.load %{{.*}} : memref<?xbf16>
 // CHECK: vector.broadcast %{{.*}} : bf16 to vector<8xbf16>
+// CHECK-NOT: vector.bitcast
 // CHECK: arith.extf %{{.*}} : vector<8xbf16> to vector<8xf32>
 // CHECK: llvm.inline_asm "tanh.approx.f32
 // CHECK: arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
@@ -520,4 +523,31 @@ fusion.fusion @row_scale(%x: tensor<?x?xf32>, %s: tensor<?xf32>) -> tensor<?x?xf
 fusion.fusion @argmax(%x: tensor<?x?xbf16>) -> tensor<?xi64> {
   %0 = fusion.argmax %x dim = 1 : tensor<?x?xbf16> -> tensor<?xi64>
   fusion.return %0 : tensor<?xi64>
+}
+
+// -----
+
+// A float sum of a vectorized variant starts from -0 (its exact neutral
+// element), adds the items after the first under their bound, folds the
+// lanes from -0 and adds +0 once (Note [Float sums from -0]); bf16 pairs
+// widen as words (Note [bf16 pairs widened as bits]).
+// CHECK-LABEL: gpu.func @bsum_k0_v8_i32
+// CHECK: %[[W:.*]] = vector.bitcast %{{.*}} : vector<8xbf16> to vector<4xi32>
+// CHECK: arith.andi %[[W]], %{{.*}} : vector<4xi32>
+// CHECK: %[[NZ:.*]] = arith.constant dense<-0.000000e+00> : vector<8xf32>
+// CHECK: %[[FIRST:.*]] = arith.addf %[[NZ]], %{{.*}} : vector<8xf32>
+// CHECK: scf.if %{{.*}} -> (vector<8xf32>) {
+// CHECK-NEXT: arith.addf %[[FIRST]], %{{.*}} : vector<8xf32>
+// CHECK: %[[NZS:.*]] = arith.constant -0.000000e+00 : f32
+// CHECK: %[[LANES:.*]] = vector.reduction <add>, %{{.*}}, %[[NZS]] : vector<8xf32> into f32
+// CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: arith.addf %[[LANES]], %[[Z]] : f32
+// The scalar variants keep the masked form from +0.
+// CHECK-LABEL: gpu.func @bsum_k0_s_i32
+// CHECK-NOT: -0.000000e+00
+// CHECK: gpu.return
+fusion.fusion @bsum(%x: tensor<?x?xbf16>) -> tensor<?xf32> {
+  %c = fusion.cast %x : tensor<?x?xbf16> to tensor<?x?xf32>
+  %s = fusion.sum %c [1] : tensor<?x?xf32> -> tensor<?xf32>
+  fusion.return %s : tensor<?xf32>
 }

@@ -977,6 +977,17 @@ Value KernelEmitter::RowKernelWriter::masked(Item &item, Value x, Value fill) {
   return arith::SelectOp::create(b, loc, item.inBounds, x, fill).getResult();
 }
 
+// Note [Float sums from -0]: a float sum's neutral element is 0, but x + 0
+// is not x for x = -0, so LLVM kept each `acc + 0` of a thread's first item
+// and of the fold over a vector's lanes. -0 is the exact neutral element (x
+// + -0 = x for every x), so a vectorized thread's float sum starts from -0
+// and fills masked elements with -0, and those adds fold away. The two sums
+// differ only where every element summed is -0 or masked (-0 against +0:
+// in round-to-nearest a sum is -0 only when both terms are), so one `+ 0`
+// on the thread's sum gives back the bits of the sum from +0. Items after
+// the first add under their bound (scf.if) instead of adding a masked
+// element: ptxas predicates the adds, where a mask took a select per
+// element. Scalar variants (one element per item) keep the masked form.
 /// `kind` over the items' `value(i)` (with `mask`, out-of-bounds ones
 /// masked to the neutral element), then over the vector's lanes.
 Value KernelEmitter::RowKernelWriter::fold(RowPart &part,
@@ -984,16 +995,36 @@ Value KernelEmitter::RowKernelWriter::fold(RowPart &part,
                                            Type target, RedKind kind,
                                            function_ref<Value(size_t)> value,
                                            bool mask) {
-  Value acc = e.neutral(kind, part.isFloat, target);
+  bool floatSum = kind == RedKind::Sum && part.isFloat && v > 1;
+  Value fill = floatSum ? e.floatConst(target, -0.0)
+                        : e.neutral(kind, part.isFloat, target);
+  Value acc = fill;
   for (size_t i = 0; i < items.size(); ++i) {
     Value x = value(i);
+    if (mask && floatSum && !items[i].laneMask && i > 0) {
+      auto added = scf::IfOp::create(b, loc, TypeRange{acc.getType()},
+                                     items[i].inBounds, true, true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(added.thenBlock());
+      scf::YieldOp::create(b, loc, e.combine(kind, true, acc, x));
+      b.setInsertionPointToStart(added.elseBlock());
+      scf::YieldOp::create(b, loc, acc);
+      b.setInsertionPointAfter(added);
+      acc = added.getResult(0);
+      continue;
+    }
     if (mask)
-      x = masked(items[i], x, e.neutral(kind, part.isFloat, target));
+      x = masked(items[i], x, fill);
     acc = e.combine(kind, part.isFloat, acc, x);
   }
+  vector::CombiningKind combining = combiningKind(kind, part.isFloat);
   if (v > 1)
-    acc = vector::ReductionOp::create(b, loc, combiningKind(kind, part.isFloat),
-                                      acc);
+    acc = floatSum ? vector::ReductionOp::create(
+                         b, loc, combining, acc,
+                         e.floatConst(getElementTypeOrSelf(target), -0.0))
+                   : vector::ReductionOp::create(b, loc, combining, acc);
+  if (floatSum)
+    acc = arith::AddFOp::create(b, loc, acc, e.floatConst(acc.getType(), 0.0));
   return acc;
 }
 

@@ -432,6 +432,9 @@ private:
   /// type `target` (of the same shape); fp8 is decoded from its bits (Note
   /// [fp8 on the GPU]).
   Value widenToAccumulator(Value x, Type target, bool isFloat);
+  /// arith.extf, with vectors of bf16 pairs widened to f32 as bits (Note
+  /// [bf16 pairs widened as bits]).
+  Value extendFloat(Value v, Type target);
 
   /// An accumulator narrowed to a reduction's result type `target` (of the
   /// same shape); fp8 is encoded to its bits (Note [fp8 on the GPU]).
