@@ -225,12 +225,7 @@ LogicalResult KernelEmitter::RowKernelWriter::write() {
     if (bulkStage) {
       // Note [Bulk staged rows]: two mbarriers, one per buffer, each
       // expecting one arrival per row of the block.
-      bulkBarriers = func.addWorkgroupAttribution(
-          MemRefType::get(
-              {2}, b.getI64Type(), MemRefLayoutAttrInterface(),
-              gpu::AddressSpaceAttr::get(
-                  ctx, gpu::GPUDialect::getWorkgroupAddressSpace())),
-          loc);
+      bulkBarriers = addWorkgroupBuffer(func, 2, b.getI64Type(), loc);
       auto init = scf::IfOp::create(
           b, loc, cmp(arith::CmpIPredicate::eq, threadId, constIdx(0)), false);
       {
@@ -346,13 +341,8 @@ LogicalResult KernelEmitter::RowKernelWriter::write() {
 /// max with its sum of exp(x - max) (max, sum); each state component gets a
 /// shared array for the block reduction. Split rows get a flag too.
 LogicalResult KernelEmitter::RowKernelWriter::makeParts() {
-  // A static 1-d workgroup buffer of `size` elements.
   auto workgroupBuffer = [&](int64_t size, Type element) {
-    return func.addWorkgroupAttribution(
-        MemRefType::get({size}, element, MemRefLayoutAttrInterface(),
-                        gpu::AddressSpaceAttr::get(
-                            ctx, gpu::GPUDialect::getWorkgroupAddressSpace())),
-        loc);
+    return addWorkgroupBuffer(func, size, element, loc);
   };
   for (const RowReduction &r : info.reductions) {
     if (r.onlineMax)
@@ -1314,12 +1304,8 @@ LogicalResult KernelEmitter::RowKernelWriter::storeColumnResults(Value chunk) {
   for (Value out : fullOutputs) {
     Type element = cast<MemRefType>(out.getType()).getElementType();
     int64_t bytes = storageBytes(element);
-    tiles.push_back(func.addWorkgroupAttribution(
-        MemRefType::get({columnTileElements(bytes)}, element,
-                        MemRefLayoutAttrInterface(),
-                        gpu::AddressSpaceAttr::get(
-                            ctx, gpu::GPUDialect::getWorkgroupAddressSpace())),
-        loc));
+    tiles.push_back(
+        addWorkgroupBuffer(func, columnTileElements(bytes), element, loc));
     pitches.push_back(add(chunk, constIdx(columnTilePad(bytes))));
   }
   OpBuilder::InsertionGuard guard(b);

@@ -63,6 +63,18 @@ inline SmallVector<Type, 3> rowStateComponents(const RowReduction &r) {
   return SmallVector<Type, 3>(width, acc);
 }
 
+/// A static 1-d buffer of `size` elements in `func`'s workgroup (shared)
+/// memory.
+inline Value addWorkgroupBuffer(gpu::GPUFuncOp func, int64_t size, Type element,
+                                Location loc) {
+  return func.addWorkgroupAttribution(
+      MemRefType::get(
+          {size}, element, MemRefLayoutAttrInterface(),
+          gpu::AddressSpaceAttr::get(
+              func.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace())),
+      loc);
+}
+
 /// The most blocks of a cluster the row variants launch (the portable
 /// cluster size): each cluster reduction's slots hold that many per set.
 inline constexpr int64_t kMaxClusterBlocks = 8;

@@ -113,11 +113,7 @@ LogicalResult KernelEmitter::OuterReductionWriter::write() {
 }
 
 Value KernelEmitter::OuterReductionWriter::workgroup(int64_t n, Type element) {
-  return func.addWorkgroupAttribution(
-      MemRefType::get({n}, element, MemRefLayoutAttrInterface(),
-                      gpu::AddressSpaceAttr::get(
-                          ctx, gpu::GPUDialect::getWorkgroupAddressSpace())),
-      loc);
+  return addWorkgroupBuffer(func, n, element, loc);
 }
 
 /// One part per reduction: its accumulator, a shared tile for the fold of

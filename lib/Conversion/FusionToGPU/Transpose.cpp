@@ -90,11 +90,7 @@ void KernelEmitter::TransposeWriter::makeSharedTiles() {
     Type element =
         storageType(cast<RankedTensorType>(e.kernel.getInputs()[k].getType())
                         .getElementType());
-    shared[k] = func.addWorkgroupAttribution(
-        MemRefType::get({tile * pad}, element, MemRefLayoutAttrInterface(),
-                        gpu::AddressSpaceAttr::get(
-                            ctx, gpu::GPUDialect::getWorkgroupAddressSpace())),
-        loc);
+    shared[k] = addWorkgroupBuffer(func, tile * pad, element, loc);
   }
 }
 
