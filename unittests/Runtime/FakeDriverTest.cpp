@@ -797,12 +797,19 @@ TEST_F(FakeDriver, ColumnMajorRowsTakeFewThreadsPerRow) {
   // per row; row-major rows keep the persistent vectorized variant.
   auto softmax = compileExample("normalization/softmax");
   ASSERT_TRUE(softmax);
-  config = rowLaunch(*softmax, DType::BF16, 32768, 4096, true, &name);
-  ASSERT_TRUE(config);
-  EXPECT_EQ(name, "softmax_k0_cs_i32");
-  EXPECT_EQ(lastIntParam(*config), 8);
-  EXPECT_EQ(config->block[0], 256u);
-  EXPECT_EQ(config->grid[0], 32768u / 32);
+  // The column variant's launch over transposed bf16 rows: threads per row,
+  // block and grid.
+  auto expectColumn = [&](int64_t rows, int64_t cols, int64_t perRow,
+                          unsigned block, unsigned grid) {
+    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols));
+    config = rowLaunch(*softmax, DType::BF16, rows, cols, true, &name);
+    ASSERT_TRUE(config);
+    EXPECT_EQ(name, "softmax_k0_cs_i32");
+    EXPECT_EQ(lastIntParam(*config), perRow);
+    EXPECT_EQ(config->block[0], block);
+    EXPECT_EQ(config->grid[0], grid);
+  };
+  expectColumn(32768, 4096, 8, 256, 32768 / 32);
   EXPECT_EQ(config->dynamicSmem, 0u);
   auto softmaxOff = compileExample("normalization/softmax", &off);
   ASSERT_TRUE(softmaxOff);
@@ -814,25 +821,10 @@ TEST_F(FakeDriver, ColumnMajorRowsTakeFewThreadsPerRow) {
   // blocks of 16 rows): 2113 rows take 133, 2096 would take 131 and keep
   // a block per row. So few blocks of 16 rows (at most 2112 / 8) take
   // 512 threads, 32 per row (Note [Column blocks of few rows]).
-  config = rowLaunch(*softmax, DType::BF16, 2113, 4096, true, &name);
-  ASSERT_TRUE(config);
-  EXPECT_EQ(name, "softmax_k0_cs_i32");
-  EXPECT_EQ(lastIntParam(*config), 32);
-  EXPECT_EQ(config->block[0], 512u);
-  EXPECT_EQ(config->grid[0], 133u);
-  config = rowLaunch(*softmax, DType::BF16, 4096, 50257, true, &name);
-  ASSERT_TRUE(config);
-  EXPECT_EQ(name, "softmax_k0_cs_i32");
-  EXPECT_EQ(lastIntParam(*config), 32);
-  EXPECT_EQ(config->block[0], 512u);
-  EXPECT_EQ(config->grid[0], 256u);
+  expectColumn(2113, 4096, 32, 512, 133);
+  expectColumn(4096, 50257, 32, 512, 256);
   // 512 blocks of 16 rows keep 256 threads, 16 per row.
-  config = rowLaunch(*softmax, DType::BF16, 8192, 16384, true, &name);
-  ASSERT_TRUE(config);
-  EXPECT_EQ(name, "softmax_k0_cs_i32");
-  EXPECT_EQ(lastIntParam(*config), 16);
-  EXPECT_EQ(config->block[0], 256u);
-  EXPECT_EQ(config->grid[0], 512u);
+  expectColumn(8192, 16384, 16, 256, 512);
   config = rowLaunch(*softmax, DType::BF16, 2096, 4096, true, &name);
   ASSERT_TRUE(config);
   EXPECT_EQ(name, "softmax_k0_ps_i32");
