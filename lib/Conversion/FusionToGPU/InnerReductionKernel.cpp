@@ -341,9 +341,6 @@ LogicalResult KernelEmitter::RowKernelWriter::write() {
 /// max with its sum of exp(x - max) (max, sum); each state component gets a
 /// shared array for the block reduction. Split rows get a flag too.
 LogicalResult KernelEmitter::RowKernelWriter::makeParts() {
-  auto workgroupBuffer = [&](int64_t size, Type element) {
-    return addWorkgroupBuffer(func, size, element, loc);
-  };
   for (const RowReduction &r : info.reductions) {
     if (r.onlineMax)
       continue; // computed with its max
@@ -360,7 +357,8 @@ LogicalResult KernelEmitter::RowKernelWriter::makeParts() {
                                                  : RowPart::Simple;
     part.components = rowStateComponents(r);
     for (size_t c = 0; c < part.width(); ++c)
-      part.shared.push_back(workgroupBuffer(32, part.componentType(c)));
+      part.shared.push_back(
+          addWorkgroupBuffer(func, 32, part.componentType(c), loc));
     parts.push_back(part);
   }
   // Cluster rows: each state component's slots for the cluster reduction,
@@ -369,21 +367,21 @@ LogicalResult KernelEmitter::RowKernelWriter::makeParts() {
   if (cluster)
     for (RowPart &part : parts) {
       for (size_t c = 0; c < part.width(); ++c)
-        part.clusterSlots.push_back(
-            workgroupBuffer(2 * kMaxClusterBlocks, part.componentType(c)));
-      part.clusterBarriers = workgroupBuffer(2, b.getI64Type());
+        part.clusterSlots.push_back(addWorkgroupBuffer(
+            func, 2 * kMaxClusterBlocks, part.componentType(c), loc));
+      part.clusterBarriers = addWorkgroupBuffer(func, 2, b.getI64Type(), loc);
     }
   // Column-major rows: a slot per thread for each state component.
   if (columns)
     for (RowPart &part : parts) {
       SmallVector<Value> &buffers = exchange.emplace_back();
       for (size_t c = 0; c < part.width(); ++c)
-        buffers.push_back(
-            workgroupBuffer(kMaxRowBlockThreads, part.componentType(c)));
+        buffers.push_back(addWorkgroupBuffer(func, kMaxRowBlockThreads,
+                                             part.componentType(c), loc));
     }
   // Split rows: whether this block is its row's last (Note [Split rows]).
   if (split)
-    lastFlag = workgroupBuffer(1, b.getI32Type());
+    lastFlag = addWorkgroupBuffer(func, 1, b.getI32Type(), loc);
   return success();
 }
 

@@ -41,7 +41,6 @@ private:
     Value shared, workspace;
   };
 
-  Value workgroup(int64_t n, Type element);
   void makeParts();
   void emitThreadIndexing();
   void setRow(Value row);
@@ -112,10 +111,6 @@ LogicalResult KernelEmitter::OuterReductionWriter::write() {
   return success();
 }
 
-Value KernelEmitter::OuterReductionWriter::workgroup(int64_t n, Type element) {
-  return addWorkgroupBuffer(func, n, element, loc);
-}
-
 /// One part per reduction: its accumulator, a shared tile for the fold of
 /// the row-threads and its workspace for the grid reduction; then the flag
 /// of the last block.
@@ -126,10 +121,11 @@ void KernelEmitter::OuterReductionWriter::makeParts() {
     bool isFloat = isa<FloatType>(element);
     Type acc = accumulatorType(element);
     RedKind kind = kindOf(op);
-    parts.push_back({op, acc, isFloat, kind, workgroup(kCols * kRows * v, acc),
+    parts.push_back({op, acc, isFloat, kind,
+                     addWorkgroupBuffer(func, kCols * kRows * v, acc, loc),
                      e.extraBuffers[k]});
   }
-  flag = workgroup(1, b.getI32Type());
+  flag = addWorkgroupBuffer(func, 1, b.getI32Type(), loc);
 }
 
 void KernelEmitter::OuterReductionWriter::emitThreadIndexing() {
