@@ -72,7 +72,7 @@ fusion.fusion @log_softmax_bf16(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
 // layer_norm with weight and bias: biased variance (correction 0) over
 // [axis, rank) as two sums (Note [Norms as sums]: the mean, then the mean of
 // the squared deviations), eps added to the variance, then the affine
-// parameters broadcast over the leading dims.
+// parameters broadcast over the leading dims and applied as one fma.
 // CHECK-LABEL: fusion.fusion @layer_norm_affine
 // CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<?x?xbf16>, %[[W:[a-z0-9]+]]: tensor<?xbf16>, %[[B:[a-z0-9]+]]: tensor<?xbf16>)
 // CHECK: %[[EPS:.*]] = arith.constant 9.99999974E-6 : f32
@@ -98,10 +98,9 @@ fusion.fusion @log_softmax_bf16(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
 // CHECK: %[[NORM:.*]] = mul %[[DEV]], %[[RSTDB]] : tensor<?x?xf32>
 // CHECK: %[[WF:.*]] = cast %[[W]] : tensor<?xbf16> to tensor<?xf32>
 // CHECK: %[[WB:.*]] = broadcast_in_dim %[[WF]] [1]({{.*}}) : tensor<?xf32> -> tensor<?x?xf32>
-// CHECK: %[[SCALED:.*]] = mul %[[NORM]], %[[WB]] : tensor<?x?xf32>
 // CHECK: %[[BF:.*]] = cast %[[B]] : tensor<?xbf16> to tensor<?xf32>
 // CHECK: %[[BB:.*]] = broadcast_in_dim %[[BF]] [1]({{.*}}) : tensor<?xf32> -> tensor<?x?xf32>
-// CHECK: %[[Y:.*]] = add %[[SCALED]], %[[BB]] : tensor<?x?xf32>
+// CHECK: %[[Y:.*]] = fma %[[NORM]], %[[WB]], %[[BB]] : tensor<?x?xf32>
 // CHECK: %[[R:.*]] = cast %[[Y]] : tensor<?x?xf32> to tensor<?x?xbf16>
 // CHECK: return %[[R]] : tensor<?x?xbf16>
 fusion.fusion @layer_norm_affine(%x: tensor<?x?xbf16>, %w: tensor<?xbf16>, %b: tensor<?xbf16>) -> tensor<?x?xbf16> {

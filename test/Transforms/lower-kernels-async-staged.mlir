@@ -3,7 +3,8 @@
 // cp.async (sm_80 and later) the vectorized persistent variant copies this
 // block's first row into buffer 0 of the dynamic shared memory before the
 // row loop (fusion.stage_copy per vector, then fusion.stage_commit); each
-// iteration copies the next row into the other buffer, commits, waits for
+// iteration copies the next row, if there is one (Note [Prefetch past the
+// end]), into the other buffer, commits, waits for
 // all but that group, and reads the current row from its buffer
 // (fusion.stage_load) in every pass: no row travels in registers, so the
 // loop carries only the buffer's parity. The launch asks for two buffers
@@ -36,7 +37,10 @@
 // CHECK-COUNT-4: fusion.stage_copy %arg0[%{{.*}}] to %{{.*}} if %{{.*}} {bytes = 16 : i64} : memref<?xbf16>, i32
 // CHECK-NEXT: fusion.stage_commit
 // CHECK: %[[PARITY:.*]] = scf.for %{{.*}} iter_args(%[[P:.*]] = %{{.*}}) -> (i32)
+// CHECK: %[[HASNEXT:.*]] = arith.cmpi ult, %{{.*}}, %[[ROWS:arg[0-9]+]] : i32
+// CHECK-NEXT: scf.if %[[HASNEXT]] {
 // CHECK-COUNT-4: fusion.stage_copy %arg0
+// CHECK-NEXT: {{^ *[}]$}}
 // CHECK-NEXT: fusion.stage_commit
 // CHECK-NEXT: fusion.stage_wait {pending = 1 : i64}
 // CHECK-NOT: fusion.stage_store
@@ -84,7 +88,7 @@
 // PTX-COUNT-4: cp.async.cg.shared.global [%{{.*}}], [%{{.*}}], 16, %{{.*}};
 // PTX-NEXT: cp.async.commit_group;
 // PTX-COUNT-4: cp.async.cg.shared.global
-// PTX-NEXT: cp.async.commit_group;
+// PTX: cp.async.commit_group;
 // PTX-NEXT: cp.async.wait_group 1;
 // PTX: cp.async.wait_group 0;
 // PTX-LABEL: .entry softmax_k0_prv8_i32

@@ -551,3 +551,20 @@ fusion.fusion @bsum(%x: tensor<?x?xbf16>) -> tensor<?xf32> {
   %s = fusion.sum %c [1] : tensor<?x?xf32> -> tensor<?xf32>
   fusion.return %s : tensor<?xf32>
 }
+
+// -----
+
+// A float sum of products adds each item's product after the first as one
+// fma onto the sum (Note [Sums of products]); the first keeps its product.
+// CHECK-LABEL: gpu.func @sumsq_k0_gv8_i32
+// CHECK: %[[FIRST:.*]] = arith.addf %{{.*}}, %{{.*}} : vector<8xf32>
+// CHECK: scf.if %{{.*}} -> (vector<8xf32>) {
+// CHECK-NEXT: math.fma %[[A:.*]], %[[A]], %[[FIRST]] : vector<8xf32>
+// CHECK: scf.if %{{.*}} -> (vector<8xf32>) {
+// CHECK-NEXT: math.fma
+fusion.fusion @sumsq(%x: tensor<?x?xbf16>) -> tensor<?xf32> {
+  %c = fusion.cast %x : tensor<?x?xbf16> to tensor<?x?xf32>
+  %q = fusion.mul %c, %c : tensor<?x?xf32>
+  %s = fusion.sum %q [1] : tensor<?x?xf32> -> tensor<?xf32>
+  fusion.return %s : tensor<?xf32>
+}

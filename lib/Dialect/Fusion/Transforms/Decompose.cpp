@@ -198,13 +198,18 @@ LogicalResult decomposeNorm(OpTy op, PatternRewriter &rewriter, bool center,
   Value rstd =
       b.op<RsqrtOp>(b.op<AddOp>(second, b.splat(eps, second), FloatAttr()));
   y = b.op<MulOp>(y, b.expandTo(rstd, x));
-  if (weight)
-    y = b.op<MulOp>(
-        y, b.broadcastTrailing(b.castTo(weight, compute), x, op.getAxis()));
-  if (bias)
-    y = b.op<AddOp>(
-        y, b.broadcastTrailing(b.castTo(bias, compute), x, op.getAxis()),
-        FloatAttr());
+  auto affine = [&](Value v) {
+    return b.broadcastTrailing(b.castTo(v, compute), x, op.getAxis());
+  };
+  // With both affine parameters, y * weight + bias is one fma: one rounding
+  // and one instruction per element instead of two.
+  if (weight && bias) {
+    Value scale = affine(weight);
+    y = b.op<FmaOp>(y, scale, affine(bias));
+  } else if (weight)
+    y = b.op<MulOp>(y, affine(weight));
+  else if (bias)
+    y = b.op<AddOp>(y, affine(bias), FloatAttr());
   rewriter.replaceOp(op, b.castTo(y, element));
   return success();
 }
