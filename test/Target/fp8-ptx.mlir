@@ -30,6 +30,10 @@
 // (going through f32 would round twice), so e5m2x2 never appears.
 // NONE-NOT: e5m2x2
 // CHECK-DAG: cvt.rn.satfinite.e4m3x2.f32
+// A vector's lanes take the interpreter's replacements only where the
+// largest magnitude (a max that keeps NaN) is beyond 464 or NaN.
+// CHECK-DAG: max.NaN.f32
+// CHECK-DAG: setp.le.f32 %p{{[0-9]+}}, %r{{[0-9]+}}, 0f43E80000;
 // sm_80 has no fp8 conversion: integer code only.
 // SM80: .target sm_80
 // SM80-NOT: cvt.rn.satfinite
