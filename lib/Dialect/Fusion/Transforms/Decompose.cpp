@@ -206,10 +206,11 @@ LogicalResult decomposeNorm(OpTy op, PatternRewriter &rewriter, bool center,
   if (weight && bias) {
     Value scale = affine(weight);
     y = b.op<FmaOp>(y, scale, affine(bias));
-  } else if (weight)
+  } else if (weight) {
     y = b.op<MulOp>(y, affine(weight));
-  else if (bias)
+  } else if (bias) {
     y = b.op<AddOp>(y, affine(bias), FloatAttr());
+  }
   rewriter.replaceOp(op, b.castTo(y, element));
   return success();
 }
