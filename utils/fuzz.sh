@@ -29,7 +29,7 @@
 #   build-fuzz/bin/fusion-fuzz-compile build-fuzz/fuzz/artifacts/compile/crash-...
 #
 # Each target runs with -max_total_time=$FUZZ_SECONDS -rss_limit_mb=2048
-# -timeout=25 -print_final_stats=1 -seed=$FUZZ_SEED (compile: -max_len=65536,
+# -timeout=60 -print_final_stats=1 -seed=$FUZZ_SEED (compile: -max_len=65536,
 # its input cap). The time includes replaying the seeds and the kept corpus
 # first (about a minute for compile's seeds alone). Per target it prints the
 # executions and whether it crashed; the last line is "fuzz: N passed, N
@@ -170,7 +170,7 @@ run_target() {
   if ((leaks == 0)); then
     env+=(ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0")
   fi
-  local args=(-max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -timeout=25
+  local args=(-max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -timeout=60
               -print_final_stats=1 -detect_leaks="$leaks" -artifact_prefix="$artifacts/")
   # The compile target takes up to 64 KiB; without -max_len libFuzzer would
   # never grow an input past its largest seed (about 1.4 KiB).
